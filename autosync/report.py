@@ -1,0 +1,336 @@
+"""Formatting of oracle verdicts and synthesis results: compiler-style text, JSON, SARIF 2.1.0.
+
+The CLI (``autosync check`` / ``autosync fix``) and the other front ends (language server,
+``compare``) all describe the same facts -- race locations ⟨ℓ, ℓ'⟩ with their witnesses,
+divergent barriers, oracle "unknown"s and findings (the oracle interface of Sec. V of the
+AutoSync paper, ``oracle.base``), inserted barriers with their cost C(ℓ) (Sec. III-C) -- so the
+conversion from labels to ``file:line:col`` and to data lives here, once.
+
+Text messages follow the compiler convention so editors can jump to them::
+
+    reduce.cu:21:9: error: possible write-read race on 'sdata' with reduce.cu:18:5 (threads 3 and 4 of block 0, index 4)
+
+A race is reported at its *second* label in text order (where the conflicting access
+happens), naming the first; ``kind`` is ``<first>-<second>`` access kinds (``Race.kind``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kpl.ast import Kernel, Span
+from kpl.labels import LabelTree
+from oracle.base import Divergence, Finding, Race, Unknown, Verdict, Witness
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+TOOL_URI = "https://github.com/autosync/autosync"
+
+#: SARIF rules: one per kind of problem AutoSync reports
+RULES: dict[str, str] = {
+    "race": "Possible data race between two threads (no barrier orders the two accesses).",
+    "divergence": "Barrier may be reached by non-uniform control flow (barrier divergence).",
+    "unknown": "The oracle could not verify this kernel; an unknown is never a pass.",
+    "finding": "Named-barrier or other error reported by the oracle.",
+    "unfixable": "No placement of __syncthreads() can remove this problem.",
+}
+
+
+# --------------------------------------------------------------------------- locations
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based position in a file (``end_*`` 0 when unknown)."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+
+class Locator:
+    """Maps the labels of one kernel to source locations, shown with the user's path."""
+
+    def __init__(self, kernel: Kernel, display_path: str | None = None) -> None:
+        self.kernel = kernel
+        self.tree = LabelTree(kernel)
+        self.path = display_path or kernel.source_path
+
+    def _file(self, span: Span) -> str:
+        same = span.file in (self.kernel.source_path, self.path, "", "<input>.cu") or not span.file
+        return self.path if same else span.file
+
+    def span(self, label: int | None) -> Span | None:
+        if label is None or label not in self.tree.nodes:
+            return None
+        node = self.tree.nodes[label]
+        stmt = node.stmt
+        if node.kind == "start" and node.parent is not None:
+            stmt = self.tree.nodes[node.parent].stmt
+        if stmt is not None and stmt.span is not None:
+            return stmt.span
+        if node.block is not None and node.block.span is not None:
+            return node.block.span
+        return None
+
+    def location(self, label: int | None) -> Location | None:
+        span = self.span(label)
+        if span is None or span.line <= 0:
+            return None
+        return Location(self._file(span), span.line, max(span.col, 1), span.end_line, span.end_col)
+
+    def at_line(self, line: int | None) -> Location | None:
+        return Location(self.path, line, 1) if line else None
+
+    def prefix(self, loc: Location | None) -> str:
+        return f"{loc}: " if loc is not None else f"{self.path}: "
+
+    def name(self, label: int) -> str:
+        return self.tree.name(label) if label in self.tree.nodes else f"#{label}"
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def race_message(loc: Locator, race: Race) -> tuple[Location | None, str]:
+    """(where, message) of a race: reported at the second access, naming the first."""
+    first, second = loc.location(race.first), loc.location(race.second)
+    where = second or first
+    text = f"possible {race.kind} race on '{race.array}'"
+    if race.first == race.second:
+        text += " (the statement races with itself)"
+    elif first is not None:
+        text += f" with {first}"
+    if race.space.value != "shared":
+        text += f" [{race.space.value} memory]"
+    if race.witness is not None:
+        text += f" ({race.witness.describe()})"
+    return where, text
+
+
+DIVERGENCE_MESSAGE = "barrier may be reached by non-uniform control flow"
+
+
+def unknown_location(loc: Locator, unknown: Unknown) -> Location | None:
+    return loc.location(unknown.label) or loc.at_line(unknown.line)
+
+
+def finding_location(loc: Locator, finding: Finding) -> Location | None:
+    for label in finding.labels:
+        where = loc.location(label)
+        if where is not None:
+            return where
+    return None
+
+
+def check_lines(loc: Locator, verdict: Verdict) -> list[str]:
+    """Compiler-style ``file:line:col: error: …`` lines for everything in ``verdict``."""
+    lines: list[str] = []
+    for race in verdict.races:
+        where, text = race_message(loc, race)
+        lines.append(f"{loc.prefix(where)}error: {text}")
+    for div in verdict.divergences:
+        lines.append(f"{loc.prefix(loc.location(div.label))}error: {DIVERGENCE_MESSAGE}"
+                     + (f" ({div.witness.describe()})" if div.witness is not None else ""))
+    for unknown in verdict.unknowns:
+        lines.append(f"{loc.prefix(unknown_location(loc, unknown))}error: cannot verify: {unknown.reason}")
+    for finding in verdict.findings:
+        lines.append(f"{loc.prefix(finding_location(loc, finding))}error: {finding.message} [{finding.kind}]")
+    return lines
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str) -> str:
+    stats = f"(oracle {oracle}, {plural(verdict.queries, 'query', 'queries')}, {verdict.seconds:.2f} s)"
+    if verdict.verified:
+        return f"{path}: kernel '{kernel}': verified {stats}"
+    parts = [plural(len(verdict.races), "race"), plural(len(verdict.divergences), "divergent barrier")]
+    if verdict.unknowns:
+        parts.append(plural(len(verdict.unknowns), "unknown"))
+    if verdict.findings:
+        parts.append(plural(len(verdict.findings), "finding"))
+    return f"{path}: kernel '{kernel}': " + ", ".join(parts) + f" {stats}"
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def witness_json(w: Witness | None) -> dict[str, Any] | None:
+    if w is None:
+        return None
+    return {"thread1": list(w.thread1), "thread2": list(w.thread2), "block1": list(w.block1),
+            "block2": list(w.block2), "index": w.index, "description": w.describe()}
+
+
+def _pos(loc: Location | None, label: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": loc.line if loc else None, "column": loc.column if loc else None}
+    if loc is not None and loc.end_line:
+        out["end_line"], out["end_column"] = loc.end_line, loc.end_column
+    if label is not None:
+        out["label"] = label
+    return out
+
+
+def race_json(loc: Locator, race: Race) -> dict[str, Any]:
+    first, second = loc.location(race.first), loc.location(race.second)
+    return {
+        "kernel": loc.kernel.name,
+        "first": _pos(first, race.first) | {"name": loc.name(race.first)},
+        "second": _pos(second, race.second) | {"name": loc.name(race.second)},
+        "array": race.array,
+        "kind": race.kind,
+        "kinds": list(race.kinds),
+        "space": race.space.value,
+        "loop_depth": race.loop_depth,
+        "witness": witness_json(race.witness),
+        "message": race_message(loc, race)[1],
+    }
+
+
+def divergence_json(loc: Locator, div: Divergence) -> dict[str, Any]:
+    return {"kernel": loc.kernel.name, **_pos(loc.location(div.label), div.label),
+            "witness": witness_json(div.witness)}
+
+
+def unknown_json(loc: Locator, unknown: Unknown) -> dict[str, Any]:
+    where = unknown_location(loc, unknown)
+    return {"kernel": loc.kernel.name, "reason": unknown.reason, **_pos(where, unknown.label)}
+
+
+def finding_json(loc: Locator, finding: Finding) -> dict[str, Any]:
+    where = finding_location(loc, finding)
+    return {"kernel": loc.kernel.name, "kind": finding.kind, "message": finding.message,
+            "labels": list(finding.labels), "barrier_id": finding.barrier_id, **_pos(where, None)}
+
+
+def verdict_json(loc: Locator, verdict: Verdict, oracle: str) -> dict[str, Any]:
+    """One kernel's ``check`` result as data (schema in README.md)."""
+    return {
+        "kernel": loc.kernel.name,
+        "oracle": oracle,
+        "verified": verdict.verified,
+        "races": [race_json(loc, r) for r in verdict.races],
+        "divergences": [divergence_json(loc, d) for d in verdict.divergences],
+        "unknowns": [unknown_json(loc, u) for u in verdict.unknowns],
+        "findings": [finding_json(loc, f) for f in verdict.findings],
+        "queries": verdict.queries,
+        "seconds": round(verdict.seconds, 4),
+    }
+
+
+def number(value: Fraction | float | int) -> float | int:
+    """A cost as a JSON number: an int when integral (100), else a float (0.5)."""
+    f = Fraction(value) if not isinstance(value, float) else Fraction(value).limit_denominator(10**9)
+    return int(f) if f.denominator == 1 else float(f)
+
+
+def dumps(doc: Any) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- SARIF
+
+
+@dataclass
+class SarifResult:
+    rule: str
+    message: str
+    location: Location | None
+    related: list[tuple[Location, str]] = field(default_factory=list)
+    fixes: list[dict[str, Any]] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+def _physical(loc: Location) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": loc.line, "startColumn": loc.column}
+    if loc.end_line:
+        region["endLine"] = loc.end_line
+        region["endColumn"] = loc.end_column
+    return {"artifactLocation": {"uri": loc.file}, "region": region}
+
+
+def sarif_results_for_verdict(loc: Locator, verdict: Verdict) -> list[SarifResult]:
+    out: list[SarifResult] = []
+    for race in verdict.races:
+        where, text = race_message(loc, race)
+        first = loc.location(race.first)
+        related = [(first, f"first access ({race.kinds[0]} of '{race.array}')")] if first else []
+        if where is not None:
+            related.append((where, f"second access ({race.kinds[1]} of '{race.array}')"))
+        out.append(SarifResult("race", text, where, related,
+                               properties={"kernel": loc.kernel.name, "array": race.array, "kind": race.kind,
+                                           "witness": witness_json(race.witness)}))
+    for div in verdict.divergences:
+        out.append(SarifResult("divergence", DIVERGENCE_MESSAGE, loc.location(div.label),
+                               properties={"kernel": loc.kernel.name}))
+    for unknown in verdict.unknowns:
+        out.append(SarifResult("unknown", f"cannot verify: {unknown.reason}", unknown_location(loc, unknown),
+                               properties={"kernel": loc.kernel.name}))
+    for finding in verdict.findings:
+        out.append(SarifResult("finding", f"{finding.message} [{finding.kind}]", finding_location(loc, finding),
+                               properties={"kernel": loc.kernel.name}))
+    return out
+
+
+def sarif_document(results: Iterable[SarifResult], *, version: str, artifacts: Sequence[str] = (),
+                   invocation: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run of the ``autosync`` driver."""
+    rule_ids = list(RULES)
+    sarif_results = []
+    for res in results:
+        item: dict[str, Any] = {
+            "ruleId": res.rule,
+            "ruleIndex": rule_ids.index(res.rule),
+            "level": "error",
+            "message": {"text": res.message},
+            "locations": [{"physicalLocation": _physical(res.location)}] if res.location else [],
+        }
+        if res.related:
+            item["relatedLocations"] = [
+                {"id": i, "physicalLocation": _physical(where), "message": {"text": text}}
+                for i, (where, text) in enumerate(res.related)]
+        if res.fixes:
+            item["fixes"] = res.fixes
+        if res.properties:
+            item["properties"] = res.properties
+        sarif_results.append(item)
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "autosync",
+            "version": version,
+            "informationUri": TOOL_URI,
+            "rules": [{"id": rid, "shortDescription": {"text": text}} for rid, text in RULES.items()],
+        }},
+        "artifacts": [{"location": {"uri": a}} for a in artifacts],
+        "results": sarif_results,
+    }
+    if invocation is not None:
+        run["invocations"] = [invocation]
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def sarif_fix(path: str, description: str, insertions: Iterable[tuple[int, int, int, str]]) -> dict[str, Any]:
+    """A SARIF ``fix``: each insertion is (offset, line, column, text) in the ORIGINAL file,
+    an empty ``deletedRegion`` at that point plus ``insertedContent``."""
+    replacements = [{
+        "deletedRegion": {"startLine": line, "startColumn": col, "endLine": line, "endColumn": col,
+                          "charOffset": offset, "charLength": 0},
+        "insertedContent": {"text": text},
+    } for offset, line, col, text in insertions]
+    return {"description": {"text": description},
+            "artifactChanges": [{"artifactLocation": {"uri": path}, "replacements": replacements}]}

@@ -1,0 +1,547 @@
+"""The KPL abstract syntax tree (Fig. 8 of the AutoSync paper, extended to real CUDA).
+
+KPL is the small kernel language that every other part of AutoSync works on.  The paper's
+grammar (Fig. 8) has locals, assignments, ``rd``/``wr``, ``barrier``, ``if`` and ``while``.
+Real kernels need more, so this module extends it, keeping one rule of the paper intact:
+
+    *Every memory access happens inside a labelled leaf statement.*
+
+Conditions of ``If`` and ``Loop`` are therefore memory-free expressions; when the CUDA
+condition reads memory (``while (A[i] > 0)``) the front end hoists it into a synthetic leaf
+``Assign(tmp, cond)`` (Fig. 9's ``p := e``), marked ``placeable=False`` because no barrier can
+be written between a condition and its statement.  A C statement that performs several
+accesses (``A[i] = B[i] + A[i+1]``) is still ONE leaf: a barrier can only go between whole
+statements (DESIGN.md, "Labels").
+
+Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline``
+labels double as the labels of their enclosed blocks (Sec. III-A); the ``else`` branch is a
+block of its own with a fresh label, a sibling placed right after the ``if`` in the label tree
+(the desugaring ``p := e; if p A; if !p B``).  Every block also has a start label (ℓ_s).
+
+Modelled on pycparser's ``c_ast``: plain dataclasses, and :class:`NodeVisitor` dispatching on
+the class name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+
+# --------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class CType:
+    """A C value type, reduced to what the verifiers need.
+
+    ``kind`` is one of ``int``, ``float``, ``bool``, ``vec`` (CUDA vector types such as
+    ``float4``: ``elem`` is the component type, ``fields`` the component names), ``ptr``
+    (``elem`` is the pointee) or ``void``.  Integers carry their width and signedness because
+    index arithmetic (``>>``, unsigned wrap, ``/``) must be modelled exactly.
+    """
+
+    kind: str
+    bits: int = 32
+    signed: bool = True
+    name: str = ""
+    elem: CType | None = None
+    fields: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return self.name or self.kind
+
+
+INT = CType("int", 32, True, "int")
+UINT = CType("int", 32, False, "unsigned int")
+LONG = CType("int", 64, True, "long long")
+ULONG = CType("int", 64, False, "unsigned long long")
+BOOL = CType("bool", 1, False, "bool")
+FLOAT = CType("float", 32, True, "float")
+DOUBLE = CType("float", 64, True, "double")
+VOID = CType("void", 0, False, "void")
+
+
+class Space(str, Enum):
+    """Memory spaces.  Only SHARED and GLOBAL accesses can race; TEXTURE and CONSTANT are
+    read-only and LOCAL arrays are private to a thread."""
+
+    SHARED = "shared"
+    GLOBAL = "global"
+    CONSTANT = "constant"
+    TEXTURE = "texture"
+    LOCAL = "local"
+
+
+@dataclass(frozen=True)
+class Memory:
+    """An array in some memory space: a ``__shared__`` array, a pointer parameter (global
+    memory), a ``__constant__`` array, a texture, or a thread-local array.
+
+    ``dims`` are the declared extents, outermost first (``None`` where unknown, e.g. an
+    ``extern __shared__`` array or a pointer).  Indices in :class:`Load`/:class:`MemElem` are
+    already flattened to one element offset, so two accesses conflict exactly when their
+    ``index`` values are equal.
+    """
+
+    name: str
+    space: Space
+    elem: CType
+    dims: tuple[int | None, ...] = (None,)
+
+    @property
+    def can_race(self) -> bool:
+        return self.space in (Space.SHARED, Space.GLOBAL)
+
+
+# --------------------------------------------------------------------------- source
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a node is in the ORIGINAL source text (before preprocessing).
+
+    Lines and columns are 1-based; ``end_line``/``end_col`` point just past the last
+    character.  ``start``/``end`` are character offsets into ``file``'s text (end exclusive),
+    or -1 when the node does not come from that text verbatim (macro expansion whose extent
+    is unknown, synthetic nodes).
+    """
+
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+    start: int = -1
+    end: int = -1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int | float | bool
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Var:
+    """A thread-private scalar (or vector) variable: a local or a scalar parameter."""
+
+    name: str
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim`` with ``dim`` in ``x``/``y``/``z``."""
+
+    name: str
+    dim: str
+    type: CType = UINT
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # '-', '!', '~'
+    operand: Expr
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Binary:
+    """Binary operator.  ``&&`` and ``||`` short-circuit: reads in ``right`` happen only when
+    ``left`` does not decide the result (papers/002, Sec. on short-circuit evaluation)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Cond:
+    """``c ? a : b`` -- only the chosen arm's reads happen."""
+
+    cond: Expr
+    then: Expr
+    els: Expr
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Cast:
+    type: CType
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Load:
+    """A read of ``mem[index]`` (``rd`` in Fig. 8).  ``field`` selects a vector component."""
+
+    mem: Memory
+    index: Expr
+    type: CType
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call to an opaque pure function: math intrinsics, warp intrinsics, ``make_float4``,
+    ``__device__`` functions declared without a body.  Its value depends only on its
+    arguments (``uniform`` calls such as ``__shfl`` are modelled as unconstrained values)."""
+
+    name: str
+    args: tuple[Expr, ...]
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Atomic:
+    """An atomic read-modify-write of ``mem[index]`` (``atomicAdd`` …); evaluates to the old
+    value.  Atomics do not race with atomics, but do with plain accesses (papers/001 Sec. 4)."""
+
+    op: str
+    mem: Memory
+    index: Expr
+    args: tuple[Expr, ...]
+    type: CType = INT
+
+
+@dataclass(frozen=True)
+class Field:
+    """Component ``name`` of a vector-typed value (``v.x``)."""
+
+    base: Expr
+    name: str
+    type: CType = FLOAT
+
+
+@dataclass(frozen=True)
+class VecInit:
+    """A vector value built from its components (``{0, 0, 0}``, ``make_float3(a, b, c)``)."""
+
+    type: CType
+    parts: tuple[Expr, ...]
+
+
+Expr = Const | Var | Builtin | Unary | Binary | Cond | Cast | Load | Call | Atomic | Field | VecInit
+
+
+# --------------------------------------------------------------------------- lvalues
+
+
+@dataclass(frozen=True)
+class VarField:
+    """Component ``name`` of a local vector variable, as an assignment target."""
+
+    var: Var
+    name: str
+
+
+@dataclass(frozen=True)
+class MemElem:
+    """``mem[index]`` (optionally ``.field``) as an assignment target (``wr`` in Fig. 8)."""
+
+    mem: Memory
+    index: Expr
+    field: str | None = None
+
+
+LValue = Var | VarField | MemElem
+
+
+# --------------------------------------------------------------------------- statements
+
+
+@dataclass(eq=False)
+class Stmt:
+    """Base class of all statements.  ``label`` is unique in the kernel; ``span`` locates the
+    whole statement in the original text; ``placeable`` says whether a barrier may be
+    rendered right after this statement (False for synthetic leaves, for-headers, the
+    then-branch of an if/else, and code inlined from ``__device__`` functions)."""
+
+    label: int = field(default=-1, kw_only=True)
+    span: Span | None = field(default=None, kw_only=True)
+    placeable: bool = field(default=True, kw_only=True)
+    synthetic: bool = field(default=False, kw_only=True)
+
+
+@dataclass(eq=False)
+class Decl(Stmt):
+    """``local name`` with an optional initialiser; ``array`` for thread-local arrays."""
+
+    var: Var
+    init: Expr | None = None
+    array: Memory | None = None
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    target: LValue
+    value: Expr
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    """An expression evaluated for its effects (atomics, opaque calls)."""
+
+    expr: Expr
+
+
+@dataclass(eq=False)
+class Barrier(Stmt):
+    """``__syncthreads()`` (or OpenCL ``barrier(...)``); ``spelling`` is the text as written,
+    so a macro spelling such as ``syncthreads()`` is kept."""
+
+    spelling: str = "__syncthreads()"
+
+
+@dataclass(eq=False)
+class NamedBarrier(Stmt):
+    """PTX ``bar.sync b, n`` (``op='sync'``, blocks) or ``bar.arrive b, n`` (does not block).
+    ``count`` is None when the PTX omits it (all threads of the CTA)."""
+
+    op: str
+    barrier: Expr
+    count: Expr | None = None
+
+
+@dataclass(eq=False)
+class Assume(Stmt):
+    """``__requires(e)`` / ``__assume(e)``: executions where ``e`` is false are ignored."""
+
+    cond: Expr
+    kind: str = "assume"
+
+
+@dataclass(eq=False)
+class Annotation(Stmt):
+    """A GPUVerify annotation that is accepted but not used (``__invariant``, ``__assert``…)."""
+
+    name: str
+    args: tuple[Expr, ...] = ()
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    """Leaves the kernel -- or, inside an :class:`Inline` block, the inlined function, after
+    storing ``value`` into that block's ``result`` variable."""
+
+    value: Expr | None = None
+
+
+@dataclass
+class BlockSource:
+    """Where a block's text is: offsets of ``{`` and ``}`` (-1 when the block has no braces,
+    e.g. the single-statement body of an ``if``), used to render a barrier "after ℓ_s"."""
+
+    open_brace: int = -1
+    close_brace: int = -1
+
+
+@dataclass(eq=False)
+class Block:
+    """A sequence of statements.  ``label`` is the owning compound statement's label (or the
+    kernel's ``main`` label); ``start_label`` is ℓ_s, the block's leftmost child."""
+
+    stmts: list[Stmt]
+    label: int = -1
+    start_label: int = -1
+    source: BlockSource = field(default_factory=BlockSource)
+    placeable_start: bool = True
+    span: Span | None = None
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    """``if (cond) then else els``.  ``then.label == label``; ``els`` has its own label."""
+
+    cond: Expr
+    then: Block
+    els: Block | None = None
+
+
+@dataclass(eq=False)
+class Loop(Stmt):
+    """``for``/``while``/``do`` loop.  Under SDV it iterates while ``cond`` holds for ANY
+    thread (Fig. 9).  ``latch`` holds the for-step and any hoisted re-evaluation of the
+    condition: leaves executed after ``body`` in every iteration, after threads that
+    executed ``continue`` are re-enabled; they follow the body's statements in the label tree.
+    ``test_first`` is False for ``do … while``.  ``body.label == label``."""
+
+    cond: Expr
+    body: Block
+    latch: list[Stmt] = field(default_factory=list)
+    kind: str = "for"
+    test_first: bool = True
+
+
+@dataclass(eq=False)
+class Switch(Stmt):
+    """``switch``, lowered by the front end to a chain of ``If``s over a fall-through flag
+    inside ``body``; ``break`` inside it leaves the switch (a loop that runs once)."""
+
+    body: Block
+
+
+@dataclass(eq=False)
+class Inline(Stmt):
+    """A ``__device__`` function call inlined at its call site.  ``return`` inside ``body``
+    stores into ``result`` (if any) and leaves the block."""
+
+    function: str
+    body: Block
+    result: Var | None = None
+
+
+COMPOUND = (If, Loop, Switch, Inline)
+
+
+# --------------------------------------------------------------------------- kernel
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The launch configuration: from the kernel's ``//--blockDim=… --gridDim=…`` header,
+    overridden by CLI flags.  ``warp_sync`` is the warp size under ``--warp-sync=N``."""
+
+    block_dim: tuple[int, int, int] = (256, 1, 1)
+    grid_dim: tuple[int, int, int] = (1, 1, 1)
+    warp_sync: int | None = None
+
+    @property
+    def threads_per_block(self) -> int:
+        x, y, z = self.block_dim
+        return x * y * z
+
+    @property
+    def blocks(self) -> int:
+        x, y, z = self.grid_dim
+        return x * y * z
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kernel parameter: a scalar (``var``) or a pointer to global memory (``mem``)."""
+
+    name: str
+    type: CType
+    var: Var | None = None
+    mem: Memory | None = None
+
+
+@dataclass(eq=False)
+class Kernel:
+    """One ``__global__`` function, lowered to KPL.
+
+    ``body`` is the ``main`` block (label 0).  ``requires`` are the ``__requires`` assumptions
+    on parameters (also present as :class:`Assume` statements at the top of the body).
+    ``source_path``/``source_text`` are the ORIGINAL file, which spans index into.
+    ``expected`` carries the file's GPUVerify header verdict (``pass``/``xfail:…``) and our own
+    ``// autosync: key=value`` facts.
+    """
+
+    name: str
+    params: list[Param]
+    body: Block
+    launch: Launch
+    source_path: str
+    source_text: str
+    memories: dict[str, Memory] = field(default_factory=dict)
+    requires: list[Expr] = field(default_factory=list)
+    expected: dict[str, str] = field(default_factory=dict)
+    uses_named_barriers: bool = False
+    next_label: int = 0
+
+    def fresh_label(self) -> int:
+        label = self.next_label
+        self.next_label += 1
+        return label
+
+
+# --------------------------------------------------------------------------- traversal
+
+
+def child_blocks(stmt: Stmt) -> list[Block]:
+    """The blocks directly owned by a compound statement, in text order."""
+    if isinstance(stmt, If):
+        return [stmt.then] + ([stmt.els] if stmt.els is not None else [])
+    if isinstance(stmt, (Loop, Switch, Inline)):
+        return [stmt.body]
+    return []
+
+
+def walk_stmts(block: Block) -> Iterator[Stmt]:
+    """Every statement under ``block`` in text order (pre-order), latches after bodies."""
+    for stmt in block.stmts:
+        yield stmt
+        for sub in child_blocks(stmt):
+            yield from walk_stmts(sub)
+        if isinstance(stmt, Loop):
+            yield from stmt.latch
+
+
+def walk_expr(expr: Expr) -> Iterator[Expr]:
+    """``expr`` and all its sub-expressions, pre-order."""
+    yield expr
+    if isinstance(expr, Unary):
+        yield from walk_expr(expr.operand)
+    elif isinstance(expr, Binary):
+        yield from walk_expr(expr.left)
+        yield from walk_expr(expr.right)
+    elif isinstance(expr, Cond):
+        yield from walk_expr(expr.cond)
+        yield from walk_expr(expr.then)
+        yield from walk_expr(expr.els)
+    elif isinstance(expr, Cast):
+        yield from walk_expr(expr.operand)
+    elif isinstance(expr, Load):
+        yield from walk_expr(expr.index)
+    elif isinstance(expr, Atomic):
+        yield from walk_expr(expr.index)
+        for arg in expr.args:
+            yield from walk_expr(arg)
+    elif isinstance(expr, Call):
+        for arg in expr.args:
+            yield from walk_expr(arg)
+    elif isinstance(expr, Field):
+        yield from walk_expr(expr.base)
+    elif isinstance(expr, VecInit):
+        for part in expr.parts:
+            yield from walk_expr(part)
+
+
+class NodeVisitor:
+    """Dispatches ``visit(node)`` to ``visit_<ClassName>``, falling back to
+    ``generic_visit`` -- the shape of pycparser's ``c_ast.NodeVisitor``."""
+
+    def visit(self, node: object) -> object:
+        method = getattr(self, "visit_" + type(node).__name__, self.generic_visit)
+        return method(node)
+
+    def generic_visit(self, node: object) -> object:
+        if isinstance(node, Block):
+            for stmt in node.stmts:
+                self.visit(stmt)
+        elif isinstance(node, Stmt):
+            for sub in child_blocks(node):
+                self.visit(sub)
+            if isinstance(node, Loop):
+                for stmt in node.latch:
+                    self.visit(stmt)
+        return None

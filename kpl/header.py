@@ -1,0 +1,150 @@
+"""GPUVerify-style header comments at the top of a kernel file.
+
+Kernel files start with ``//pass`` (or ``//xfail:NOT_ALL_VERIFIED``) and a flags line such as
+``//--blockDim=[16,8] --gridDim=[192,48] --warp-sync=32`` (DESIGN.md, "Launch configuration"
+and "Kernel files used as test data"), followed by our own ``// autosync: key=value`` lines
+with the expected results.  This module only reads those comments; it never touches code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kpl.errors import KplError
+
+_FLAG_TOKEN = re.compile(r"[^\s\[]*\[[^\]]*\]\S*|\S+")
+_DIM_FLAGS = {
+    "--blockDim": "block",
+    "--blockdim": "block",
+    "--local_size": "block",
+    "--gridDim": "grid",
+    "--griddim": "grid",
+    "--num_groups": "grid",
+}
+
+
+@dataclass
+class KernelHeader:
+    """What the header comments say about a kernel (launch config, expected verdict...)."""
+
+    verdict: str | None = None
+    block_dim: tuple[int, int, int] | None = None
+    grid_dim: tuple[int, int, int] | None = None
+    warp_sync: int | None = None
+    flags: list[str] = field(default_factory=list)
+    expected: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def defines(self) -> dict[str, str]:
+        """``-DNAME=VALUE`` / ``-D NAME`` flags of the header, as a define map."""
+        out: dict[str, str] = {}
+        flags = self.flags
+        i = 0
+        while i < len(flags):
+            f = flags[i]
+            body: str | None = None
+            if f == "-D" and i + 1 < len(flags):
+                body = flags[i + 1]
+                i += 1
+            elif f.startswith("-D") and len(f) > 2:
+                body = f[2:]
+            if body is not None:
+                name, _, value = body.partition("=")
+                out[name] = value if "=" in body else "1"
+            i += 1
+        return out
+
+
+def _parse_int(text: str, path: str, line: int, col: int, what: str) -> int:
+    try:
+        value = int(text.strip(), 0)
+    except ValueError:
+        raise KplError(f"malformed {what} value '{text.strip()}': expected an integer", path, line, col) from None
+    if value <= 0:
+        raise KplError(f"malformed {what} value '{text.strip()}': must be positive", path, line, col)
+    return value
+
+
+def _parse_dim(value: str, path: str, line: int, col: int, what: str) -> tuple[int, int, int]:
+    """``16`` -> (16,1,1); ``[16,8]`` -> (16,8,1); ``[a,b,c]``; missing dims are 1."""
+    v = value.strip()
+    if v.startswith("["):
+        if not v.endswith("]"):
+            raise KplError(f"malformed {what} value '{value}': missing ']'", path, line, col)
+        parts = v[1:-1].split(",")
+        if not 1 <= len(parts) <= 3:
+            raise KplError(f"malformed {what} value '{value}': expected 1 to 3 dimensions", path, line, col)
+    else:
+        parts = [v]
+    dims = [_parse_int(p, path, line, col, what) for p in parts]
+    while len(dims) < 3:
+        dims.append(1)
+    return (dims[0], dims[1], dims[2])
+
+
+def _comment_body(line: str) -> str | None:
+    s = line.strip()
+    if s.startswith("//"):
+        return s[2:]
+    return None
+
+
+def parse_header(text: str, path: str) -> KernelHeader:
+    """Read the leading ``//`` comment block (blank lines and ``/* */`` lines may interleave).
+
+    The first comment line, when it is ``pass``/``xfail:...``/``fail...``, gives the verdict;
+    lines whose comment body starts with ``-`` are flag lines.  Malformed dimension values
+    raise :class:`KplError` pointing at the value.
+    """
+    header = KernelHeader()
+    lines = text.splitlines()
+    in_leading = True
+    seen_comment = False
+    for idx, raw in enumerate(lines, start=1):
+        body = _comment_body(raw)
+        if body is None:
+            if raw.strip() == "" or raw.strip().startswith("/*"):
+                continue
+            in_leading = False
+            continue
+        stripped = body.strip()
+        base_col = raw.index("//") + 3
+        m = re.match(r"\s*autosync\s*:(.*)$", body)
+        if m and in_leading:
+            rest = m.group(1)
+            rest_col = base_col + m.start(1)
+            for tm in re.finditer(r"\S+", rest):
+                tok = tm.group(0)
+                if "=" not in tok:
+                    raise KplError(f"malformed autosync line: expected key=value, got '{tok}'", path, idx,
+                                   rest_col + tm.start())
+                key, _, val = tok.partition("=")
+                header.expected[key] = val
+            seen_comment = True
+            continue
+        if not in_leading or (m is not None):
+            continue
+        if not seen_comment and header.verdict is None and re.match(r"(pass|xfail|fail)\b", stripped):
+            header.verdict = stripped.split()[0]
+            seen_comment = True
+            continue
+        seen_comment = True
+        if stripped.startswith("-"):
+            for tm in _FLAG_TOKEN.finditer(body):
+                tok = tm.group(0)
+                col = base_col + tm.start()
+                name, eq, value = tok.partition("=")
+                if name in _DIM_FLAGS:
+                    if not eq:
+                        raise KplError(f"malformed flag '{tok}': expected {name}=N or {name}=[x,y,z]", path, idx, col)
+                    dim = _parse_dim(value, path, idx, col + len(name) + 1, name.lstrip("-"))
+                    if _DIM_FLAGS[name] == "block":
+                        header.block_dim = dim
+                    else:
+                        header.grid_dim = dim
+                elif name == "--warp-sync":
+                    header.warp_sync = _parse_int(value, path, idx, col + len(name) + 1, "--warp-sync") if eq else 32
+                else:
+                    header.flags.append(tok)
+    return header

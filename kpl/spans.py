@@ -1,0 +1,187 @@
+"""Locating statements in the ORIGINAL source text.
+
+pycparser reports only where a node starts, and in the preprocessed text.  Rendering a patch
+that keeps every other byte of the user's file (DESIGN.md, "Rendering") needs the exact extent
+of each statement and the offsets of block braces in the original text.  This module is a
+small C scanner over the original text: it skips comments, strings and preprocessor lines,
+matches brackets, and knows the shape of C statements (``if … else …``, ``do … while (…);``).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+_OPEN = "([{"
+_CLOSE = ")]}"
+
+
+def _is_ident(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+class SourceText:
+    """An original source file with offset/line/column conversions and a statement scanner."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line_starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self.line_starts.append(i + 1)
+
+    # ------------------------------------------------------------------ positions
+
+    def offset(self, line: int, col: int) -> int:
+        """Offset of 1-based (line, col); -1 when out of range."""
+        if line < 1 or line > len(self.line_starts):
+            return -1
+        return self.line_starts[line - 1] + col - 1
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def line_text(self, line: int) -> str:
+        if line < 1 or line > len(self.line_starts):
+            return ""
+        start = self.line_starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+    # ------------------------------------------------------------------ lexing
+
+    def skip_ws(self, pos: int) -> int:
+        """Skip whitespace, comments and preprocessor lines (``#pragma unroll``)."""
+        text, n = self.text, len(self.text)
+        while pos < n:
+            ch = text[pos]
+            if ch in " \t\r\n\f\v":
+                pos += 1
+            elif text.startswith("//", pos):
+                end = text.find("\n", pos)
+                pos = n if end < 0 else end + 1
+            elif text.startswith("/*", pos):
+                end = text.find("*/", pos + 2)
+                pos = n if end < 0 else end + 2
+            elif ch == "#" and text[self.line_starts[self.line_col(pos)[0] - 1]:pos].strip() == "":
+                while True:  # a directive, with backslash continuations
+                    end = text.find("\n", pos)
+                    if end < 0:
+                        return n
+                    if text[end - 1] != "\\":
+                        pos = end + 1
+                        break
+                    pos = end + 1
+            else:
+                break
+        return pos
+
+    def word_at(self, pos: int) -> str:
+        end = pos
+        while end < len(self.text) and _is_ident(self.text[end]):
+            end += 1
+        return self.text[pos:end]
+
+    def _skip_literal(self, pos: int) -> int:
+        quote = self.text[pos]
+        pos += 1
+        while pos < len(self.text) and self.text[pos] != quote:
+            pos += 2 if self.text[pos] == "\\" else 1
+        return pos + 1
+
+    def scan_to(self, pos: int, stops: str) -> int:
+        """Offset of the first character in ``stops`` at bracket depth 0, from ``pos``."""
+        depth = 0
+        text, n = self.text, len(self.text)
+        while pos < n:
+            pos = self.skip_ws(pos)
+            if pos >= n:
+                break
+            ch = text[pos]
+            if depth == 0 and ch in stops:
+                return pos
+            if ch in "\"'":
+                pos = self._skip_literal(pos)
+                continue
+            if ch in _OPEN:
+                depth += 1
+            elif ch in _CLOSE:
+                depth -= 1
+                if depth < 0:
+                    return pos
+            pos += 1
+        return -1
+
+    def match_bracket(self, pos: int) -> int:
+        """``pos`` at an opening bracket: offset just past its matching closer (-1 if none)."""
+        depth = 0
+        text, n = self.text, len(self.text)
+        while pos < n:
+            pos = self.skip_ws(pos)
+            if pos >= n:
+                break
+            ch = text[pos]
+            if ch in "\"'":
+                pos = self._skip_literal(pos)
+                continue
+            if ch in _OPEN:
+                depth += 1
+            elif ch in _CLOSE:
+                depth -= 1
+                if depth == 0:
+                    return pos + 1
+            pos += 1
+        return -1
+
+    # ------------------------------------------------------------------ statements
+
+    def statement_end(self, pos: int) -> int:
+        """Offset just past the C statement that starts at ``pos`` (-1 if it cannot tell)."""
+        pos = self.skip_ws(pos)
+        if pos >= len(self.text):
+            return -1
+        if self.text[pos] == "{":
+            return self.match_bracket(pos)
+        word = self.word_at(pos)
+        if word in ("if", "while", "for", "switch"):
+            paren = self.skip_ws(pos + len(word))
+            if paren >= len(self.text) or self.text[paren] != "(":
+                return -1
+            after = self.match_bracket(paren)
+            if after < 0:
+                return -1
+            end = self.statement_end(after)
+            if word == "if" and end >= 0:
+                nxt = self.skip_ws(end)
+                if self.word_at(nxt) == "else":
+                    end = self.statement_end(nxt + 4)
+            return end
+        if word == "do":
+            end = self.statement_end(pos + 2)
+            if end < 0:
+                return -1
+            nxt = self.skip_ws(end)
+            if self.word_at(nxt) != "while":
+                return -1
+            semi = self.scan_to(nxt, ";")
+            return -1 if semi < 0 else semi + 1
+        semi = self.scan_to(pos, ";")
+        return -1 if semi < 0 else semi + 1
+
+    def declaration_start(self, pos: int) -> int:
+        """pycparser places a declaration at its declarator name; walk back over the type
+        words on the same line to where the declaration really starts."""
+        line, _ = self.line_col(pos)
+        line_start = self.line_starts[line - 1]
+        start = pos
+        i = pos - 1
+        while i >= line_start:
+            ch = self.text[i]
+            if ch in ";{}()":
+                break
+            if not (_is_ident(ch) or ch in " \t*<>,:&"):
+                break
+            if _is_ident(ch) or ch in "*<>&:":
+                start = i
+            i -= 1
+        return start

@@ -1,0 +1,161 @@
+"""The oracle interface: the paper's minimal contract between search and verification.
+
+AutoSync (Sec. V of papers/003) needs only two answers from a verifier: the *race locations*
+``races(kernel)`` -- pairs of leaf labels ⟨ℓ, ℓ'⟩ with ℓ ⪯ ℓ' in text order -- and the
+*divergent barriers* ``divergences(kernel)``.  Everything else here is optional information an
+oracle MAY give (witnesses, whether a loop race is intra- or inter-iteration, named-barrier
+findings); the synthesizer must stay correct with an oracle that gives none of it.
+
+One call to :meth:`Oracle.check` is one "oracle call" in the sense of Tables I and II: one
+verification of one candidate kernel, races and divergences together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from kpl.ast import Kernel, Space
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A concrete counterexample taken from the solver's model (or the concrete run)."""
+
+    thread1: tuple[int, int, int]
+    thread2: tuple[int, int, int]
+    block1: tuple[int, int, int] = (0, 0, 0)
+    block2: tuple[int, int, int] = (0, 0, 0)
+    index: int | None = None
+
+    def describe(self) -> str:
+        def tid(t: tuple[int, int, int]) -> str:
+            return str(t[0]) if t[1:] == (0, 0) else "(" + ",".join(map(str, t)) + ")"
+
+        same_block = self.block1 == self.block2
+        where = f"of block {tid(self.block1)}" if same_block else (
+            f"of blocks {tid(self.block1)} and {tid(self.block2)}")
+        text = f"threads {tid(self.thread1)} and {tid(self.thread2)} {where}"
+        if self.index is not None:
+            text += f", index {self.index}"
+        return text
+
+
+@dataclass(frozen=True)
+class Race:
+    """A race location ⟨first, second⟩: two leaf labels with first ⪯ second in text order.
+
+    ``kinds`` are the access kinds of (first, second): ``read``, ``write`` or ``atomic``.
+    ``loop_depth`` is an optional fact: 0 for an intra-iteration race, j ≥ 1 for an
+    inter-iteration race carried by the j-th shared enclosing loop (outermost = 1), None when
+    the oracle does not say.
+    """
+
+    first: int
+    second: int
+    array: str
+    kinds: tuple[str, str]
+    space: Space = Space.SHARED
+    witness: Witness | None = None
+    loop_depth: int | None = None
+
+    @property
+    def kind(self) -> str:
+        """``read-write``, ``write-read``, ``write-write``, ``atomic-write`` … in text order."""
+        return f"{self.kinds[0]}-{self.kinds[1]}"
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        return (self.first, self.second, self.array)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A barrier (label) that may be reached by non-uniform control flow."""
+
+    label: int
+    witness: Witness | None = None
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """The oracle could not decide (a loop it cannot treat soundly, a solver time-out).  An
+    unknown is never a pass."""
+
+    reason: str
+    label: int | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Any other error an oracle reports (named-barrier deadlock, recycling, count mismatch…).
+    ``labels`` are the statements involved; ``detail`` is free text (threads, warps, ids)."""
+
+    kind: str
+    message: str
+    labels: tuple[int, ...] = ()
+    barrier_id: int | None = None
+
+
+@dataclass
+class Verdict:
+    """Everything one oracle call found about one kernel."""
+
+    races: list[Race] = field(default_factory=list)
+    divergences: list[Divergence] = field(default_factory=list)
+    unknowns: list[Unknown] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    queries: int = 0
+    seconds: float = 0.0
+
+    @property
+    def verified(self) -> bool:
+        return not (self.races or self.divergences or self.unknowns or self.findings)
+
+
+class OracleError(Exception):
+    """The oracle cannot analyse this kernel at all (unsupported construct, time-out)."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None,
+                 timeout: bool = False) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.timeout = timeout
+
+
+@runtime_checkable
+class Oracle(Protocol):
+    """A correctness oracle.  Implementations are found by name through
+    :func:`oracle.registry.get_oracle`.
+
+    Contract:
+      * ``check`` is sound: if it returns a verdict with no races/divergences/unknowns/findings,
+        the kernel is correctly synchronized for the kernel's launch and assumptions.
+      * every :class:`Race` has ``first`` ⪯ ``second`` in text order and names leaf labels.
+      * ``races``/``divergences`` are conveniences over ``check``.
+    """
+
+    name: str
+
+    def check(self, kernel: Kernel) -> Verdict: ...
+
+    def races(self, kernel: Kernel) -> list[Race]: ...
+
+    def divergences(self, kernel: Kernel) -> list[int]: ...
+
+
+class OracleBase:
+    """Shared conveniences: ``races``/``divergences`` derived from ``check``."""
+
+    name = "base"
+
+    def check(self, kernel: Kernel) -> Verdict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def races(self, kernel: Kernel) -> list[Race]:
+        return self.check(kernel).races
+
+    def divergences(self, kernel: Kernel) -> list[int]:
+        return [d.label for d in self.check(kernel).divergences]

@@ -1,0 +1,48 @@
+//pass
+//--blockDim=256 --gridDim=64
+// autosync: min_barriers=1 original_barriers=2
+// Reduction #3: like #2 but every thread adds two inputs while loading, halving the
+// number of blocks; the running sum is kept in a register.
+
+template <class T> struct SharedMemory {
+  __device__ inline operator T *() {
+    extern __shared__ int __smem[];
+    return (T *)__smem;
+  }
+  __device__ inline operator const T *() const {
+    extern __shared__ int __smem[];
+    return (T *)__smem;
+  }
+};
+
+// doubles need 8-byte alignment, so they get their own extern array
+template <> struct SharedMemory<double> {
+  __device__ inline operator double *() {
+    extern __shared__ double __smem_d[];
+    return (double *)__smem_d;
+  }
+  __device__ inline operator const double *() const {
+    extern __shared__ double __smem_d[];
+    return (double *)__smem_d;
+  }
+};
+
+template <class T>
+__global__ void reduce3(T *g_idata, T *g_odata, unsigned int n) {
+  T *sdata = SharedMemory<T>();
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+  T mySum = (i < n) ? g_idata[i] : 0;
+  if (i + blockDim.x < n) mySum += g_idata[i + blockDim.x];
+  sdata[tid] = mySum;
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      sdata[tid] = mySum = mySum + sdata[tid + s];
+    }
+    __syncthreads();
+  }
+  if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+}
+
+template __global__ void reduce3<int>(int *g_idata, int *g_odata, unsigned int n);

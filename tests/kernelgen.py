@@ -1,0 +1,552 @@
+"""Build KPL kernels directly (no front end): a small builder for hand-written test kernels,
+a CUDA-like printer for reports, and a hypothesis strategy of small random kernels.
+
+Why build ASTs directly: the oracle tests and the differential test (``dynamic`` vs ``sdv``)
+must not depend on the C front end, and a generator over the AST reaches corner cases
+(barriers inside loops under ``break``, divergent barriers, loops over a uniform parameter)
+far more often than generated C text would.
+
+Label discipline (Sec. III-A of papers/003, ``kpl/ast.py``): every statement gets a unique
+label; a compound statement's block has ``block.label == stmt.label`` and a distinct
+``start_label``; an ``else`` block has its own label and start label; loop latches are leaves.
+:meth:`KernelBuilder.build` assigns them in pre-order, and spans whose line is the label, so
+``LabelTree.name`` and error messages have something to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from kpl.ast import (
+    BOOL,
+    INT,
+    UINT,
+    Assign,
+    Assume,
+    Atomic,
+    Barrier,
+    Binary,
+    Block,
+    Break,
+    Builtin,
+    Call,
+    Cast,
+    Cond,
+    Const,
+    Continue,
+    CType,
+    Decl,
+    Expr,
+    ExprStmt,
+    Field,
+    If,
+    Inline,
+    Kernel,
+    Launch,
+    Load,
+    Loop,
+    MemElem,
+    Memory,
+    Param,
+    Return,
+    Space,
+    Span,
+    Stmt,
+    Switch,
+    Unary,
+    Var,
+    VarField,
+    VecInit,
+)
+
+StmtLike = Stmt | Sequence["StmtLike"]
+
+# --------------------------------------------------------------------------- expressions
+
+TID_X = Builtin("threadIdx", "x")
+TID_Y = Builtin("threadIdx", "y")
+BID_X = Builtin("blockIdx", "x")
+BDIM_X = Builtin("blockDim", "x")
+
+_CMP = ("==", "!=", "<", "<=", ">", ">=", "&&", "||")
+
+
+def c(value: int | float | bool, t: CType = INT) -> Const:
+    return Const(value, t)
+
+
+def _e(x: Expr | int) -> Expr:
+    return Const(x, INT) if isinstance(x, int) else x
+
+
+def _result_type(op: str, a: Expr, b: Expr) -> CType:
+    if op in _CMP:
+        return INT
+    ta, tb = a.type, b.type  # type: ignore[union-attr]
+    if ta.kind == "float" or tb.kind == "float":
+        return ta if ta.kind == "float" else tb
+    if op in ("<<", ">>"):
+        return ta if ta.bits >= 32 else INT
+    if not ta.signed and ta.bits >= 32:
+        return ta
+    if not tb.signed and tb.bits >= 32:
+        return tb
+    return INT
+
+
+def bop(op: str, a: Expr | int, b: Expr | int) -> Binary:
+    ea, eb = _e(a), _e(b)
+    return Binary(op, ea, eb, _result_type(op, ea, eb))
+
+
+def add(a: Expr | int, b: Expr | int) -> Binary:
+    return bop("+", a, b)
+
+
+def sub(a: Expr | int, b: Expr | int) -> Binary:
+    return bop("-", a, b)
+
+
+def mul(a: Expr | int, b: Expr | int) -> Binary:
+    return bop("*", a, b)
+
+
+def mod(a: Expr | int, b: Expr | int) -> Binary:
+    return bop("%", a, b)
+
+
+def lt(a: Expr | int, b: Expr | int) -> Binary:
+    return bop("<", a, b)
+
+
+def ge(a: Expr | int, b: Expr | int) -> Binary:
+    return bop(">=", a, b)
+
+
+def eq(a: Expr | int, b: Expr | int) -> Binary:
+    return bop("==", a, b)
+
+
+def land(a: Expr, b: Expr) -> Binary:
+    return bop("&&", a, b)
+
+
+def load(mem: Memory, idx: Expr | int) -> Load:
+    return Load(mem, _e(idx), mem.elem)
+
+
+# --------------------------------------------------------------------------- statements
+
+
+def decl(var: Var, init: Expr | int | None = None) -> Decl:
+    return Decl(var, _e(init) if init is not None else None)
+
+
+def assign(var: Var, value: Expr | int) -> Assign:
+    return Assign(var, _e(value))
+
+
+def store(mem: Memory, idx: Expr | int, value: Expr | int) -> Assign:
+    return Assign(MemElem(mem, _e(idx)), _e(value))
+
+
+def atomic_add(mem: Memory, idx: Expr | int, value: Expr | int = 1) -> ExprStmt:
+    return ExprStmt(Atomic("atomicAdd", mem, _e(idx), (_e(value),), mem.elem))
+
+
+def barrier() -> Barrier:
+    return Barrier()
+
+
+def brk() -> Break:
+    return Break()
+
+
+def cont() -> Continue:
+    return Continue()
+
+
+def ret() -> Return:
+    return Return()
+
+
+def _flat(stmts: Iterable[Any]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Stmt):
+            out.append(s)
+        else:
+            out.extend(_flat(s))
+    return out
+
+
+def block(*stmts: StmtLike) -> Block:
+    return Block(_flat(stmts))
+
+
+def if_(cond: Expr, then: Sequence[StmtLike], els: Sequence[StmtLike] | None = None) -> If:
+    return If(cond, Block(_flat(then)), Block(_flat(els)) if els is not None else None)
+
+
+def for_(var: Var, lo: Expr | int, hi: Expr | int, body: Sequence[StmtLike],
+         step: int = 1) -> list[Stmt]:
+    """``for (var = lo; var < hi; var += step) body`` as ``Decl`` + ``Loop`` with the step
+    in the latch (so ``continue`` re-enables threads before it, Fig. 9)."""
+    return [Decl(var, _e(lo)),
+            Loop(lt(var, hi), Block(_flat(body)), latch=[Assign(var, add(var, step))])]
+
+
+def while_(cond: Expr, body: Sequence[StmtLike]) -> Loop:
+    return Loop(cond, Block(_flat(body)), kind="while")
+
+
+# --------------------------------------------------------------------------- builder
+
+
+@dataclass
+class KernelBuilder:
+    """Collects parameters and arrays, then labels a statement list into a :class:`Kernel`."""
+
+    name: str = "k"
+    block_dim: tuple[int, int, int] | int = 16
+    grid_dim: tuple[int, int, int] | int = 1
+    warp_sync: int | None = None
+    params: list[Param] = field(default_factory=list)
+    memories: dict[str, Memory] = field(default_factory=dict)
+    requires: list[Expr] = field(default_factory=list)
+
+    def shared(self, name: str, size: int | None = None, elem: CType = INT) -> Memory:
+        mem = Memory(name, Space.SHARED, elem, (size,))
+        self.memories[name] = mem
+        return mem
+
+    def global_array(self, name: str, elem: CType = INT) -> Memory:
+        mem = Memory(name, Space.GLOBAL, elem, (None,))
+        self.memories[name] = mem
+        self.params.append(Param(name, CType("ptr", 64, False, f"{elem}*", elem), mem=mem))
+        return mem
+
+    def scalar(self, name: str, t: CType = INT) -> Var:
+        var = Var(name, t)
+        self.params.append(Param(name, t, var=var))
+        return var
+
+    def require(self, cond: Expr) -> None:
+        self.requires.append(cond)
+
+    def build(self, *stmts: StmtLike) -> Kernel:
+        def dim3(d: tuple[int, int, int] | int) -> tuple[int, int, int]:
+            return (d, 1, 1) if isinstance(d, int) else d
+
+        body = Block([Assume(r, kind="requires") for r in self.requires] + _flat(stmts))
+        kernel = Kernel(self.name, list(self.params), body,
+                        Launch(dim3(self.block_dim), dim3(self.grid_dim), self.warp_sync),
+                        source_path=f"<{self.name}>", source_text="",
+                        memories=dict(self.memories), requires=list(self.requires))
+        label_kernel(kernel)
+        return kernel
+
+
+def label_kernel(kernel: Kernel) -> None:
+    """Assign fresh labels (pre-order) to every statement and block of ``kernel``."""
+    counter = iter(range(1_000_000))
+
+    def span(label: int) -> Span:
+        return Span(kernel.source_path, label, 1, label, 2)
+
+    def lab_block(blk: Block, label: int) -> None:
+        blk.label = label
+        blk.start_label = next(counter)
+        for s in blk.stmts:
+            lab_stmt(s)
+
+    def lab_stmt(s: Stmt) -> None:
+        s.label = next(counter)
+        s.span = span(s.label)
+        if isinstance(s, If):
+            lab_block(s.then, s.label)
+            if s.els is not None:
+                lab_block(s.els, next(counter))
+                s.els.span = span(s.els.label)
+        elif isinstance(s, (Loop, Switch, Inline)):
+            lab_block(s.body, s.label)
+            if isinstance(s, Loop):
+                for latch in s.latch:
+                    lab_stmt(latch)
+
+    lab_block(kernel.body, next(counter))
+    kernel.next_label = next(counter)
+
+
+# --------------------------------------------------------------------------- printing
+
+
+def render_expr(e: Expr) -> str:
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Builtin):
+        return f"{e.name}.{e.dim}"
+    if isinstance(e, Unary):
+        return f"{e.op}({render_expr(e.operand)})"
+    if isinstance(e, Binary):
+        return f"({render_expr(e.left)} {e.op} {render_expr(e.right)})"
+    if isinstance(e, Cond):
+        return f"({render_expr(e.cond)} ? {render_expr(e.then)} : {render_expr(e.els)})"
+    if isinstance(e, Cast):
+        return f"({e.type}){render_expr(e.operand)}"
+    if isinstance(e, Load):
+        return f"{e.mem.name}[{render_expr(e.index)}]" + (f".{e.field}" if e.field else "")
+    if isinstance(e, Atomic):
+        args = "".join(", " + render_expr(a) for a in e.args)
+        return f"{e.op}(&{e.mem.name}[{render_expr(e.index)}]{args})"
+    if isinstance(e, Call):
+        return f"{e.name}({', '.join(render_expr(a) for a in e.args)})"
+    if isinstance(e, Field):
+        return f"{render_expr(e.base)}.{e.name}"
+    if isinstance(e, VecInit):
+        return "{" + ", ".join(render_expr(p) for p in e.parts) + "}"
+    return repr(e)
+
+
+def _render_lvalue(t: Var | VarField | MemElem) -> str:
+    if isinstance(t, Var):
+        return t.name
+    if isinstance(t, VarField):
+        return f"{t.var.name}.{t.name}"
+    return f"{t.mem.name}[{render_expr(t.index)}]" + (f".{t.field}" if t.field else "")
+
+
+def render(kernel: Kernel) -> str:
+    """CUDA-like text of a KPL kernel, each statement tagged with its label (``/*ℓ*/``)."""
+    lines: list[str] = []
+    launch = kernel.launch
+    ws = f" --warp-sync={launch.warp_sync}" if launch.warp_sync else ""
+    lines.append(f"//--blockDim={list(launch.block_dim)} --gridDim={list(launch.grid_dim)}{ws}")
+    params = ", ".join(f"{p.type} {p.name}" for p in kernel.params)
+    lines.append(f"__global__ void {kernel.name}({params}) {{  /*{kernel.body.label}*/")
+    for mem in kernel.memories.values():
+        if mem.space == Space.SHARED:
+            lines.append(f"  __shared__ {mem.elem} {mem.name}[{mem.dims[0]}];")
+
+    def blk(b: Block, ind: str) -> None:
+        for s in b.stmts:
+            stmt(s, ind)
+
+    def stmt(s: Stmt, ind: str) -> None:
+        tag = f"/*{s.label}*/ "
+        if isinstance(s, If):
+            lines.append(f"{ind}{tag}if {render_expr(s.cond)} {{")
+            blk(s.then, ind + "  ")
+            if s.els is not None:
+                lines.append(f"{ind}}} else {{ /*{s.els.label}*/")
+                blk(s.els, ind + "  ")
+            lines.append(f"{ind}}}")
+        elif isinstance(s, Loop):
+            latch = "; ".join(_leaf(x) for x in s.latch)
+            lines.append(f"{ind}{tag}while {render_expr(s.cond)} {{  // latch: {latch}")
+            blk(s.body, ind + "  ")
+            lines.append(f"{ind}}}")
+        elif isinstance(s, (Switch, Inline)):
+            lines.append(f"{ind}{tag}{type(s).__name__.lower()} {{")
+            blk(s.body, ind + "  ")
+            lines.append(f"{ind}}}")
+        else:
+            lines.append(f"{ind}{tag}{_leaf(s)}")
+
+    def _leaf(s: Stmt) -> str:
+        if isinstance(s, Decl):
+            init = f" = {render_expr(s.init)}" if s.init is not None else ""
+            return f"{s.var.type} {s.var.name}{init};"
+        if isinstance(s, Assign):
+            return f"{_render_lvalue(s.target)} = {render_expr(s.value)};"
+        if isinstance(s, ExprStmt):
+            return f"{render_expr(s.expr)};"
+        if isinstance(s, Barrier):
+            return "__syncthreads();"
+        if isinstance(s, Assume):
+            return f"__requires({render_expr(s.cond)});"
+        if isinstance(s, Break):
+            return "break;"
+        if isinstance(s, Continue):
+            return "continue;"
+        if isinstance(s, Return):
+            return "return;"
+        return type(s).__name__
+
+    blk(kernel.body, "  ")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- random kernels
+
+
+@dataclass
+class _Ctx:
+    """What the generator may use at the current point."""
+
+    arrays: list[Memory]
+    globals_: list[Memory]
+    tid: Var
+    n: Var
+    bdim: int
+    loop_vars: list[Var]
+    in_loop: bool
+    depth: int
+    free_loop_vars: list[Var]
+
+
+class _Gen:
+    """Draws statements with a hypothesis ``draw`` function (see :func:`kernels`)."""
+
+    def __init__(self, draw: Any, ctx: _Ctx, x: Var, y: Var) -> None:
+        self.draw = draw
+        self.ctx = ctx
+        self.x = x
+        self.y = y
+        self.budget = draw(st.integers(4, 16))
+
+    def idx(self) -> Expr:
+        ctx = self.ctx
+        tid, b = ctx.tid, ctx.bdim
+        k = self.draw(st.integers(1, 3))
+        forms: list[Expr] = [tid, add(tid, 1), mul(tid, 2), mod(add(tid, k), b), sub(b - 1, tid),
+                             c(self.draw(st.integers(0, 3)))]
+        if ctx.loop_vars:
+            i = self.draw(st.sampled_from(ctx.loop_vars))
+            forms += [i, add(tid, i), mod(add(tid, i), b)]
+        choice = self.draw(st.integers(0, len(forms)))
+        if choice == len(forms):  # rare data-dependent index
+            return mod(bop("&", self.x, 1023), b)
+        return forms[choice]
+
+    def gidx(self) -> Expr:
+        ctx = self.ctx
+        return self.draw(st.sampled_from(
+            [ctx.tid, add(mul(Cast(INT, BID_X), ctx.bdim), ctx.tid), c(0), add(ctx.tid, 1)]))
+
+    def local(self) -> Var:
+        return self.draw(st.sampled_from([self.x, self.y]))
+
+    def guard(self) -> Expr:
+        ctx = self.ctx
+        tid = ctx.tid
+        k = self.draw(st.integers(0, ctx.bdim))
+        thread_dep: list[Expr] = [lt(tid, k), eq(mod(tid, 2), 0), eq(tid, 0), ge(tid, k),
+                                  bop(">", self.x, 100)]
+        uniform: list[Expr] = [bop(">", ctx.n, self.draw(st.integers(0, 3))), eq(ctx.n, 2),
+                               eq(Cast(INT, BID_X), 0)]
+        if ctx.loop_vars:
+            i = self.draw(st.sampled_from(ctx.loop_vars))
+            uniform += [eq(i, 0), eq(i, self.draw(st.integers(1, 2))), lt(i, ctx.n)]
+            thread_dep += [lt(tid, i)]
+        if self.draw(st.booleans()):
+            return self.draw(st.sampled_from(uniform))
+        return self.draw(st.sampled_from(thread_dep))
+
+    def stmts(self, lo: int, hi: int) -> list[Stmt]:
+        out: list[Stmt] = []
+        count = self.draw(st.integers(lo, hi))
+        for k in range(count):
+            if self.budget <= 0 and k >= lo:
+                break
+            out.extend(self.stmt())
+        return out
+
+    def stmt(self) -> list[Stmt]:
+        self.budget -= 1
+        ctx = self.ctx
+        kinds = ["read", "read", "write", "write", "rmw", "local", "barrier", "barrier"]
+        if ctx.depth < 2:
+            kinds += ["if", "if", "for"]
+        if ctx.in_loop:
+            kinds += ["break", "continue"]
+        kinds += ["atomic", "return"]
+        if ctx.globals_:
+            kinds += ["gread", "gwrite"]
+        kind = self.draw(st.sampled_from(kinds))
+        arr = self.draw(st.sampled_from(ctx.arrays))
+        if kind == "read":
+            return [assign(self.local(), load(arr, self.idx()))]
+        if kind == "write":
+            return [store(arr, self.idx(), add(self.local(), self.draw(st.integers(0, 9))))]
+        if kind == "rmw":
+            return [store(arr, self.idx(), add(load(arr, self.idx()), self.local()))]
+        if kind == "local":
+            v = self.local()
+            return [assign(v, add(v, mul(ctx.tid, self.draw(st.integers(1, 3)))))]
+        if kind == "barrier":
+            return [barrier()]
+        if kind == "atomic":
+            return [atomic_add(arr, self.idx(), 1)]
+        if kind == "gread":
+            g = self.draw(st.sampled_from(ctx.globals_))
+            return [assign(self.local(), load(g, self.gidx()))]
+        if kind == "gwrite":
+            g = self.draw(st.sampled_from(ctx.globals_))
+            return [store(g, self.gidx(), self.local())]
+        if kind in ("break", "continue", "return"):
+            leaf: Stmt = brk() if kind == "break" else cont() if kind == "continue" else ret()
+            return [if_(self.guard(), [leaf])]
+        if kind == "if":
+            cond = self.guard()
+            saved = ctx.depth
+            ctx.depth += 1
+            then = self.stmts(1, 3)
+            els = self.stmts(1, 2) if self.draw(st.integers(0, 3)) == 0 else None
+            ctx.depth = saved
+            return [if_(cond, then, els)]
+        # for loop over a constant or the uniform parameter n
+        if not ctx.free_loop_vars:
+            return [barrier()]
+        var = ctx.free_loop_vars.pop(0)
+        hi: Expr = ctx.n if self.draw(st.integers(0, 3)) == 0 else c(self.draw(st.integers(1, 3)))
+        saved_depth, saved_in = ctx.depth, ctx.in_loop
+        ctx.depth += 1
+        ctx.in_loop = True
+        ctx.loop_vars.append(var)
+        body = self.stmts(1, 4)
+        ctx.loop_vars.pop()
+        ctx.depth, ctx.in_loop = saved_depth, saved_in
+        ctx.free_loop_vars.insert(0, var)
+        return for_(var, 0, hi, body)
+
+
+@st.composite
+def kernels(draw: Any, max_threads: int = 16) -> Kernel:
+    """A small random kernel: 1-2 shared arrays indexed by thread-dependent expressions
+    (``tid``, ``tid+1``, ``tid*2``, ``(tid+k)%B``, loop variables…), constant-bound and
+    parameter-bound loops, thread-dependent and uniform ``if``s, barriers anywhere (so also
+    divergent ones), occasional ``break``/``continue``/``return``/atomics and global memory
+    over 1-2 blocks, sometimes under ``--warp-sync``."""
+    bdim = draw(st.sampled_from([b for b in (4, 8, 16) if b <= max_threads]))
+    grid = draw(st.sampled_from([1, 1, 2]))
+    warp = draw(st.sampled_from([None, None, None, None, 4])) if bdim >= 8 else None
+    kb = KernelBuilder(f"gen{draw(st.integers(0, 10**6))}", bdim, grid, warp)
+    size = 2 * bdim + 8
+    arrays = [kb.shared("A", size)]
+    if draw(st.booleans()):
+        arrays.append(kb.shared("B", size))
+    globals_: list[Memory] = [kb.global_array("G")] if draw(st.integers(0, 2)) == 0 else []
+    n = kb.scalar("n")
+    kb.require(land(ge(n, 1), bop("<=", n, 3)))
+    tid, x, y = Var("tid"), Var("x"), Var("y")
+    ctx = _Ctx(arrays, globals_, tid, n, bdim, [], False, 0, [Var("i"), Var("j")])
+    gen = _Gen(draw, ctx, x, y)
+    prologue: list[Stmt] = [decl(tid, Cast(INT, TID_X)), decl(x, 0), decl(y, 0)]
+    body = gen.stmts(2, 8)
+    return kb.build(prologue, body)
+
+
+__all__ = [
+    "BDIM_X", "BID_X", "BOOL", "TID_X", "TID_Y", "UINT", "KernelBuilder", "add", "assign",
+    "atomic_add", "barrier", "block", "bop", "brk", "c", "cont", "decl", "eq", "for_", "ge", "if_",
+    "kernels", "label_kernel", "land", "load", "lt", "mod", "mul", "render", "render_expr", "ret",
+    "store", "sub", "while_",
+]

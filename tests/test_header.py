@@ -1,0 +1,80 @@
+"""Tests for kpl.header (GPUVerify-style header comments) and kpl.errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from kpl.errors import KplError
+from kpl.header import parse_header
+
+
+def test_pass_and_scalar_dims() -> None:
+    h = parse_header("//pass\n//--blockDim=256 --gridDim=64\n__global__ void k() {}\n", "k.cu")
+    assert h.verdict == "pass"
+    assert h.block_dim == (256, 1, 1)
+    assert h.grid_dim == (64, 1, 1)
+    assert h.warp_sync is None
+    assert h.flags == []
+
+
+def test_vector_dims_warp_sync_flags_and_expected() -> None:
+    text = (
+        "//xfail:NOT_ALL_VERIFIED\n"
+        "//--blockDim=[16,8] --gridDim=[2, 3, 4] --warp-sync=32 --no-inline -DN=4 -DFLAG\n"
+        "// autosync: min_barriers=2 races=1\n"
+        "// autosync: note=x\n"
+        "int x;\n"
+    )
+    h = parse_header(text, "k.cu")
+    assert h.verdict == "xfail:NOT_ALL_VERIFIED"
+    assert h.block_dim == (16, 8, 1)
+    assert h.grid_dim == (2, 3, 4)
+    assert h.warp_sync == 32
+    assert h.flags == ["--no-inline", "-DN=4", "-DFLAG"]
+    assert h.expected == {"min_barriers": "2", "races": "1", "note": "x"}
+    assert h.defines == {"N": "4", "FLAG": "1"}
+
+
+def test_no_header() -> None:
+    h = parse_header("__global__ void k() {}\n", "k.cu")
+    assert h.verdict is None and h.block_dim is None and h.grid_dim is None
+    assert h.expected == {}
+
+
+def test_flags_after_code_are_ignored() -> None:
+    h = parse_header("//pass\nint x;\n//--blockDim=8\n// autosync: not a key value line\n", "k.cu")
+    assert h.block_dim is None and h.expected == {}
+
+
+def test_malformed_dim_points_at_value() -> None:
+    with pytest.raises(KplError) as ei:
+        parse_header("//pass\n//--blockDim=[16,x]\n", "k.cu")
+    e = ei.value
+    assert (e.file, e.line) == ("k.cu", 2)
+    assert e.col == len("//--blockDim=") + 1
+    assert "blockDim" in e.message
+
+
+def test_malformed_zero_and_too_many_dims() -> None:
+    with pytest.raises(KplError):
+        parse_header("//pass\n//--gridDim=0\n", "k.cu")
+    with pytest.raises(KplError):
+        parse_header("//pass\n//--gridDim=[1,2,3,4]\n", "k.cu")
+    with pytest.raises(KplError):
+        parse_header("//pass\n//--warp-sync=abc\n", "k.cu")
+
+
+def test_malformed_autosync_line() -> None:
+    with pytest.raises(KplError) as ei:
+        parse_header("//pass\n// autosync: min_barriers\n", "k.cu")
+    assert ei.value.line == 2
+
+
+def test_kplerror_format() -> None:
+    assert KplError("bad", "a.cu", 3, 7).format() == "a.cu:3:7: error: bad"
+    assert KplError("bad", "a.cu", 3).format() == "a.cu:3: error: bad"
+    assert KplError("bad", "a.cu").format() == "a.cu: error: bad"
+    assert KplError("bad").format() == "error: bad"
+    e = KplError("bad", "a.cu", 1, 2)
+    assert (e.message, e.file, e.line, e.col) == ("bad", "a.cu", 1, 2)
+    assert str(e) == "a.cu:1:2: error: bad"
