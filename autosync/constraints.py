@@ -149,6 +149,9 @@ class ConstraintSystem:
         lits = clause.lits if isinstance(clause, Clause) else clause
         if not lits:
             return "⊥"
+        if isinstance(clause, Clause) and clause.tag == "line 29":
+            # ∨_j (P^j ≠ v_j) is the negation of the refuted assignment
+            return "¬(" + " ∧ ".join(self.describe_lit(-lit) for lit in lits) + ")"
         neg = [lit for lit in lits if lit < 0]
         pos = [lit for lit in lits if lit > 0]
         if len(neg) == 1 and pos and self.var_names[-neg[0] - 1].startswith("P"):
@@ -241,7 +244,7 @@ class ConstraintSystem:
         race = self.races[key]
         assignment = self.p_assignment(key, model)
         race.blocked.append(assignment)
-        lits = [-v if val else v for v, val in zip(race.p, assignment)]
+        lits = [-v if val else v for v, val in zip(race.p, assignment, strict=True)]
         return self._add(Clause(lits, "line 29", key))
 
     # ------------------------------------------------------------------ solving

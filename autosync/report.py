@@ -115,6 +115,13 @@ def race_message(loc: Locator, race: Race) -> tuple[Location | None, str]:
         text += f" with {first}"
     if race.space.value != "shared":
         text += f" [{race.space.value} memory]"
+    loops = loc.tree.shared_loops(race.first, race.second) if (
+        race.first in loc.tree.nodes and race.second in loc.tree.nodes) else ()
+    if race.loop_depth is not None and loops:
+        if race.loop_depth == 0:
+            text += " in the same loop iteration"
+        elif race.loop_depth <= len(loops):
+            text += f" across iterations of the loop {loc.name(loops[race.loop_depth - 1])}"
     if race.witness is not None:
         text += f" ({race.witness.describe()})"
     return where, text

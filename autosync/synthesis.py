@@ -65,6 +65,7 @@ class IterationRecord:
     added: list[str] = field(default_factory=list)
     cached: bool = False
     oracle_calls: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -201,12 +202,14 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     add_races(races0, _unique_keys(tree, races0))
 
     cache: dict[frozenset[int], tuple[Kernel, dict[int, int], Verdict]] = {}
+    pending_notes: list[str] = []
     while True:  # line 16: while races ≠ ∅
         if len(trace) >= max_iterations:
             return result(UNKNOWN, reason=f"iteration limit ({max_iterations}) reached")
         model = cs.solve()  # line 17
         if model is None and cs.has_facts():
             cs.retract_facts()  # the hints were wrong: fall back to the paper's loop
+            pending_notes.append("oracle facts made the constraints UNSAT: all withdrawn")
             model = cs.solve()
         if model is None:  # line 18: "No solution"
             conflicts = [r.key for r in cs.conflicting_races()]
@@ -224,18 +227,19 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
             calls += 1
             cache[frozen] = (cand, mapping, verdict)
         record = IterationRecord(len(trace) + 1, labels, cost, p_assign, "", cached=cached,
-                                 oracle_calls=calls)
+                                 oracle_calls=calls, notes=pending_notes)
+        pending_notes = []
         trace.append(record)
         added: list[Clause] = []
 
-        def done(rec: IterationRecord = record) -> None:
-            rec.added = [f"{cl.tag}: {cs.describe(cl)}" for cl in added]
+        def done(rec: IterationRecord, clauses: list[Clause]) -> None:
+            rec.added = [f"{cl.tag}: {cs.describe(cl)}" for cl in clauses]
             if on_iteration is not None:
                 on_iteration(rec)
 
         if verdict.unknowns:
             record.outcome = "unknown"
-            done()
+            done(record, added)
             return result(UNKNOWN, reason=_unknown_reason(None, verdict), labels=labels, cost=cost)
         if verdict.divergences:  # lines 22–25
             record.outcome = "divergent"
@@ -243,25 +247,25 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
             ctree = LabelTree(cand)
             for div in verdict.divergences:
                 if div.label not in mapping:
-                    done()
+                    done(record, added)
                     name = _describe_label(tree, div.label) if div.label in tree.nodes else str(div.label)
                     return result(UNFIXABLE, reason=f"barrier {name} of the input diverges in the "
                                   "candidate; inserting barriers cannot remove that", labels=labels)
                 block = ctree.innermost_block(div.label)  # line 24: ℓ^d in kernel'
                 children = ctree.interval(ctree.start(block), block)  # [ℓ_s^d, ℓ^d)
                 added += cs.exclude_block(children, mapping[div.label], block)
-            done()
+            done(record, added)
             if not added:
                 return result(UNKNOWN, reason="divergence reported again at an excluded position "
                               "(no progress possible)", labels=labels)
             continue
         if verdict.findings:
             record.outcome = "findings"
-            done()
+            done(record, added)
             return result(UNFIXABLE, reason=_findings_reason(verdict), labels=labels)
         if not verdict.races:  # line 16: races = ∅ -> return kernel'
             record.outcome = "verified"
-            done()
+            done(record, added)
             return result(FIXED, kernel=cand, labels=labels, cost=cost,
                           barriers=[(lab, cs.label_cost[lab]) for lab in labels],
                           barrier_map=dict(mapping), verdict=verdict)
@@ -272,9 +276,10 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
             if key in cs.races:
                 if cs.has_facts(key):
                     cs.retract_facts(key)  # a refuted hint: back to the paper's enumeration
+                    record.notes.append(f"oracle facts for {cs.race_name(key)} refuted: withdrawn")
                 added.append(cs.block_assignment(key, model))  # line 29
         added += add_races(verdict.races, keys)  # a location not seen before: lines 6–12
-        done()
+        done(record, added)
 
 
 def placement_cost(kernel: Kernel, labels: list[int], lc: int | float | str | Fraction = 100,

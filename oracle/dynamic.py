@@ -825,7 +825,7 @@ class _Run:
                 if x[0] != y[0]:
                     break
                 if x[1] != y[1]:
-                    depth = j + 1
+                    depth = j
                     break
         else:
             depth = None

@@ -55,7 +55,6 @@ from kpl.ast import (
     Kernel,
     Load,
     Loop,
-    MemElem,
     Memory,
     NamedBarrier,
     Return,
@@ -472,8 +471,8 @@ class Emulator:
         self._note_block_dependence(stmt.cond)
         cond = self.eval(stmt.cond, active)
         if isinstance(cond, list):
-            then_a = [t for t, c in zip(active, cond) if c]
-            else_a = [t for t, c in zip(active, cond) if not c]
+            then_a = [t for t, c in zip(active, cond, strict=True) if c]
+            else_a = [t for t, c in zip(active, cond, strict=True) if not c]
         elif cond:
             then_a, else_a = active, []
         else:
@@ -509,7 +508,7 @@ class Emulator:
                     raise self._abort(str(exc)) from None
                 if isinstance(cond, list):
                     try:
-                        go = [t for t, c in zip(active, cond) if c]
+                        go = [t for t, c in zip(active, cond, strict=True) if c]
                     except RuntimeDependence as exc:
                         raise self._abort(str(exc)) from None
                     if len(go) != len(active):
@@ -635,7 +634,7 @@ class Emulator:
         bars = bar if isinstance(bar, list) else [bar] * len(active)
         cnts = cnt if isinstance(cnt, list) else [cnt] * len(active)
         groups: dict[tuple[int, int], list[int]] = {}
-        for t, b, c in zip(active, bars, cnts):
+        for t, b, c in zip(active, bars, cnts, strict=True):
             groups.setdefault((self._int(b), self._int(c)), []).append(t)
         for (b, c), tids in groups.items():
             self._op(stmt, stmt.op, b, c, tids, spelling)
@@ -670,7 +669,7 @@ class Emulator:
             cur = [fill] * self.n
             self.env[name] = cur
         if isinstance(value, list):
-            for t, v in zip(active, value):
+            for t, v in zip(active, value, strict=True):
                 cur[t] = v
         else:
             for t in active:
@@ -729,7 +728,7 @@ class Emulator:
                 return RT(f"result of {e.name}()")
             if any(isinstance(a, list) for a in args):
                 cols = [a if isinstance(a, list) else [a] * len(active) for a in args]
-                return [_call(fn, row) for row in zip(*cols)]
+                return [_call(fn, row) for row in zip(*cols, strict=True)]
             return _call(fn, args)
         if cls is Field:
             assert isinstance(e, Field)
@@ -746,7 +745,7 @@ class Emulator:
             parts = [self.eval(p, active) for p in e.parts]
             if any(isinstance(p, list) for p in parts):
                 cols = [p if isinstance(p, list) else [p] * len(active) for p in parts]
-                return [tuple(row) for row in zip(*cols)]
+                return [tuple(row) for row in zip(*cols, strict=True)]
             return tuple(parts)
         raise EmulationAbort(f"cannot analyze: unsupported expression {cls.__name__}",
                              self.cur.label if self.cur else None, _line(self.cur))
@@ -811,7 +810,7 @@ class Emulator:
             sub = [active[i] for i in need]
             right = self.eval(e.right, sub)
             if isinstance(right, list):
-                for i, b in zip(need, right):
+                for i, b in zip(need, right, strict=True):
                     out[i] = fn(left[i], b)
             else:
                 for i in need:

@@ -17,7 +17,7 @@ BACKENDS = ["rc2", "nuz"]
 def brute_force(nvars: int, hard: list[list[int]], soft: list[tuple[int, int]]) -> int | None:
     best: int | None = None
     for bits in itertools.product((False, True), repeat=nvars):
-        def val(lit: int) -> bool:
+        def val(lit: int, bits: tuple[bool, ...] = bits) -> bool:
             return bits[abs(lit) - 1] == (lit > 0)
         if all(any(val(lit) for lit in cl) for cl in hard):
             cost = sum(w for lit, w in soft if not val(lit))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -11,10 +13,17 @@ from kpl.ast import Barrier, Block, If, Kernel, Loop, NamedBarrier, Var, walk_st
 from kpl.labels import LabelTree
 from kpl.transform import barrier_anchors, insert_barriers, strip_barriers, strip_barriers_detailed
 
-try:
-    from tests.test_labels import KB, by_name, fig6
-except ImportError:  # pragma: no cover - rootdir-less runs
-    from test_labels import KB, by_name, fig6  # type: ignore[no-redef]
+
+def _helpers() -> ModuleType:
+    """tests/test_labels.py's KPL builder (tests/ is not a package: try both names)."""
+    try:
+        return importlib.import_module("tests.test_labels")
+    except ImportError:  # pragma: no cover - run from inside tests/
+        return importlib.import_module("test_labels")
+
+
+_H = _helpers()
+KB, by_name, fig6 = _H.KB, _H.by_name, _H.fig6
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_FRONTEND = importlib.util.find_spec("kpl.frontend") is not None
@@ -35,7 +44,7 @@ def shape(block: Block) -> list[object]:
     return out
 
 
-def ifelse_kernel() -> tuple[Kernel, KB]:
+def ifelse_kernel() -> tuple[Kernel, object]:
     kb = KB("ifelse")
     k = kb.kernel([
         kb.leaf(1),
@@ -88,7 +97,7 @@ def test_insert_shares_expressions_and_copies_statements() -> None:
     old = list(walk_stmts(k.body))
     cpy = list(walk_stmts(new.body))
     assert [s.label for s in old] == [s.label for s in cpy]
-    assert all(a is not b for a, b in zip(old, cpy))
+    assert all(a is not b for a, b in zip(old, cpy, strict=True))
     cpy[0].placeable = False
     assert old[0].placeable
 

@@ -1,0 +1,230 @@
+"""``autosync bench``: reproduce Tables I and II of the AutoSync paper on a folder of kernels.
+
+Table I (micro-benchmarks, barrier-free inputs): LoC, N-V, AS-V, N-B, AS-B, N-Time, AS-Time.
+Table II (kernels WITH the developer's barriers): LoC, V, O-B, AS-B, Time, plus the naive
+method's V and time and the ``compare`` verdict.  A folder is a Table II folder when its
+kernels contain barriers.
+
+Counting follows the paper: one oracle call = one verification of one candidate kernel (races
+and divergences together), as one GPUVerify run was; the initial call on the input counts.
+Every figure printed is measured on this machine in this run; the paper's own figures are
+shown beside ours for reference, labelled as such.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from autosync.compare import compare_kernel
+from autosync.naive import naive_synthesize
+from autosync.synthesis import count_barriers, synthesize
+from kpl.frontend import load_kernels
+from kpl.transform import strip_barriers
+from oracle.registry import get_oracle
+
+#: Table I of the paper: name -> (LoC, N-V, AS-V, N-B, AS-B, N-Time, AS-Time)
+PAPER_TABLE_I: dict[str, tuple[int, int, int, int, int, float, float]] = {
+    "1-1-if": (11, 6, 4, 1, 1, 7.1, 3.6),
+    "1-1-loop-inter": (10, 10, 2, 1, 1, 11.5, 1.1),
+    "1-1-loop-intra": (7, 6, 3, 1, 1, 9.5, 3.1),
+    "1-1-main": (5, 6, 2, 1, 1, 6.6, 1.1),
+    "2-1-main": (6, 7, 2, 1, 1, 8.0, 1.1),
+    "2-1-loop-d2-intra": (9, 8, 5, 1, 1, 12.8, 6.4),
+    "2-2-loop-d2-both": (18, 15, 5, 2, 2, 25.2, 6.6),
+    "2-2-loop-both": (7, 7, 4, 2, 2, 8.9, 4.0),
+}
+
+#: Table II of the paper: name -> (LoC, V, O-B, AS-B, Time)
+PAPER_TABLE_II: dict[str, tuple[int, int, int, int, float]] = {
+    "convolutionColumnsKernel": (55, 2, 1, 1, 13.1),
+    "convolutionRowsKernel": (57, 2, 1, 1, 8.4),
+    "d_transpose": (26, 2, 1, 1, 1.1),
+    "imageDenoising_nlm2_kernel": (88, 2, 1, 1, 1.9),
+    "matrixMul": (72, 4, 2, 2, 15.5),
+    "mergeHistogram256Kernel": (25, 3, 1, 1, 3.2),
+    "mergeHistogram64Kernel": (26, 3, 1, 1, 3.3),
+    "reduce0": (26, 3, 2, 1, 3.3),
+    "reduce1": (28, 4, 2, 2, 6.1),
+    "reduce2": (30, 4, 2, 1, 5.6),
+    "reduce3": (32, 3, 2, 1, 3.2),
+    "reduce5": (94, 3, 4, 3, 10.1),
+    "reduce6": (104, 4, 4, 3, 15.8),
+    "sobol": (93, 3, 1, 1, 19.9),
+    "sum0": (25, 3, 2, 2, 4.7),
+    "sum1": (22, 3, 2, 2, 4.6),
+    "uniformUpdate": (17, 3, 1, 1, 2.6),
+    "uniform_add": (17, 3, 1, 1, 2.4),
+}
+
+
+def lines_of_code(text: str) -> int:
+    """Non-blank lines that are not only a comment (the header lines are comments)."""
+    count = 0
+    in_block = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if in_block:
+            if "*/" in line:
+                in_block = False
+                line = line.split("*/", 1)[1].strip()
+            else:
+                continue
+        if line.startswith("/*"):
+            if "*/" not in line:
+                in_block = True
+            continue
+        if not line or line.startswith("//"):
+            continue
+        count += 1
+    return count
+
+
+@dataclass
+class Row:
+    name: str
+    path: str
+    loc: int
+    expected_min: int | None
+    as_v: int = 0
+    as_b: int = 0
+    as_cost: float = 0.0
+    as_time: float = 0.0
+    as_iterations: int = 0
+    as_status: str = ""
+    n_v: int | None = None
+    n_b: int | None = None
+    n_time: float | None = None
+    n_status: str = ""
+    o_b: int | None = None
+    o_cost: float | None = None
+    verdict: str | None = None
+    ok: bool = True
+    problems: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def _stem(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str = "rc2",
+               naive: bool = True, use_facts: bool = True, repeat: int = 1,
+               lc: int | float | str | Fraction = 100,
+               ic: int | float | str | Fraction = 0.5) -> Row:
+    """Measure one kernel file (the first kernel in it) for Table I or II."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    kernel = load_kernels(path, text)[0]
+    expected = kernel.expected.get("min_barriers")
+    row = Row(_stem(path), path, lines_of_code(text), int(expected) if expected else None)
+    oracle = get_oracle(oracle_name)
+    times: list[float] = []
+    if table == "II":
+        row.o_b = count_barriers(kernel)
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            cmp = compare_kernel(load_kernels(path, text)[0], oracle, solver=solver, lc=lc, ic=ic,
+                                 use_facts=use_facts)
+            times.append(time.perf_counter() - t0)
+        res = cmp.synthesis
+        row.o_cost = float(cmp.developer.cost)
+        row.verdict = cmp.verdict
+        if not cmp.developer_verified:
+            row.problems.append("developer placement does not verify")
+        start_kernel = strip_barriers(kernel)[0]
+    else:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            res = synthesize(load_kernels(path, text)[0], oracle, solver=solver, lc=lc, ic=ic,
+                             use_facts=use_facts)
+            times.append(time.perf_counter() - t0)
+        start_kernel = kernel
+    row.as_time = statistics.median(times)
+    row.as_status = res.status
+    row.as_v = res.oracle_calls
+    row.as_b = len(res.labels)
+    row.as_cost = float(res.cost)
+    row.as_iterations = res.iterations
+    if not res.ok:
+        row.problems.append(f"synthesis {res.status}: {res.reason}")
+    if naive:
+        t0 = time.perf_counter()
+        nres = naive_synthesize(start_kernel, oracle, lc=lc, ic=ic)
+        row.n_time = time.perf_counter() - t0
+        row.n_v = nres.oracle_calls
+        row.n_b = len(nres.labels)
+        row.n_status = nres.status
+    if row.expected_min is not None and row.as_b != row.expected_min:
+        row.problems.append(f"AS-B {row.as_b} != min_barriers {row.expected_min}")
+    paper_v = (PAPER_TABLE_I.get(row.name, (0, 0, 0))[2] if table == "I"
+               else PAPER_TABLE_II.get(row.name, (0, 0))[1])
+    if paper_v and row.as_v > paper_v:
+        row.problems.append(f"AS-V {row.as_v} > paper's {paper_v}")
+    if table == "II" and row.o_b is not None and row.as_b > row.o_b:
+        row.problems.append(f"AS-B {row.as_b} > O-B {row.o_b}")
+    if table == "I" and row.n_v is not None and row.as_v >= row.n_v:
+        row.problems.append(f"AS-V {row.as_v} not < N-V {row.n_v}")
+    row.ok = not row.problems
+    return row
+
+
+def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tuple[str, list[Row]]:
+    files = sorted(glob.glob(os.path.join(folder, "*.cu")))
+    if not files:
+        raise FileNotFoundError(f"no .cu files in {folder}")
+    if table is None:
+        table = "I"
+        for f in files:
+            with open(f, encoding="utf-8") as fh:
+                if "__syncthreads" in fh.read():
+                    table = "II"
+                    break
+    return table, [bench_file(f, table=table, **options) for f in files]
+
+
+def machine() -> str:
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> str:
+    def f(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
+    out = []
+    if table == "I":
+        head = (f"{'Benchmark':<22}{'LoC':>5}{'N-V':>5}{'AS-V':>6}{'N-B':>5}{'AS-B':>6}"
+                f"{'N-Time':>8}{'AS-Time':>9}   paper: AS-V N-V  ok")
+        out.append(head)
+        for r in rows:
+            p = PAPER_TABLE_I.get(r.name)
+            paper = f"{p[2]:>4} {p[1]:>3}" if p else "   -   -"
+            out.append(f"{r.name:<22}{r.loc:>5}{(r.n_v if r.n_v is not None else '-'):>5}{r.as_v:>6}"
+                       f"{(r.n_b if r.n_b is not None else '-'):>5}{r.as_b:>6}{f(r.n_time):>8}"
+                       f"{f(r.as_time):>9}   {paper}  {'yes' if r.ok else 'NO'}")
+    else:
+        head = (f"{'Benchmark':<28}{'LoC':>5}{'V':>4}{'O-B':>5}{'AS-B':>6}{'Time':>7}"
+                f"{'N-V':>5}{'N-Time':>8}  {'verdict':<8} paper: V O-B AS-B  ok")
+        out.append(head)
+        for r in rows:
+            p = PAPER_TABLE_II.get(r.name)
+            paper = f"{p[1]:>2} {p[2]:>3} {p[3]:>4}" if p else " -   -    -"
+            out.append(f"{r.name:<28}{r.loc:>5}{r.as_v:>4}{(r.o_b if r.o_b is not None else '-'):>5}"
+                       f"{r.as_b:>6}{f(r.as_time):>7}{(r.n_v if r.n_v is not None else '-'):>5}"
+                       f"{f(r.n_time):>8}  {(r.verdict or '-'):<8} {paper}  {'yes' if r.ok else 'NO'}")
+    total_as = sum(r.as_time for r in rows)
+    total_n = sum(r.n_time or 0 for r in rows)
+    out.append(f"total: AutoSync {total_as:.2f} s, naive {total_n:.2f} s over {len(rows)} kernels "
+               f"(oracle {oracle}, solver {solver}; {machine()})")
+    for r in rows:
+        for p in r.problems:
+            out.append(f"{r.path}: problem: {p}")
+    return "\n".join(out) + "\n"

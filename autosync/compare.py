@@ -1,0 +1,174 @@
+"""``autosync compare``: the developer's barriers against the synthesized optimum.
+
+Users' real question is "is my barrier placement right, and is it the cheapest?".  This is the
+experiment of Sec. IV of the AutoSync paper (Table II: O-B vs AS-B), packaged for one kernel:
+strip the developer's barriers, synthesize from scratch (Algorithm 1), verify, and put the two
+placements side by side -- count, total cost C(𝓛) (Sec. III-C), positions -- with a verdict
+and a diff between the two kernels.
+
+A developer barrier whose position the synthesized placement does not use is *dropped*; it is
+additionally *redundant* when removing it alone from the developer's kernel still verifies
+(one oracle call each), which is what the editor's "Remove redundant barrier" action offers.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from autosync.render import render_patch
+from autosync.synthesis import SynthesisResult, placement_cost, synthesize
+from kpl.ast import Barrier, Kernel
+from kpl.frontend import parse_kernel_text
+from kpl.transform import barrier_anchors, strip_barriers
+from oracle.base import Oracle, Verdict
+
+
+@dataclass
+class Placement:
+    """A set of barriers in one kernel text: how many, C(𝓛), and their 1-based lines."""
+
+    count: int
+    cost: Fraction
+    lines: list[int]
+    anchors: list[int] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        cost = float(self.cost)
+        return {"count": self.count, "cost": int(cost) if cost.is_integer() else cost,
+                "lines": self.lines}
+
+
+@dataclass
+class DroppedBarrier:
+    line: int
+    column: int
+    redundant: bool
+    barrier: Barrier
+
+
+@dataclass
+class Comparison:
+    """The outcome of comparing one kernel's developer placement with the synthesized one.
+
+    ``verdict``: ``better`` (synthesized strictly cheaper), ``equal`` or ``worse``;
+    ``unfixable``/``unknown`` when synthesis failed; ``developer-incorrect`` is reported in
+    ``developer_verified`` (False when the developer's own kernel does not verify).
+    """
+
+    kernel: str
+    developer: Placement
+    synthesized: Placement | None
+    verdict: str
+    developer_verified: bool
+    developer_verdict: Verdict
+    synthesis: SynthesisResult
+    dropped: list[DroppedBarrier]
+    patched_text: str | None
+    diff: str
+    oracle_calls: int
+    seconds: float
+
+
+def _barrier_lines(kernel: Kernel) -> list[int]:
+    return [b.span.line for _, b in barrier_anchors(kernel) if b.span is not None]
+
+
+def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
+                   lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
+                   use_facts: bool = True, parse_options: dict | None = None) -> Comparison:
+    """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement."""
+    t0 = time.perf_counter()
+    dev_barriers = barrier_anchors(kernel)
+    dev_anchors = [anchor for anchor, _ in dev_barriers]
+    developer = Placement(len(dev_barriers), placement_cost(kernel, dev_anchors, lc, ic),
+                          _barrier_lines(kernel), dev_anchors)
+    dev_verdict = oracle.check(kernel)
+    calls = 1
+    stripped, _ = strip_barriers(kernel)
+    result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts)
+    calls += result.oracle_calls
+    path = kernel.source_path
+    if not result.ok:
+        return Comparison(kernel.name, developer, None, result.status, dev_verdict.verified,
+                          dev_verdict, result, [], None, "", calls, time.perf_counter() - t0)
+    labels = list(result.labels)
+    patched = render_patch(kernel, labels, remove=[b for _, b in dev_barriers])
+    options = dict(parse_options or {})
+    options.setdefault("block_dim", kernel.launch.block_dim)
+    options.setdefault("grid_dim", kernel.launch.grid_dim)
+    options.setdefault("warp_sync", kernel.launch.warp_sync)
+    reparsed = parse_kernel_text(patched, path, kernel=kernel.name, **options)
+    synthesized = Placement(len(labels), result.cost, _barrier_lines(reparsed), labels)
+    if synthesized.cost < developer.cost:
+        verdict = "better"
+    elif synthesized.cost == developer.cost:
+        verdict = "equal"
+    else:
+        verdict = "worse"
+    chosen = set(labels)
+    dropped: list[DroppedBarrier] = []
+    for anchor, barrier in dev_barriers:
+        if anchor in chosen:
+            continue
+        others = [a for a, b in dev_barriers if b is not barrier]
+        alone = strip_barriers(kernel)[0]
+        from kpl.transform import insert_barriers
+
+        candidate, _ = insert_barriers(alone, others, check_placeable=False)
+        redundant = dev_verdict.verified and oracle.check(candidate).verified
+        calls += 1
+        span = barrier.span
+        dropped.append(DroppedBarrier(span.line if span else 0, span.col if span else 0,
+                                      redundant, barrier))
+    diff = "".join(difflib.unified_diff(
+        kernel.source_text.splitlines(keepends=True), patched.splitlines(keepends=True),
+        fromfile=f"{path} (developer)", tofile=f"{path} (autosync)"))
+    return Comparison(kernel.name, developer, synthesized, verdict, dev_verdict.verified,
+                      dev_verdict, result, dropped, patched, diff, calls, time.perf_counter() - t0)
+
+
+def comparison_json(c: Comparison) -> dict[str, object]:
+    return {
+        "kernel": c.kernel,
+        "verdict": c.verdict,
+        "developer": {**c.developer.as_json(), "verified": c.developer_verified},
+        "synthesized": c.synthesized.as_json() if c.synthesized else None,
+        "redundant": [{"line": d.line, "column": d.column} for d in c.dropped if d.redundant],
+        "dropped": [{"line": d.line, "column": d.column, "redundant": d.redundant}
+                    for d in c.dropped],
+        "oracle_calls": c.oracle_calls,
+        "iterations": c.synthesis.iterations,
+        "seconds": round(c.seconds, 4),
+        "reason": c.synthesis.reason,
+        "diff": c.diff,
+    }
+
+
+def comparison_text(c: Comparison, path: str) -> str:
+    def cost(p: Placement) -> str:
+        value = float(p.cost)
+        return str(int(value)) if value.is_integer() else f"{value:g}"
+
+    lines = [f"{path}: kernel {c.kernel}"]
+    dev = c.developer
+    lines.append(f"  developer:   {dev.count} barrier(s), cost {cost(dev)}, lines "
+                 f"{', '.join(map(str, dev.lines)) or '-'}"
+                 + ("" if c.developer_verified else "  [does NOT verify]"))
+    if c.synthesized is None:
+        lines.append(f"  synthesized: none ({c.verdict}: {c.synthesis.reason or 'no placement'})")
+        return "\n".join(lines) + "\n"
+    syn = c.synthesized
+    lines.append(f"  synthesized: {syn.count} barrier(s), cost {cost(syn)}, lines "
+                 f"{', '.join(map(str, syn.lines)) or '-'} (verified)")
+    lines.append(f"  verdict: {c.verdict}")
+    for d in c.dropped:
+        what = "redundant" if d.redundant else "not needed in the synthesized placement"
+        lines.append(f"{path}:{d.line}:{d.column}: note: developer barrier {what}")
+    lines.append(f"  oracle calls: {c.oracle_calls}, {c.seconds:.2f} s")
+    out = "\n".join(lines) + "\n"
+    if c.diff:
+        out += c.diff
+    return out

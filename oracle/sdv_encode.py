@@ -1,0 +1,243 @@
+"""Value encoding for the SDV verifier: C values of KPL types as z3 terms.
+
+Integers are bit-vectors of their declared width; the signedness lives in the KPL
+:class:`~kpl.ast.CType` and selects the operation (``bvsdiv`` vs ``bvudiv``, arithmetic vs
+logical ``>>``, signed vs unsigned comparison), so index arithmetic is exact, including
+unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").
+
+Floats are *uninterpreted*: a float is a term of the uninterpreted sort ``Float`` and every
+float operation, comparison and conversion is an uninterpreted function.  This is sound for
+race checking -- a float never decides anything the verifier relies on except through an
+unconstrained value -- while keeping determinism: the same operation on the same arguments
+gives the same value in both threads, so a float loop counter that is uniform stays uniform
+(GPUVerify also models floating point with uninterpreted functions, papers/001 Sec. 5).
+
+Vector values (``float4``) are dicts from component name to value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import z3
+
+from kpl.ast import BOOL, DOUBLE, FLOAT, INT, LONG, CType
+
+FLOAT_SORT = z3.DeclareSort("Float")
+PTR_SORT = z3.DeclareSort("Ptr")
+
+Val = Union[z3.ExprRef, dict[str, Any], None]
+
+_FUNCS: dict[tuple[str, tuple[str, ...], str], z3.FuncDeclRef] = {}
+_FCONST: dict[str, z3.ExprRef] = {}
+
+
+def sort_of(ct: CType) -> z3.SortRef | None:
+    """The z3 sort of a scalar KPL type (None for vectors and void)."""
+    if ct.kind == "int":
+        return z3.BitVecSort(ct.bits or 32)
+    if ct.kind == "bool":
+        return z3.BoolSort()
+    if ct.kind == "float":
+        return FLOAT_SORT
+    if ct.kind == "ptr":
+        return PTR_SORT
+    return None
+
+
+def vec_fields(ct: CType) -> tuple[str, ...]:
+    return ct.fields or ("x", "y", "z", "w")
+
+
+def vec_elem(ct: CType) -> CType:
+    return ct.elem if ct.elem is not None else FLOAT
+
+
+def func(name: str, args: list[z3.SortRef], ret: z3.SortRef) -> z3.FuncDeclRef:
+    """An uninterpreted function, shared by signature so equal calls give equal values."""
+    key = (name, tuple(str(a) for a in args), str(ret))
+    f = _FUNCS.get(key)
+    if f is None:
+        f = z3.Function(f"{name}|{len(_FUNCS)}", *args, ret)
+        _FUNCS[key] = f
+    return f
+
+
+def apply_uf(name: str, args: list[z3.ExprRef], ret: z3.SortRef) -> z3.ExprRef:
+    if not args:
+        return z3.Const(f"{name}|0", ret)
+    return func(name, [a.sort() for a in args], ret)(*args)
+
+
+def fconst(value: float) -> z3.ExprRef:
+    key = repr(float(value))
+    c = _FCONST.get(key)
+    if c is None:
+        c = z3.Const(f"float[{key}]", FLOAT_SORT)
+        _FCONST[key] = c
+    return c
+
+
+def is_bv(v: object) -> bool:
+    return isinstance(v, z3.BitVecRef)
+
+
+def is_boolv(v: object) -> bool:
+    return isinstance(v, z3.BoolRef)
+
+
+def resize(v: z3.BitVecRef, signed: bool, bits: int) -> z3.BitVecRef:
+    n = v.size()
+    if n == bits:
+        return v
+    if n < bits:
+        return z3.SignExt(bits - n, v) if signed else z3.ZeroExt(bits - n, v)
+    return z3.Extract(bits - 1, 0, v)
+
+
+def to_bool(v: Val) -> z3.BoolRef:
+    """C truth value of ``v``."""
+    if isinstance(v, z3.BoolRef):
+        return v
+    if isinstance(v, z3.BitVecRef):
+        # undo the bool->int conversion of comparisons: If(c, 1, 0) != 0  ==  c
+        if z3.is_app_of(v, z3.Z3_OP_ITE):
+            c, a, b = v.children()
+            if z3.is_bv_value(a) and z3.is_bv_value(b) and a.as_long() == 1 and b.as_long() == 0:
+                return c  # type: ignore[return-value]
+        return v != z3.BitVecVal(0, v.size())
+    if isinstance(v, dict):
+        return z3.BoolVal(True)
+    if v is None:
+        return z3.BoolVal(True)
+    return apply_uf("nonzero", [v], z3.BoolSort())  # type: ignore[return-value]
+
+
+def promote(ct: CType) -> CType:
+    """C integer promotion."""
+    if ct.kind == "bool":
+        return INT
+    if ct.kind == "int" and ct.bits < 32:
+        return INT
+    return ct
+
+
+def usual(a: CType, b: CType) -> CType:
+    """The usual arithmetic conversions (C11 6.3.1.8) on KPL types."""
+    if a.kind == "vec":
+        return a
+    if b.kind == "vec":
+        return b
+    if a.kind == "ptr":
+        return a
+    if b.kind == "ptr":
+        return b
+    if a.kind == "float" or b.kind == "float":
+        if (a.kind == "float" and a.bits == 64) or (b.kind == "float" and b.bits == 64):
+            return DOUBLE
+        return FLOAT
+    a, b = promote(a), promote(b)
+    if a.bits != b.bits:
+        return a if a.bits > b.bits else b
+    if a.signed and b.signed:
+        return a
+    return a if not a.signed else b
+
+
+def conv(v: Val, src: CType, dst: CType) -> Val:
+    """Convert value ``v`` of type ``src`` to type ``dst`` (C casts, implicit conversions)."""
+    if v is None or dst.kind == "void":
+        return v
+    if dst.kind == "vec":
+        if isinstance(v, dict):
+            elem = vec_elem(dst)
+            sel = vec_elem(src) if src.kind == "vec" else elem
+            return {f: conv(v.get(f, v.get(next(iter(v)))) if v else None, sel, elem)
+                    for f in vec_fields(dst)}
+        # a scalar broadcast (rare: make_float4(s) spelled as a cast)
+        return {f: conv(v, src, vec_elem(dst)) for f in vec_fields(dst)}
+    if isinstance(v, dict):
+        # vector to scalar: take the first component (only reached on odd front-end typing)
+        first = next(iter(v.values()), None)
+        return conv(first, vec_elem(src) if src.kind == "vec" else FLOAT, dst)
+    if dst.kind == "bool":
+        return to_bool(v)
+    if dst.kind == "int":
+        bits = dst.bits or 32
+        if isinstance(v, z3.BoolRef):
+            return z3.If(v, z3.BitVecVal(1, bits), z3.BitVecVal(0, bits))
+        if isinstance(v, z3.BitVecRef):
+            signed = src.signed if src.kind == "int" else True
+            return resize(v, signed, bits)
+        if v.sort() == FLOAT_SORT:
+            return apply_uf(f"f2i{bits}{'s' if dst.signed else 'u'}", [v], z3.BitVecSort(bits))
+        return apply_uf(f"p2i{bits}", [v], z3.BitVecSort(bits))
+    if dst.kind == "float":
+        if isinstance(v, z3.BoolRef):
+            return z3.If(v, fconst(1.0), fconst(0.0))
+        if isinstance(v, z3.BitVecRef):
+            signed = src.signed if src.kind == "int" else True
+            return apply_uf(f"i2f{'s' if signed else 'u'}", [v], FLOAT_SORT)
+        if v.sort() == FLOAT_SORT:
+            return v
+        return apply_uf("p2f", [v], FLOAT_SORT)
+    if dst.kind == "ptr":
+        if isinstance(v, z3.ExprRef) and v.sort() == PTR_SORT:
+            return v
+        return apply_uf("to_ptr", [v], PTR_SORT)  # type: ignore[list-item]
+    return v
+
+
+def ite(c: z3.BoolRef, a: Val, b: Val) -> Val:
+    """``c ? a : b`` on values, component-wise for vectors."""
+    if z3.is_true(c):
+        return a
+    if z3.is_false(c):
+        return b
+    if isinstance(a, dict) or isinstance(b, dict):
+        da = a if isinstance(a, dict) else {}
+        db = b if isinstance(b, dict) else {}
+        keys = list(da) or list(db)
+        return {k: ite(c, da.get(k, db.get(k)), db.get(k, da.get(k))) for k in keys}
+    if a is None or b is None:
+        return a if b is None else b
+    if a.eq(b):
+        return a
+    if a.sort() != b.sort():  # defensive: odd front-end typing; keep the new value
+        return a
+    return z3.If(c, a, b)
+
+
+def values_equal(a: Val, b: Val) -> z3.BoolRef:
+    """Equality of two values of one variable (component-wise for vectors)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return z3.And([values_equal(a[k], b[k]) for k in a if k in b])
+    if a is None or b is None or isinstance(a, dict) or isinstance(b, dict):
+        return z3.BoolVal(True)
+    if a.sort() != b.sort():
+        return z3.BoolVal(True)
+    return a == b
+
+
+def fresh(ct: CType, name: str) -> Val:
+    """A fresh unconstrained value of type ``ct``."""
+    if ct.kind == "vec":
+        return {f: fresh(vec_elem(ct), f"{name}.{f}") for f in vec_fields(ct)}
+    s = sort_of(ct)
+    if s is None:
+        return None
+    return z3.FreshConst(s, name)
+
+
+def index64(v: Val, ct: CType) -> z3.BitVecRef:
+    """An array index as a 64-bit bit-vector (sign- or zero-extended per its C type)."""
+    if isinstance(v, z3.BitVecRef):
+        return resize(v, ct.signed if ct.kind == "int" else True, 64)
+    c = conv(v, ct, LONG)
+    assert isinstance(c, z3.BitVecRef)
+    return c
+
+
+__all__ = ["BOOL", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "conv", "fconst", "fresh",
+           "index64", "is_boolv", "is_bv", "ite", "promote", "resize", "sort_of", "to_bool",
+           "usual", "values_equal"]
