@@ -205,8 +205,8 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
                 f"{'N-Time':>8}{'AS-Time':>9}   paper: AS-V N-V  ok")
         out.append(head)
         for r in rows:
-            p = PAPER_TABLE_I.get(r.name)
-            paper = f"{p[2]:>4} {p[1]:>3}" if p else "   -   -"
+            p1 = PAPER_TABLE_I.get(r.name)
+            paper = f"{p1[2]:>4} {p1[1]:>3}" if p1 else "   -   -"
             out.append(f"{r.name:<22}{r.loc:>5}{(r.n_v if r.n_v is not None else '-'):>5}{r.as_v:>6}"
                        f"{(r.n_b if r.n_b is not None else '-'):>5}{r.as_b:>6}{f(r.n_time):>8}"
                        f"{f(r.as_time):>9}   {paper}  {'yes' if r.ok else 'NO'}")
@@ -215,8 +215,8 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
                 f"{'N-V':>5}{'N-Time':>8}  {'verdict':<8} paper: V O-B AS-B  ok")
         out.append(head)
         for r in rows:
-            p = PAPER_TABLE_II.get(r.name)
-            paper = f"{p[1]:>2} {p[2]:>3} {p[3]:>4}" if p else " -   -    -"
+            p2 = PAPER_TABLE_II.get(r.name)
+            paper = f"{p2[1]:>2} {p2[2]:>3} {p2[3]:>4}" if p2 else " -   -    -"
             out.append(f"{r.name:<28}{r.loc:>5}{r.as_v:>4}{(r.o_b if r.o_b is not None else '-'):>5}"
                        f"{r.as_b:>6}{f(r.as_time):>7}{(r.n_v if r.n_v is not None else '-'):>5}"
                        f"{f(r.n_time):>8}  {(r.verdict or '-'):<8} {paper}  {'yes' if r.ok else 'NO'}")
@@ -225,6 +225,6 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
     out.append(f"total: AutoSync {total_as:.2f} s, naive {total_n:.2f} s over {len(rows)} kernels "
                f"(oracle {oracle}, solver {solver}; {machine()})")
     for r in rows:
-        for p in r.problems:
-            out.append(f"{r.path}: problem: {p}")
+        for problem in r.problems:
+            out.append(f"{r.path}: problem: {problem}")
     return "\n".join(out) + "\n"

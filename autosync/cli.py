@@ -30,12 +30,18 @@ It is discovered and registered when ``autosync.cli`` is imported (:func:`regist
 Keep the module's top-level imports light (import heavy things inside the command).  A
 plug-in that fails to import is skipped (``autosync --debug`` prints why) so one broken
 command cannot take the others down.
+
+A module elsewhere that defines the same ``register(app)`` (``autosync/lsp.py``, and
+``autosync/compare.py`` / ``autosync/bench.py`` when they do) is listed in
+:data:`LAZY_COMMANDS` instead: it is imported only when its command is run (or ``--help``
+lists the commands), so e.g. pygls is not loaded for ``autosync check``.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import os
 import pkgutil
 import shutil
@@ -55,7 +61,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
+import typer.main
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from autosync.render import Edit
@@ -339,7 +348,49 @@ def emit(text: str) -> None:
 # --------------------------------------------------------------------------- app
 
 
+#: command name -> module defining ``register(app)``; imported on first use (see docstring)
+LAZY_COMMANDS: dict[str, str] = {
+    "compare": "autosync.compare",
+    "bench": "autosync.bench",
+    "lsp": "autosync.lsp",
+}
+
+
+class _LazyGroup(TyperGroup):
+    """The app's click group: also finds the commands of :data:`LAZY_COMMANDS`."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = list(super().list_commands(ctx))
+        for name, module in LAZY_COMMANDS.items():
+            if name not in names and importlib.util.find_spec(module) is not None:
+                names.append(name)
+        return names
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in LAZY_COMMANDS:
+            command = _load_lazy(cmd_name)
+        return command
+
+
+def _load_lazy(name: str) -> click.Command | None:
+    try:
+        module = importlib.import_module(LAZY_COMMANDS[name])
+    except ImportError:
+        if STATE.debug:
+            traceback.print_exc()
+        return None
+    register = getattr(module, "register", None)
+    if register is None:
+        return None
+    holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    register(holder)
+    group = typer.main.get_group(holder)
+    return group.commands.get(name)
+
+
 app = typer.Typer(
+    cls=_LazyGroup,
     name="autosync",
     help="AutoSync: find data races and barrier divergence in CUDA kernels, and insert the "
          "least costly set of __syncthreads() that provably removes them.",
@@ -571,8 +622,7 @@ def fix(
         = None,
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff; write nothing.")] = False,
 ) -> None:
-    """Insert the least costly verified set of barriers (Algorithm 1), check it end to end,
-    then write the file atomically (or -o FILE, or --diff)."""
+    """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check."""
     from autosync import report
 
     code = EXIT_OK
@@ -893,7 +943,7 @@ def _fix_json(outcome: FixOutcome, locs: dict[str, Any], rows: list[dict[str, An
               diff_text: str | None, target: str) -> dict[str, Any]:
     from autosync import report
 
-    per = []
+    per: list[dict[str, Any]] = []
     for f in outcome.fixes:
         res, loc = f.result, locs[f.kernel.name]
         verdict = _initial_verdict(res)

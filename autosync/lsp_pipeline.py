@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import os
 import time
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -457,12 +456,61 @@ def analyze(path: str, text: str, options: Options) -> Analysis:
 # --------------------------------------------------------------------------- fix
 
 
+def _cli_fix() -> Any:
+    """``autosync.cli._fix`` when it can take the buffer TEXT (``text=`` keyword), else None.
+
+    That function IS ``autosync fix`` minus the writing (synthesis, rendering, the end-to-end
+    re-parse and re-verification, the nvcc check when nvcc is installed); calling it is what
+    makes the quick-fix's edit exactly the text ``autosync fix`` writes."""
+    try:
+        import inspect
+
+        from autosync import cli
+    except Exception:
+        return None
+    func = getattr(cli, "_fix", None)
+    try:
+        if func is not None and "text" in inspect.signature(func).parameters:
+            return func
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
+def _fix_via_cli(func: Any, path: str, text: str, options: Options) -> FixOutcome:
+    from autosync import cli
+    from kpl.errors import KplError
+
+    t0 = time.perf_counter()
+    opts = cli.KernelOptions(path, None, dict(options.defines), list(options.include_dirs),
+                             options.block_dim, options.grid_dim, options.warp_sync)
+    try:
+        out = func(opts, text=text, oracle=None if options.oracle == AUTO_ORACLE else options.oracle,
+                   timeout=None, solver=options.solver, lc=float(options.lc), ic=float(options.ic),
+                   use_facts=options.use_facts, naive=False, target=options.target)
+    except KplError as exc:
+        return FixOutcome("error", None, exc.format(), seconds=time.perf_counter() - t0)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # the CLI's InternalError/BadInput/Timeout: no patch
+        return FixOutcome("error", None, str(exc) or type(exc).__name__, seconds=time.perf_counter() - t0)
+    barriers = [(f.kernel.name, lab) for f in out.fixes if f.result.status == "fixed" for lab in f.result.labels]
+    new_text = out.patched if out.status == "fixed" else (text if out.status == "verified" else None)
+    return FixOutcome(out.status, new_text, out.reason, barriers, time.perf_counter() - t0)
+
+
 def fix_file(path: str, text: str, options: Options) -> FixOutcome:
     """``autosync fix`` without the writing: SYNTHESIZE every kernel of ``text`` (as given:
     the developer's barriers stay), render all placements into the original text in one pass,
     then the end-to-end check -- the patched TEXT parsed again and every kernel verified by the
-    oracle (DESIGN.md, "The pipeline").  nvcc compilation is the CLI's business: it does not
-    change the text."""
+    oracle (DESIGN.md, "The pipeline").
+
+    Uses the CLI's own pipeline (:func:`_cli_fix`) when it accepts a buffer; the code below is
+    the same steps for a CLI that does not (yet): same synthesis call, same rendering, same
+    re-verification; only the nvcc check (which never changes the text) is left out."""
+    func = _cli_fix()
+    if func is not None:
+        return _fix_via_cli(func, path, text, options)
     from autosync.render import apply_edits, plan_edits
     from autosync.synthesis import FIXED, VERIFIED, synthesize
     from kpl.errors import KplError
@@ -485,8 +533,8 @@ def fix_file(path: str, text: str, options: Options) -> FixOutcome:
         if result.status == VERIFIED:
             continue
         if result.status != FIXED:
-            return out(result.status, None, f"kernel {kernel.name}: {result.reason or result.status}")
-        edits += plan_edits(kernel, result.labels, target=options.target)
+            return out("unfixable", None, f"kernel '{kernel.name}': {result.reason or result.status}")
+        edits += plan_edits(kernel, result.labels, target=options.target, tag=kernel.name)
         barriers += [(kernel.name, lab) for lab in result.labels]
     if not edits:
         return out("verified", text)
@@ -515,47 +563,39 @@ def fix_text(path: str, text: str, options: Options | None = None) -> str | None
 
 
 def redundant_barriers(path: str, text: str, options: Options) -> list[Problem]:
-    """Developer barriers that ``compare`` drops (strip all barriers, synthesize -- Sec. IV-B)
-    AND whose removal alone keeps the kernel verified, each with the edit deleting it."""
+    """The developer barriers ``autosync compare`` calls redundant (dropped by the from-scratch
+    synthesis of Sec. IV-B AND the kernel still verifies without that one barrier -- see
+    :func:`autosync.compare.compare_kernel`), each with the edit deleting it."""
+    from autosync.compare import compare_kernel
     from autosync.render import plan_edits
-    from autosync.synthesis import FIXED, VERIFIED, synthesize
-    from kpl.transform import insert_barriers, strip_barriers_detailed
+    from kpl.transform import barrier_anchors
 
     index = LineIndex(text)
     problems: list[Problem] = []
+    parse_options: dict[str, Any] = {"defines": dict(options.defines) or None,
+                                     "include_dirs": list(options.include_dirs) or None}
     for kernel in load(path, text, options):
-        stripped, found = strip_barriers_detailed(kernel)
-        if not found:
+        if not barrier_anchors(kernel):
             continue
-        oracle = make_oracle(kernel, options)
-        if not oracle.check(kernel).verified:
-            continue  # the quick-fix promises "still verified": needs a verified baseline
-        result = synthesize(stripped, oracle, solver=options.solver, lc=options.lc,
-                            ic=options.ic, use_facts=options.use_facts)
-        if result.status not in (FIXED, VERIFIED):
-            continue
-        chosen = Counter(result.labels)
-        anchors = [s.anchor for s in found]
+        comparison = compare_kernel(kernel, make_oracle(kernel, options), solver=options.solver,
+                                    lc=options.lc, ic=options.ic, use_facts=options.use_facts,
+                                    parse_options=parse_options)
+        optimal = comparison.synthesized.count if comparison.synthesized is not None else None
         loc = _Locator(path, index, kernel)
-        for i, item in enumerate(found):
-            if chosen[item.anchor] > 0:
-                chosen[item.anchor] -= 1
-                continue
-            span = item.barrier.span
-            if span is None or span.start < 0 or not _same_file(span.file, path):
+        for dropped in comparison.dropped:
+            span = dropped.barrier.span
+            if not dropped.redundant or span is None or span.start < 0 or not _same_file(span.file, path):
                 continue  # a barrier from a header or a macro: no edit we can offer
-            without, _ = insert_barriers(stripped, anchors[:i] + anchors[i + 1:], check_placeable=False)
-            if not oracle.check(without).verified:
-                continue
-            deletion = plan_edits(kernel, [], remove=[item.barrier])
+            deletion = plan_edits(kernel, [], remove=[dropped.barrier])
             if len(deletion) != 1:
                 continue
             edit = deletion[0]
             start, end = loc.span_range(span)
+            detail = (f" (AutoSync's optimal placement has {optimal} barrier(s), the developer's "
+                      f"{comparison.developer.count})" if optimal is not None else "")
             problems.append(Problem(
                 "redundant-barrier", HINT,
-                f"redundant barrier: the kernel verifies without it (AutoSync's optimal placement "
-                f"has {len(result.labels)} barrier(s), the developer's {len(found)})",
+                f"redundant barrier: kernel '{kernel.name}' verifies without it{detail}",
                 start, end,
                 edit=(index.position(edit.start), index.position(edit.end), edit.replacement),
                 kernel=kernel.name))

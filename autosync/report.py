@@ -276,9 +276,8 @@ def sarif_results_for_verdict(loc: Locator, verdict: Verdict) -> list[SarifResul
     for race in verdict.races:
         where, text = race_message(loc, race)
         first = loc.location(race.first)
+        # the result's own location is the second access; the first one is related
         related = [(first, f"first access ({race.kinds[0]} of '{race.array}')")] if first else []
-        if where is not None:
-            related.append((where, f"second access ({race.kinds[1]} of '{race.array}')"))
         out.append(SarifResult("race", text, where, related,
                                properties={"kernel": loc.kernel.name, "array": race.array, "kind": race.kind,
                                            "witness": witness_json(race.witness)}))

@@ -240,7 +240,7 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
         if verdict.unknowns:
             record.outcome = "unknown"
             done(record, added)
-            return result(UNKNOWN, reason=_unknown_reason(None, verdict), labels=labels, cost=cost)
+            return result(UNKNOWN, reason=_unknown_reason(tree, verdict), labels=labels, cost=cost)
         if verdict.divergences:  # lines 22–25
             record.outcome = "divergent"
             record.divergences = [d.label for d in verdict.divergences]

@@ -1228,9 +1228,12 @@ class Lowerer:
             enum = getattr(getattr(ext, "type", None), "values", None)
             node = getattr(ext, "type", None)
             if isinstance(node, c_ast.Enum) and enum is not None:
-                value = -1
+                value: int | None = -1
                 for item in enum.enumerators:
-                    value = self._const_int(item.value) if item.value is not None else value + 1
+                    if item.value is not None:
+                        value = self._const_int(item.value)
+                    elif value is not None:
+                        value += 1
                     if value is None:
                         break
                     if item.name == name:

@@ -488,7 +488,8 @@ class _Run:
         self.block = b
         self.block_id = _linear_to_dim3(b, self.grid_dim)
         self.shared: dict[str, dict[int, Any]] = {}
-        self.local: dict[str, dict[tuple[int, int], Any]] = {}
+        #: thread-local arrays: name -> thread -> index -> value
+        self.local: dict[str, dict[int, dict[int, Any]]] = {}
         self.shadow: dict[tuple[str, int], _Cell] = {}
         self.inst: dict[tuple[str, int], dict[int, tuple[int, str]]] = {}
         self.epoch = 0
@@ -679,8 +680,7 @@ class _Run:
         if stmt.array is not None:
             store = self.local.setdefault(stmt.array.name, {})
             for t in act:
-                for key in [k for k in store if k[0] == t]:
-                    del store[key]
+                store.pop(t, None)
             return
         if stmt.init is not None:
             vals = self.ev(stmt.init, act)
@@ -734,10 +734,10 @@ class _Run:
 
     def _cell_value(self, mem: Memory, idx: int, t: int) -> Any:
         if mem.space == Space.LOCAL:
-            lstore = self.local.setdefault(mem.name, {})
-            if (t, idx) not in lstore:
-                lstore[(t, idx)] = _default_value(mem.elem, self.seed, "local", mem.name, idx, t)
-            return lstore[(t, idx)]
+            lstore = self.local.setdefault(mem.name, {}).setdefault(t, {})
+            if idx not in lstore:
+                lstore[idx] = _default_value(mem.elem, self.seed, "local", mem.name, idx, t)
+            return lstore[idx]
         store = self._store(mem)
         if idx not in store:
             block_key = self.block if mem.space == Space.SHARED else None
@@ -767,7 +767,7 @@ class _Run:
         else:
             new = convert(value, mem.elem)
         if mem.space == Space.LOCAL:
-            self.local.setdefault(mem.name, {})[(t, idx)] = new
+            self.local.setdefault(mem.name, {}).setdefault(t, {})[idx] = new
         else:
             self._store(mem)[idx] = new
         if mem.can_race:
@@ -825,7 +825,7 @@ class _Run:
                 if x[0] != y[0]:
                     break
                 if x[1] != y[1]:
-                    depth = j
+                    depth = j + 1
                     break
         else:
             depth = None
@@ -952,9 +952,8 @@ class _Run:
             out.append(old)
             if mem.can_race:
                 self._access(mem, ii, t, ATOMIC)
-            store = self.local.setdefault(mem.name, {}) if mem.space == Space.LOCAL else None
-            if store is not None:
-                store[(t, ii)] = new
+            if mem.space == Space.LOCAL:
+                self.local.setdefault(mem.name, {}).setdefault(t, {})[ii] = new
             else:
                 self._store(mem)[ii] = new
         return out

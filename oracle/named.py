@@ -43,7 +43,16 @@ from typing import Any
 
 from kpl.ast import Barrier, Kernel, NamedBarrier, Space, walk_stmts
 from kpl.labels import LabelTree
-from oracle.base import Divergence, Finding, OracleBase, Race, Unknown, Verdict, Witness
+from oracle.base import (
+    Divergence,
+    Finding,
+    OracleBase,
+    OracleError,
+    Race,
+    Unknown,
+    Verdict,
+    Witness,
+)
 from oracle.named_emulate import (
     NUM_BARRIERS,
     EmulationAbort,
@@ -90,6 +99,7 @@ class _Gen:
     members: list[tuple[int, int]] = field(default_factory=list)  # (unit, op position)
     syncers: list[tuple[int, int]] = field(default_factory=list)
     mismatch: list[tuple[int, int, int]] = field(default_factory=list)  # (unit, pos, count)
+    twice: list[tuple[int, int]] = field(default_factory=list)  # units registering again
 
 
 class _Overflow(Exception):
@@ -154,6 +164,8 @@ class NamedBarrierOracle(OracleBase):
         self.max_blocks = max_blocks
         self.max_commands = max_commands
         self.max_race_pairs = max_race_pairs
+        timeout = options.pop("timeout", None)
+        self.timeout: float | None = float(timeout) if timeout else None
         self.options = options
         self.stats = NamedStats()
 
@@ -174,8 +186,10 @@ class NamedBarrierOracle(OracleBase):
         while done < len(blocks):
             block = blocks[done]
             done += 1
+            deadline = start + self.timeout if self.timeout else None
             try:
-                prog = Emulator(kernel, block, self.params, self.max_commands).run()
+                prog = Emulator(kernel, block, self.params, self.max_commands,
+                                deadline=deadline).run()
             except EmulationAbort as exc:
                 verdict.unknowns.append(Unknown(exc.reason, exc.label, exc.line))
                 break
@@ -194,6 +208,9 @@ class NamedBarrierOracle(OracleBase):
             if tree is None:
                 tree = LabelTree(kernel)
             sub = _Analysis(kernel, prog, tree, warp, lockstep, self.max_race_pairs).run()
+            if deadline is not None and time.perf_counter() > deadline:
+                raise OracleError(f"named-barrier check timed out after {self.timeout:g} s",
+                                  timeout=True)
             self.stats.units = max(self.stats.units, sub.units)
             self.stats.commands += prog.commands
             self.stats.dynamic_barriers += sub.dynamic_barriers
@@ -261,6 +278,7 @@ class _Analysis:
         self.unit_of = unit_of
         self.unit_threads = units
         nodes, node_of, pending, ip = sim
+        self._pending = pending
         self.dynamic_barriers = len(nodes)
         deadlocked = self._report_pending(units, pending, ip)
         self._report_mismatch(units, nodes)
@@ -354,6 +372,8 @@ class _Analysis:
                 if g.registered + w > g.count:
                     ip[u] = i
                     raise _Overflow(u, i, g)
+                if any(mu == u for mu, _ in g.members):
+                    g.twice.append((u, i))
                 g.registered += w
                 g.members.append((u, i))
                 is_sync = ev.kind == "sync"
@@ -442,7 +462,15 @@ class _Analysis:
         return deadlocked
 
     def _report_mismatch(self, units: list[list[int]], nodes: list[_Gen]) -> None:
-        for g in nodes:
+        for g in nodes + list(self._pending.values()):
+            for u, i in g.twice:
+                ev = self._op_at(units, u, i)
+                self.findings.append(Finding(
+                    "over-arrival",
+                    f"barrier {g.barrier} generation {g.number}: "
+                    f"{describe_threads(units[u], self.warp)} register a second time (line "
+                    f"{ev.line}) before the generation completes: more arrivals than "
+                    f"participants", (ev.label,), g.barrier))
             if not g.mismatch:
                 continue
             first_u, first_i = g.members[0]

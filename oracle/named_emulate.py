@@ -26,6 +26,7 @@ because the inputs depend on dynamic parameters ... WEFT will raise an error" --
 from __future__ import annotations
 
 import operator
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ from kpl.ast import (
     walk_expr,
     walk_stmts,
 )
+from oracle.base import OracleError
 
 #: hardware named barriers per SM (papers/000, Sec. 2.2: "16 physical named barriers")
 NUM_BARRIERS = 16
@@ -319,7 +321,8 @@ class Emulator:
 
     def __init__(self, kernel: Kernel, block: tuple[int, int, int] = (0, 0, 0),
                  params: dict[str, int | float] | None = None,
-                 max_commands: int = 50_000_000, max_iterations: int = 5_000_000) -> None:
+                 max_commands: int = 50_000_000, max_iterations: int = 5_000_000,
+                 deadline: float | None = None) -> None:
         self.kernel = kernel
         launch = kernel.launch
         bx, by, bz = launch.block_dim
@@ -330,6 +333,7 @@ class Emulator:
         self.tz = [t // (bx * by) for t in range(self.n)]
         self.max_commands = max_commands
         self.max_iterations = max_iterations
+        self.deadline = deadline
         self.iterations = 0
         self.prog = Programs(self.n, block, thread_ops=[[] for _ in range(self.n)])
         self.env: dict[str, Any] = {}
@@ -495,6 +499,9 @@ class Emulator:
         first = True
         while active:
             self.iterations += 1
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise OracleError("named-barrier check timed out during emulation",
+                                  _line(stmt), timeout=True)
             if self.iterations > self.max_iterations:
                 raise EmulationAbort(
                     f"cannot analyze: loop at line {_line(stmt)} exceeds "

@@ -669,3 +669,42 @@ def test_microbench_expected_clean(path: str) -> None:
     for seed in (0, 1):
         v = DynamicOracle(seed=seed).check(kernel)
         assert v.verified, (seed, v)
+
+
+#: scalar inputs for kernels whose race-freedom depends on a parameter they do not constrain
+#: with __requires (e.g. an image pitch of 0 makes every thread write one pixel)
+FILE_INPUTS: dict[str, dict[str, Any]] = {"texture_fetch.cu": {"imageW": 512}}
+
+
+def _kernel_files() -> list[str]:
+    files = sorted(glob.glob(os.path.join(ROOT, "tests", "kernels", "*.cu")))
+    files += sorted(glob.glob(os.path.join(ROOT, "sdk_kernels", "*.cu")))
+    return files
+
+
+def _load(path: str) -> Kernel | None:
+    try:
+        return frontend.load_kernel(path)
+    except Exception:  # noqa: BLE001 - multi-kernel files and front-end gaps are not ours
+        return None
+
+
+@pytest.mark.parametrize("path", _kernel_files(), ids=lambda p: os.path.relpath(p, ROOT))
+def test_kernel_files_match_their_expected_verdict(path: str) -> None:
+    """``//pass`` files run clean; ``// autosync: races=a-b,…`` / ``divergent=l`` files show
+    exactly those line pairs / barrier lines."""
+    kernel = _load(path)
+    if kernel is None:
+        pytest.skip("front end does not load this file as one kernel")
+    tree = LabelTree(kernel)
+    v = DynamicOracle(inputs=FILE_INPUTS.get(os.path.basename(path))).check(kernel)
+    assert not v.unknowns, v.unknowns
+    expected = kernel.expected
+    if expected.get("verdict") == "pass":
+        assert v.verified, [(tree.line(r.first), tree.line(r.second), r.kind) for r in v.races]
+        return
+    want_races = {tuple(int(n) for n in p.split("-")) for p in expected.get("races", "").split(",") if p}
+    got_races = {(tree.line(r.first), tree.line(r.second)) for r in v.races}
+    assert got_races == want_races
+    want_divs = {int(n) for n in expected.get("divergent", "").split(",") if n}
+    assert {tree.line(d.label) for d in v.divergences} == want_divs

@@ -296,6 +296,37 @@ def test_self_race_inside_loop_exhausts_options() -> None:
     assert res.iterations == 1 and res.oracle_calls == 2  # only P¹ was ever possible
 
 
+def test_no_placeable_position_is_explained() -> None:
+    """Both statements unplaceable (e.g. code inlined from a __device__ function): [1, 2) has
+    no variable, line 7 becomes ¬P⁰, and UNSAT names the race."""
+    kb = KB("inl")
+    k = kb.kernel([kb.leaf(1, read=True, placeable=False), kb.leaf(2, write=True, placeable=False)])
+    t = LabelTree(k)
+    l1, l2 = by_name(t, "1"), by_name(t, "2")
+    res = synthesize(k, ScriptedOracle([Rule(l1, l2, lambda a: False)]))
+    assert res.status == UNFIXABLE and res.reason is not None
+    assert "⟨1, 2⟩" in res.reason and "no position" in res.reason
+
+
+def test_divergent_barrier_in_input_is_unfixable() -> None:
+    kb = KB("inputdiv")
+    bar = kb.barrier(3)
+    k = kb.kernel([kb.leaf(1, read=True), kb.if_(2, 4, [bar]), kb.leaf(5, write=True)])
+    t = LabelTree(k)
+    l1, l5 = by_name(t, "1"), by_name(t, "5")
+
+    @dataclass
+    class DivOracle(ScriptedOracle):
+        def check(self, kernel: Kernel) -> Verdict:
+            v = super().check(kernel)
+            v.divergences.append(Divergence(bar.label))
+            return v
+
+    res = synthesize(k, DivOracle([Rule(l1, l5, any_of(l1))]))
+    assert res.status == UNFIXABLE and res.reason is not None and "3" in res.reason
+    assert "diverge" in res.reason
+
+
 def test_verified_input_and_oracle_unknown() -> None:
     k, _ = fig2()
     res = synthesize(k, ScriptedOracle([]))

@@ -1,0 +1,383 @@
+"""``sdv``: the bundled static verifier -- races and barrier divergence under SDV semantics.
+
+The AutoSync paper (papers/003, Sec. V) uses GPUVerify as its oracle; this is our own
+implementation of the same idea, installed by pip with the rest: the *two-thread reduction*
+with predicated lock-step execution (papers/001 Sec. 2.3, papers/003 Fig. 9), encoded for z3.
+The symbolic execution lives in :mod:`oracle.sdv_exec`; this module runs it, turns the access
+log into race queries and the barrier log into divergence queries, and builds the
+:class:`~oracle.base.Verdict`.
+
+What is decided, and how:
+
+* **Races** (papers/003 Sec. III-A; papers/001 Def. 2.2): for every pair of leaf labels
+  ⟨ℓ, ℓ'⟩ and array, one query asks for two distinct threads t1 at ℓ and t2 at ℓ' whose
+  accesses are both enabled, hit the same element, are not both reads, not both atomic, and
+  lie in the same barrier epoch (shared memory and same-block global memory).  All dynamic
+  instances of ℓ (loop unrolling, the A/B iterations of the loop abstraction) are folded into
+  the one query with a selector variable, so the number of queries is the number of label
+  pairs that could conflict, not the number of instances.  Global memory is also checked for
+  threads of two different blocks, where barriers order nothing.  Every racing pair is
+  reported, with a witness from the model.
+* **Divergence**: a barrier whose predicates for t1 and t2 (same block) can differ.  This is
+  semantic: launch bounds, ``__requires`` and the actual guard values decide it.
+* **Warp-synchronous mode** (``--warp-sync=N``, papers/001 Sec. 3, the "two-pass" view):
+  two threads of one warp run each instruction together, so they can only race inside ONE
+  instruction instance, and only write/write on the same element (reads of an instruction
+  happen before its writes); accesses of different statements or instances never race.
+* **Optional facts**: ``Race.loop_depth`` (0 = same iteration of all shared loops, j = the
+  accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
+  iteration numbers of the two instances; :class:`SDVRace` adds ``loop_depths`` (every depth
+  at which the race occurs, found by re-querying with the found depths excluded) and
+  ``cross_block``.
+
+Anything the encoder cannot model, and every z3 ``unknown``, becomes an
+:class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
+check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`` is raised.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from kpl import ast as K
+from kpl.ast import Kernel, Space
+from kpl.labels import LabelTree
+from oracle.base import Divergence, Finding, OracleBase, Race, Unknown, Verdict, Witness
+from oracle.sdv_exec import ATOMIC, KIND_NAMES, READ, WRITE, Access, Executor, QueryEngine
+
+
+@dataclass(frozen=True)
+class SDVRace(Race):
+    """A :class:`Race` with the extra facts this oracle knows.
+
+    ``loop_depths``: every loop depth at which the pair races (``loop_depth`` is the smallest;
+    empty when unknown).  ``cross_block``: the race also happens between threads of two
+    different blocks (then no barrier placement can fix it; the witness shows such a pair)."""
+
+    loop_depths: tuple[int, ...] = ()
+    cross_block: bool = False
+
+
+def _conflict(k1: int, k2: int) -> bool:
+    """Papers/001 Def. 2.2: at least one write, or one atomic with one plain access."""
+    return k1 == WRITE or k2 == WRITE or k1 != k2
+
+
+class _Side:
+    """All logged instances of one label (one thread, one array) as ONE symbolic access,
+    chosen by a selector variable: keeps each race query linear in the number of instances."""
+
+    def __init__(self, insts: list[Access], levels: int, name: str) -> None:
+        self.insts = insts
+        n = len(insts)
+        self.sel: z3.ArithRef | None = None
+        if n == 1:
+            a = insts[0]
+            self.pred: z3.BoolRef = a.pred
+            self.index: z3.BitVecRef = a.index
+            self.epoch: z3.ArithRef = a.epoch
+            self.kind: z3.ArithRef = z3.IntVal(a.kind)
+            self.field: z3.ArithRef = z3.IntVal(_field_code(a.field))
+            self.tags = [a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1)
+                         for j in range(levels)]
+            return
+        sel = z3.FreshInt(name)
+        self.sel = sel
+
+        def pick(vals: list[Any]) -> Any:
+            v = vals[-1]
+            for i in range(n - 2, -1, -1):
+                v = z3.If(sel == i, vals[i], v)
+            return v
+
+        self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
+        self.index = pick([a.index for a in insts])
+        self.epoch = pick([a.epoch for a in insts])
+        self.kind = pick([z3.IntVal(a.kind) for a in insts])
+        self.field = pick([z3.IntVal(_field_code(a.field)) for a in insts])
+        self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
+                     for j in range(levels)]
+
+    def chosen(self, m: z3.ModelRef) -> Access:
+        if self.sel is None:
+            return self.insts[0]
+        i = m.eval(self.sel, model_completion=True).as_long()  # type: ignore[attr-defined]
+        return self.insts[max(0, min(len(self.insts) - 1, i))]
+
+
+_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+def _field_code(f: str | None) -> int:
+    return -1 if f is None else _FIELDS.get(f, 4 + sum(map(ord, f)))
+
+
+class SDVOracle(OracleBase):
+    """The bundled static verifier (``--oracle sdv``).
+
+    ``timeout``: seconds for the whole check (z3 queries get the remaining time; reaching it
+    raises :class:`OracleError` with ``timeout=True``).  ``max_unroll``: the most iterations
+    a loop is unrolled exactly before the loop abstraction is used.  Options:
+    ``query_timeout_ms`` (default 20000) and ``rlimit`` (z3 resource limit per query)."""
+
+    name = "sdv"
+
+    def __init__(self, timeout: float | None = None, max_unroll: int = 64,
+                 **options: Any) -> None:
+        self.timeout = timeout
+        self.max_unroll = max_unroll
+        self.query_ms = int(options.get("query_timeout_ms", 20000))
+        self.rlimit = options.get("rlimit")
+        self.unroll_budget = int(options.get("unroll_budget", 512))
+
+    # ------------------------------------------------------------------ entry point
+
+    def check(self, kernel: Kernel) -> Verdict:
+        start = time.monotonic()
+        deadline = start + self.timeout if self.timeout is not None else None
+        tree = LabelTree(kernel)
+        verdict = Verdict()
+        engine = QueryEngine(deadline, self.query_ms, self.rlimit)
+        found: dict[tuple[int, int, str], SDVRace] = {}
+
+        same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
+                        unroll_budget=self.unroll_budget)
+        same.run()
+        self._divergences(same, tree, verdict)
+        for race in self._races(same, tree, kernel, verdict):
+            found[race.key] = race
+        self._collect_unknowns(same, tree, verdict)
+
+        if kernel.launch.blocks > 1 and self._global_writes(kernel):
+            engine.solver.reset()
+            if engine.rlimit:
+                engine.solver.set("rlimit", engine.rlimit)
+            cross = Executor(kernel, "cross", engine, max_unroll=self.max_unroll,
+                             unroll_budget=self.unroll_budget)
+            cross.run()
+            for race in self._races(cross, tree, kernel, verdict):
+                old = found.get(race.key)
+                depths = old.loop_depths if old is not None else ()
+                found[race.key] = SDVRace(race.first, race.second, race.array, race.kinds,
+                                          race.space, race.witness, None, depths, True)
+            self._collect_unknowns(cross, tree, verdict)
+
+        named = sorted(set(same.named))
+        if named or kernel.uses_named_barriers:
+            verdict.findings.append(Finding(
+                "named-barrier",
+                "kernel uses named barriers (bar.sync/bar.arrive), which sdv does not model; "
+                "check it with --oracle named",
+                tuple(named)))
+        verdict.races = sorted(found.values(), key=lambda r: (tree.order(r.first),
+                                                              tree.order(r.second), r.array))
+        verdict.queries = engine.queries
+        verdict.seconds = time.monotonic() - start
+        return verdict
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _global_writes(kernel: Kernel) -> bool:
+        for s in K.walk_stmts(kernel.body):
+            if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem) \
+                    and s.target.mem.space == Space.GLOBAL:
+                return True
+            for e in _exprs(s):
+                for x in K.walk_expr(e):
+                    if isinstance(x, K.Atomic) and x.mem.space == Space.GLOBAL:
+                        return True
+        for lp in K.walk_stmts(kernel.body):
+            if isinstance(lp, K.Loop):
+                for s in lp.latch:
+                    if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem) \
+                            and s.target.mem.space == Space.GLOBAL:
+                        return True
+        return False
+
+    @staticmethod
+    def _line(tree: LabelTree, label: int | None) -> int | None:
+        if label is None or label not in tree.nodes:
+            return None
+        return tree.line(label)
+
+    def _collect_unknowns(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
+        seen = {(u.reason, u.label) for u in verdict.unknowns}
+        for reason, label in ex.unknowns:
+            if (reason, label) not in seen:
+                seen.add((reason, label))
+                verdict.unknowns.append(Unknown(reason, label, self._line(tree, label)))
+
+    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None,
+                 swap: bool = False) -> Witness:
+        def ids(xs: tuple[Any, ...]) -> tuple[int, int, int]:
+            v = [m.eval(x, model_completion=True).as_long() for x in xs]
+            return (v[0], v[1], v[2])
+
+        t1, t2 = ids(ex.tid[0]), ids(ex.tid[1])
+        b1, b2 = ids(ex.bid[0]), ids(ex.bid[1])
+        index = None
+        if idx is not None:
+            val = m.eval(idx, model_completion=True)
+            if z3.is_bv_value(val):
+                index = val.as_signed_long()  # type: ignore[attr-defined]
+        if swap:
+            t1, t2, b1, b2 = t2, t1, b2, b1
+        return Witness(t1, t2, b1, b2, index)
+
+    def _divergences(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
+        by_label: dict[int, list[tuple[z3.BoolRef, z3.BoolRef]]] = {}
+        for hit in ex.barriers:
+            p1, p2 = hit.preds
+            if p1.eq(p2) or (z3.is_true(p1) and z3.is_true(p2)):
+                by_label.setdefault(hit.label, [])
+                continue
+            by_label.setdefault(hit.label, []).append((p1, p2))
+        for label in sorted(by_label, key=lambda lab: tree.order(lab) if lab in tree.nodes
+                            else lab):
+            hits = by_label[label]
+            if not hits:
+                continue
+            r, m = ex.q.check(z3.Or([p1 != p2 for p1, p2 in hits]))
+            if r == z3.sat and m is not None:
+                verdict.divergences.append(Divergence(label, self._witness(ex, m, None)))
+            elif r == z3.unknown:
+                verdict.unknowns.append(Unknown("solver gave up on the divergence query for "
+                                                "this barrier", label, self._line(tree, label)))
+
+    def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel,
+               verdict: Verdict) -> list[SDVRace]:
+        groups: dict[str, dict[int, tuple[list[Access], list[Access]]]] = {}
+        mems: dict[str, K.Memory] = {}
+        for a in ex.accesses:
+            if a.label not in tree.nodes:
+                continue
+            mems[a.mem.name] = a.mem
+            per = groups.setdefault(a.mem.name, {}).setdefault(a.label, ([], []))
+            per[a.thread].append(a)
+        warp = kernel.launch.warp_sync if ex.same else None
+        same_warp: z3.BoolRef | None = None
+        if warp:
+            same_warp = z3.UDiv(ex.linear_tid(0), warp) == z3.UDiv(ex.linear_tid(1), warp)
+        out: list[SDVRace] = []
+        for name in sorted(groups):
+            labels = sorted(groups[name], key=tree.order)
+            for i, l1 in enumerate(labels):
+                for l2 in labels[i:]:
+                    s1 = groups[name][l1][0]
+                    s2 = groups[name][l2][1]
+                    if not s1 or not s2:
+                        continue
+                    race = self._pair(ex, tree, mems[name], l1, l2, s1, s2, same_warp, verdict)
+                    if race is not None:
+                        out.append(race)
+        return out
+
+    def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,
+              s1: list[Access], s2: list[Access], same_warp: z3.BoolRef | None,
+              verdict: Verdict) -> SDVRace | None:
+        kinds1 = {a.kind for a in s1}
+        kinds2 = {a.kind for a in s2}
+        if not any(_conflict(a, b) for a in kinds1 for b in kinds2):
+            return None
+        if ex.same and all(z3.is_int_value(a.epoch) for a in s1 + s2):
+            e1 = {a.epoch.as_long() for a in s1}  # type: ignore[attr-defined]
+            e2 = {a.epoch.as_long() for a in s2}  # type: ignore[attr-defined]
+            common = e1 & e2
+            if not common:
+                return None
+            s1 = [a for a in s1 if a.epoch.as_long() in common]  # type: ignore[attr-defined]
+            s2 = [a for a in s2 if a.epoch.as_long() in common]  # type: ignore[attr-defined]
+        shared = tree.shared_loops(l1, l2)
+        d = len(shared)
+        exact_tags = ex.same and all(
+            len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
+        levels_needed = d if exact_tags else 0
+        if same_warp is not None and l1 == l2:
+            levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
+        a1 = _Side(s1, levels_needed, f"sel{l1}")
+        a2 = _Side(s2, levels_needed, f"sel{l2}")
+        conds = [a1.pred, a2.pred, a1.index == a2.index]
+        if ex.same:
+            conds.append(a1.epoch == a2.epoch)
+        k1 = {a.kind for a in s1}
+        k2 = {a.kind for a in s2}
+        if len(k1) > 1 or len(k2) > 1:
+            conds.append(z3.Or(a1.kind == WRITE, a2.kind == WRITE, a1.kind != a2.kind))
+        if any(a.field is not None for a in s1) and any(a.field is not None for a in s2):
+            conds.append(z3.Or(a1.field == -1, a2.field == -1, a1.field == a2.field))
+        if same_warp is not None:
+            if l1 == l2:
+                n = min(len(a.tags) for a in s1 + s2)
+                same_inst = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)] +
+                                   [a1.kind == WRITE, a2.kind == WRITE])
+                conds.append(z3.Or(z3.Not(same_warp), same_inst))
+            else:
+                conds.append(z3.Not(same_warp))
+        query = z3.And(conds)
+        r, m = ex.q.check(query)
+        if r == z3.unknown:
+            verdict.unknowns.append(Unknown(
+                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
+            return None
+        if r != z3.sat or m is None:
+            return None
+
+        def depth_is(j: int) -> z3.BoolRef:
+            if j == 0:
+                eqs = [a1.tags[i] == a2.tags[i] for i in range(d)]
+                return z3.And(eqs) if eqs else z3.BoolVal(True)
+            return z3.And([a1.tags[i] == a2.tags[i] for i in range(j - 1)] +
+                          [a1.tags[j - 1] != a2.tags[j - 1]])
+
+        def depth_of(model: z3.ModelRef) -> int:
+            for j in range(1, d + 1):
+                if not z3.is_true(model.eval(a1.tags[j - 1] == a2.tags[j - 1],
+                                             model_completion=True)):
+                    return j
+            return 0
+
+        loop_depth: int | None = None
+        depths: tuple[int, ...] = ()
+        best = m
+        if exact_tags and d > 0:
+            models = {depth_of(m): m}
+            while len(models) < d + 1:
+                r2, m2 = ex.q.check(query, z3.Not(z3.Or([depth_is(j) for j in models])))
+                if r2 != z3.sat or m2 is None:
+                    break
+                models[depth_of(m2)] = m2
+            depths = tuple(sorted(models))
+            loop_depth = depths[0]
+            best = models[loop_depth]
+        elif exact_tags and d == 0:
+            loop_depth = 0
+            depths = (0,)
+        c1, c2 = a1.chosen(best), a2.chosen(best)
+        kind1 = KIND_NAMES[c1.kind]
+        kind2 = KIND_NAMES[c2.kind]
+        swap = tree.order(l1) > tree.order(l2)
+        first, second = (l2, l1) if swap else (l1, l2)
+        kinds = (kind2, kind1) if swap else (kind1, kind2)
+        witness = self._witness(ex, best, a1.index, swap)
+        return SDVRace(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
+                       not ex.same)
+
+
+def _exprs(s: K.Stmt) -> list[K.Expr]:
+    if isinstance(s, K.Decl):
+        return [s.init] if s.init is not None else []
+    if isinstance(s, K.Assign):
+        return [s.value]
+    if isinstance(s, K.ExprStmt):
+        return [s.expr]
+    if isinstance(s, K.Return) and s.value is not None:
+        return [s.value]
+    return []
+
+
+__all__ = ["SDVOracle", "SDVRace", "READ", "ATOMIC"]
