@@ -547,6 +547,7 @@ def create_server() -> AutoSyncServer:
             ls.options, problems = Options.from_dict(params.initialization_options)
             for problem in problems:
                 ls.log_message(f"autosync: {problem}", types.MessageType.Warning)
+            ls.log_message(f"autosync {_version()}: {ls.options}", types.MessageType.Info)
         except Exception as exc:
             ls.log_error("bad initializationOptions; defaults used", exc)
 

@@ -17,7 +17,7 @@ Vector values (``float4``) are dicts from component name to value.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import z3
 
@@ -26,7 +26,7 @@ from kpl.ast import BOOL, DOUBLE, FLOAT, INT, LONG, CType
 FLOAT_SORT = z3.DeclareSort("Float")
 PTR_SORT = z3.DeclareSort("Ptr")
 
-Val = Union[z3.ExprRef, dict[str, Any], None]
+Val: TypeAlias = "z3.ExprRef | dict[str, Any] | None"
 
 _FUNCS: dict[tuple[str, tuple[str, ...], str], z3.FuncDeclRef] = {}
 _FCONST: dict[str, z3.ExprRef] = {}

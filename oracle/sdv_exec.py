@@ -261,13 +261,13 @@ class Executor:
     def base_constraints(self) -> list[z3.BoolRef]:
         cs: list[z3.BoolRef] = []
         for t in range(2):
-            for x, n in zip(self.tid[t], self.block_dim):
+            for x, n in zip(self.tid[t], self.block_dim, strict=False):
                 cs.append(z3.ULT(x, n))
-            for x, n in zip(self.bid[t], self.grid_dim):
+            for x, n in zip(self.bid[t], self.grid_dim, strict=False):
                 cs.append(z3.ULT(x, n))
-        cs.append(z3.Or([a != b for a, b in zip(self.tid[0], self.tid[1])])
+        cs.append(z3.Or([a != b for a, b in zip(self.tid[0], self.tid[1], strict=False)])
                   if self.same else
-                  z3.Or([a != b for a, b in zip(self.bid[0], self.bid[1])]))
+                  z3.Or([a != b for a, b in zip(self.bid[0], self.bid[1], strict=False)]))
         return cs
 
     def linear_tid(self, t: int) -> z3.BitVecRef:
@@ -590,7 +590,7 @@ class Executor:
         types = [a.type for a in e.args]
         if e.type.kind == "int" and args:
             ct = e.type
-            xs = [conv(a, ty, ct) for a, ty in zip(args, types)]
+            xs = [conv(a, ty, ct) for a, ty in zip(args, types, strict=False)]
             if all(isinstance(x, z3.BitVecRef) for x in xs):
                 if name in ("min", "max", "umin", "umax", "llmin", "llmax", "ullmin", "ullmax",
                             "imin", "imax") and len(xs) == 2:
@@ -884,7 +884,7 @@ class Executor:
             if k >= self.max_unroll or self.unroll_budget <= 0:
                 ok = False
                 break
-            unchanged = known_live is not None and all(a.eq(b) for a, b in zip(la, known_live))
+            unchanged = known_live is not None and all(a.eq(b) for a, b in zip(la, known_live, strict=False))
             if not any(z3.is_true(x) for x in la) and not unchanged:
                 r, _ = self.q.check(mk_or(*la))
                 if r == z3.unsat:
@@ -1024,18 +1024,18 @@ class Executor:
                 if all(isinstance(x, z3.BitVecRef) for x in steps):
                     def modc(vs: list[dict[str, Val]], la: list[z3.BoolRef],
                              p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
-                             c: list[Val] = steps) -> list[z3.BoolRef]:
+                             c: list[Val] = steps, o: str = op) -> list[z3.BoolRef]:
                         return [z3.URem(vs[t][n] - e[t], c[t]) == 0  # type: ignore[operator]
-                                if op == "+" else z3.URem(e[t] - vs[t][n], c[t]) == 0  # type: ignore[operator]
+                                if o == "+" else z3.URem(e[t] - vs[t][n], c[t]) == 0  # type: ignore[operator]
                                 for t in range(2)]
                     cands.append(Candidate(f"stride({name})", False, modc))
 
                     def mono(vs: list[dict[str, Val]], la: list[z3.BoolRef],
                              p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
-                             signed: bool = ct.signed) -> list[z3.BoolRef]:
+                             signed: bool = ct.signed, o: str = op) -> list[z3.BoolRef]:
                         out = []
                         for t in range(2):
-                            a, b = (vs[t][n], e[t]) if op == "+" else (e[t], vs[t][n])
+                            a, b = (vs[t][n], e[t]) if o == "+" else (e[t], vs[t][n])
                             out.append(a >= b if signed else z3.UGE(a, b))  # type: ignore[operator,arg-type]
                         return out
                     cands.append(Candidate(f"monotone({name})", False, mono))
@@ -1144,7 +1144,7 @@ class Executor:
                  m: z3.ModelRef | None) -> list[Candidate]:
             if m is None:
                 return []
-            keep = [c for c, fs in zip(cs, forms)
+            keep = [c for c, fs in zip(cs, forms, strict=False)
                     if all(z3.is_true(m.eval(f, model_completion=True)) for f in fs)]
             return keep if len(keep) < len(cs) else []
 
@@ -1165,7 +1165,7 @@ class Executor:
             self.epoch = ep
         la2, _ = self.run_iteration(loop, vs, la, k)
         post_vs = [dict(th.vars) for th in self.th]
-        for th, r0 in zip(self.th, saved_ret):
+        for th, r0 in zip(self.th, saved_ret, strict=False):
             th.ret = r0
         while cands:
             pre = [f for c in cands for f in c.fn(vs, la, pe)]
@@ -1214,7 +1214,7 @@ class Executor:
             self.q.add(ep >= ep0)
             self.epoch = ep
         ep_head = self.epoch
-        for th, r0 in zip(self.th, ret0):
+        for th, r0 in zip(self.th, ret0, strict=False):
             th.ret = r0
         la_a, act_a = self.run_iteration(loop, vs, la, k)
         ends = [self.epoch]
@@ -1242,7 +1242,7 @@ class Executor:
                     ep2 = z3.FreshInt(f"h{loop.label}b.ep")
                     self.q.add(ep2 >= ep0)
                     self.epoch = ep2
-                for th, r0 in zip(self.th, ret0):
+                for th, r0 in zip(self.th, ret0, strict=False):
                     th.ret = r0
                 self.run_iteration(loop, vs2, la2, k2)
                 if barrier_epochs:

@@ -1,8 +1,9 @@
 """Tests of the ``autosync`` command line: in-process (typer's CliRunner) and through the
 installed console script (subprocess), as a user runs it.
 
-Commands that need the oracle run once per available oracle: ``sdv`` (the default, the
-bundled static verifier) and ``dynamic`` (the concrete-execution checker).  Each case is
+Commands that need the oracle run with ``sdv`` (the default, the bundled static verifier);
+the basic check/fix cases also with ``dynamic`` (the concrete-execution checker), since the
+CLI must work with any oracle.  Each case is
 guarded by ``pytest.importorskip`` on that oracle's module only, so the suite turns on by
 itself as the pieces land.
 """
@@ -304,7 +305,7 @@ __global__ void diverge(int *out) {
 # --------------------------------------------------------------------------- fix
 
 
-@pytest.mark.parametrize("oracle", ORACLES)
+@pytest.mark.parametrize("oracle", ["sdv"])
 def test_fix_diff_writes_nothing(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, RACY)
@@ -338,7 +339,7 @@ def test_fix_in_place_then_check_verifies(oracle: str, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
 
 
-@pytest.mark.parametrize("oracle", ORACLES)
+@pytest.mark.parametrize("oracle", ["sdv"])
 def test_fix_already_verified_leaves_bytes_identical(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, CLEAN)
@@ -362,7 +363,7 @@ def test_fix_unfixable_self_race_exits_1_untouched(oracle: str, tmp_path: Path) 
     assert src.read_text() == SELF_RACE
 
 
-@pytest.mark.parametrize("oracle", ORACLES)
+@pytest.mark.parametrize("oracle", ["sdv"])
 def test_fix_json_and_sarif(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, RACY)
@@ -396,7 +397,7 @@ def test_fix_json_and_sarif(oracle: str, tmp_path: Path) -> None:
     assert verified["status"] == "verified" and verified["barriers"] == []
 
 
-@pytest.mark.parametrize("oracle", ORACLES)
+@pytest.mark.parametrize("oracle", ["sdv"])
 def test_fix_output_file_and_opencl_target(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, RACY)
@@ -422,7 +423,7 @@ def test_fix_adds_braces_to_unbraced_body(oracle: str, tmp_path: Path) -> None:
     assert invoke("check", src, *args).exit_code == 0
 
 
-@pytest.mark.parametrize("oracle", ORACLES)
+@pytest.mark.parametrize("oracle", ["sdv"])
 def test_fix_several_kernels_in_one_text(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, TWO_RACY)
@@ -487,7 +488,7 @@ def test_python_dash_m_runs_the_same_app() -> None:
     assert proc.returncode == 0 and proc.stdout.strip() == f"autosync {cli.version()}"
 
 
-@pytest.mark.parametrize("oracle", ORACLES)
+@pytest.mark.parametrize("oracle", ["sdv"])
 def test_executable_check_fix_round(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     proc = run("check", RACY, *args)

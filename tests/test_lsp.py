@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -131,7 +132,7 @@ async def code_actions(client: LanguageClient, uri: str, diag: types.Diagnostic)
 
 @pytest_lsp.fixture(
     scope="module",
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "autosync.lsp"]),
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "autosync", "lsp"]),
 )
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(types.InitializeParams(
@@ -139,6 +140,9 @@ async def client(lsp_client: LanguageClient):
             workspace=types.WorkspaceClientCapabilities(
                 workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True))),
         initialization_options={"oracle": ORACLE, "debounce": 0.1, "timeout": 30}))
+    # the initializationOptions were taken (the server logs the options it runs with)
+    assert any("debounce=0.1" in m.message and "timeout=30.0" in m.message
+               for m in lsp_client.log_messages)
     yield
     await lsp_client.shutdown_session()
 
@@ -167,7 +171,18 @@ async def test_race_diagnostic_and_quick_fix_verifies(client: LanguageClient, tm
     # exactly what `autosync fix` writes (same pipeline, same options) ...
     assert patched == fix_text(str(path), RACY, OPTIONS)
     assert patched.count("__syncthreads()") == 1
-    # ... and a kernel the oracle verifies when parsed afresh from the text
+    # ... byte for byte what the real `autosync fix` command writes ...
+    written = tmp_path / "fixed_by_cli.cu"
+    cli = subprocess.run([sys.executable, "-m", "autosync", "fix", str(path), "--oracle", ORACLE,
+                          "-o", str(written)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert cli.returncode == 0, cli.stderr
+    assert written.read_text() == patched
+    # ... and a kernel that `autosync check` verifies, parsed afresh from the text
+    checked = tmp_path / "patched.cu"
+    checked.write_text(patched)
+    cli = subprocess.run([sys.executable, "-m", "autosync", "check", str(checked), "--oracle", ORACLE],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert cli.returncode == 0, cli.stdout + cli.stderr
     again = analyze(str(path), patched, OPTIONS)
     assert again.kernels == ["main_kernel"] and again.all_verified and again.problems == []
 

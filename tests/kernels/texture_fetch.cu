@@ -7,6 +7,7 @@
 texture<uchar4, 2, cudaReadModeElementType> tex;
 
 __global__ void tex_blur(uchar4 *dst, int imageW) {
+  __requires(imageW == 512);
   __shared__ uchar4 tile[16][16];
   int ix = blockIdx.x * 16 + threadIdx.x;
   int iy = blockIdx.y * 16 + threadIdx.y;
