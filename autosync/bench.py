@@ -228,3 +228,4 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
         for problem in r.problems:
             out.append(f"{r.path}: problem: {problem}")
     return "\n".join(out) + "\n"
+

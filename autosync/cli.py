@@ -61,7 +61,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 import typer.main
 from typer.core import TyperGroup
@@ -97,6 +96,8 @@ class _State:
     #: ``--timeout`` when a solver call does not return to Python in time.
     hard_exit: bool = False
     plugin_errors: list[str] = field(default_factory=list)
+    #: the last failure line printed by :func:`guard` (for ``fix --format json``'s "error")
+    last_error: str | None = None
 
 
 STATE = _State()
@@ -104,6 +105,8 @@ STATE = _State()
 
 def err(line: str) -> None:
     typer.echo(line, err=True)
+    if "error" in line:
+        STATE.last_error = line
 
 
 class BadInput(Exception):
@@ -350,8 +353,8 @@ def emit(text: str) -> None:
 
 #: command name -> module defining ``register(app)``; imported on first use (see docstring)
 LAZY_COMMANDS: dict[str, str] = {
-    "compare": "autosync.compare",
-    "bench": "autosync.bench",
+    "compare": "autosync.compare_cli",
+    "bench": "autosync.bench_cli",
     "lsp": "autosync.lsp",
 }
 
@@ -359,21 +362,21 @@ LAZY_COMMANDS: dict[str, str] = {
 class _LazyGroup(TyperGroup):
     """The app's click group: also finds the commands of :data:`LAZY_COMMANDS`."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         names = list(super().list_commands(ctx))
         for name, module in LAZY_COMMANDS.items():
             if name not in names and importlib.util.find_spec(module) is not None:
                 names.append(name)
         return names
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is None and cmd_name in LAZY_COMMANDS:
             command = _load_lazy(cmd_name)
         return command
 
 
-def _load_lazy(name: str) -> click.Command | None:
+def _load_lazy(name: str) -> Any:
     try:
         module = importlib.import_module(LAZY_COMMANDS[name])
     except ImportError:
@@ -623,9 +626,29 @@ def fix(
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff; write nothing.")] = False,
 ) -> None:
     """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check."""
-    from autosync import report
-
     code = EXIT_OK
+    STATE.last_error = None
+    try:
+        code = _fix_command(file, kernel, define, include_dir, block_dim, grid_dim, warp_sync, oracle, timeout,
+                            fmt, solver, lc, ic, oracle_facts, naive, target, output, diff)
+    except typer.Exit as exc:
+        if exc.exit_code == EXIT_INTERNAL and fmt is not Format.text:
+            # machine readers get a document with status "error" (the line is on stderr too)
+            from autosync import report
+
+            emit(report.dumps({"file": file, "status": "error", "reason": STATE.last_error,
+                               "races": [], "divergences": [], "barriers": [], "cost": 0,
+                               "oracle_calls": 0, "iterations": 0, "seconds": 0.0,
+                               "solver": solver.value, "oracle": oracle}))
+        raise
+    raise typer.Exit(code)
+
+
+def _fix_command(file: str, kernel: str | None, define: list[str] | None, include_dir: list[str] | None,
+                 block_dim: str | None, grid_dim: str | None, warp_sync: int | None, oracle: str | None,
+                 timeout: float | None, fmt: Format, solver: Solver, lc: float, ic: float,
+                 oracle_facts: OnOff, naive: bool, target: str, output: str | None, diff: bool) -> int:
+    code = EXIT_INTERNAL
     with guard(file):
         opts = KernelOptions.build(file, kernel, define, include_dir, block_dim, grid_dim, warp_sync)
         if lc <= 0 or ic <= 0:
@@ -642,8 +665,7 @@ def fix(
                            use_facts=oracle_facts is OnOff.on, naive=naive, target=target)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, fmt=fmt, target=target)
-        del report
-    raise typer.Exit(code)
+    return code
 
 
 @dataclass
@@ -668,11 +690,13 @@ def _lc_ic(value: float) -> Fraction | int:
 
 
 def _fix(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
-         ic: float, use_facts: bool, naive: bool, target: str) -> FixOutcome:
+         ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None) -> FixOutcome:
+    """``autosync fix`` minus the writing, for the file or for ``text`` given as that file
+    (the language server passes an unsaved buffer): the one fix pipeline of the project."""
     from autosync.render import apply_edits, plan_edits
 
-    kernels = load(opts)
-    original = kernels[0].source_text
+    kernels = load(opts, text)
+    original = text if text is not None else kernels[0].source_text
     fixes: list[KernelFix] = []
     for k in kernels:
         name, orc = pick_oracle(oracle, k, timeout, opts.file)
@@ -1037,7 +1061,15 @@ register_plugins(app)
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``autosync = autosync.cli:main``)."""
     STATE.hard_exit = True
-    app(args=argv, prog_name="autosync")
+    try:
+        app(args=argv, prog_name="autosync")
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a command that fails to load
+        if STATE.debug:
+            traceback.print_exc()
+        err(f"autosync: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
+        raise SystemExit(EXIT_INTERNAL) from None
 
 
 __all__ = ["app", "main", "KernelOptions", "load", "pick_oracle", "run_oracle", "guard", "deadline",

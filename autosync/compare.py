@@ -165,10 +165,15 @@ def comparison_text(c: Comparison, path: str) -> str:
                  f"{', '.join(map(str, syn.lines)) or '-'} (verified)")
     lines.append(f"  verdict: {c.verdict}")
     for d in c.dropped:
-        what = "redundant" if d.redundant else "not needed in the synthesized placement"
-        lines.append(f"{path}:{d.line}:{d.column}: note: developer barrier {what}")
+        if d.redundant:
+            lines.append(f"{path}:{d.line}:{d.column}: warning: redundant barrier: the kernel "
+                         "verifies without it")
+        else:
+            lines.append(f"{path}:{d.line}:{d.column}: note: redundant in the synthesized placement "
+                         "(dropped there; needed alone in yours)")
     lines.append(f"  oracle calls: {c.oracle_calls}, {c.seconds:.2f} s")
     out = "\n".join(lines) + "\n"
     if c.diff:
         out += c.diff
     return out
+

@@ -456,28 +456,11 @@ def analyze(path: str, text: str, options: Options) -> Analysis:
 # --------------------------------------------------------------------------- fix
 
 
-def _cli_fix() -> Any:
-    """``autosync.cli._fix`` when it can take the buffer TEXT (``text=`` keyword), else None.
-
-    That function IS ``autosync fix`` minus the writing (synthesis, rendering, the end-to-end
-    re-parse and re-verification, the nvcc check when nvcc is installed); calling it is what
-    makes the quick-fix's edit exactly the text ``autosync fix`` writes."""
-    try:
-        import inspect
-
-        from autosync import cli
-    except Exception:
-        return None
-    func = getattr(cli, "_fix", None)
-    try:
-        if func is not None and "text" in inspect.signature(func).parameters:
-            return func
-    except (TypeError, ValueError):
-        pass
-    return None
-
-
-def _fix_via_cli(func: Any, path: str, text: str, options: Options) -> FixOutcome:
+def fix_file(path: str, text: str, options: Options) -> FixOutcome:
+    """``autosync fix`` without the writing, on the buffer ``text``: the CLI's own pipeline
+    (``autosync.cli._fix``: synthesis, rendering, the end-to-end re-parse and re-verification,
+    the nvcc check when nvcc is installed), so the quick-fix's edit is exactly the text
+    ``autosync fix`` writes."""
     from autosync import cli
     from kpl.errors import KplError
 
@@ -485,9 +468,9 @@ def _fix_via_cli(func: Any, path: str, text: str, options: Options) -> FixOutcom
     opts = cli.KernelOptions(path, None, dict(options.defines), list(options.include_dirs),
                              options.block_dim, options.grid_dim, options.warp_sync)
     try:
-        out = func(opts, text=text, oracle=None if options.oracle == AUTO_ORACLE else options.oracle,
-                   timeout=None, solver=options.solver, lc=float(options.lc), ic=float(options.ic),
-                   use_facts=options.use_facts, naive=False, target=options.target)
+        out = cli._fix(opts, text=text, oracle=None if options.oracle == AUTO_ORACLE else options.oracle,
+                       timeout=None, solver=options.solver, lc=float(options.lc), ic=float(options.ic),
+                       use_facts=options.use_facts, naive=False, target=options.target)
     except KplError as exc:
         return FixOutcome("error", None, exc.format(), seconds=time.perf_counter() - t0)
     except (KeyboardInterrupt, SystemExit):
@@ -497,59 +480,6 @@ def _fix_via_cli(func: Any, path: str, text: str, options: Options) -> FixOutcom
     barriers = [(f.kernel.name, lab) for f in out.fixes if f.result.status == "fixed" for lab in f.result.labels]
     new_text = out.patched if out.status == "fixed" else (text if out.status == "verified" else None)
     return FixOutcome(out.status, new_text, out.reason, barriers, time.perf_counter() - t0)
-
-
-def fix_file(path: str, text: str, options: Options) -> FixOutcome:
-    """``autosync fix`` without the writing: SYNTHESIZE every kernel of ``text`` (as given:
-    the developer's barriers stay), render all placements into the original text in one pass,
-    then the end-to-end check -- the patched TEXT parsed again and every kernel verified by the
-    oracle (DESIGN.md, "The pipeline").
-
-    Uses the CLI's own pipeline (:func:`_cli_fix`) when it accepts a buffer; the code below is
-    the same steps for a CLI that does not (yet): same synthesis call, same rendering, same
-    re-verification; only the nvcc check (which never changes the text) is left out."""
-    func = _cli_fix()
-    if func is not None:
-        return _fix_via_cli(func, path, text, options)
-    from autosync.render import apply_edits, plan_edits
-    from autosync.synthesis import FIXED, VERIFIED, synthesize
-    from kpl.errors import KplError
-
-    t0 = time.perf_counter()
-
-    def out(status: str, new_text: str | None, reason: str | None = None,
-            barriers: list[tuple[str, int]] | None = None) -> FixOutcome:
-        return FixOutcome(status, new_text, reason, barriers or [], time.perf_counter() - t0)
-
-    try:
-        kernels = load(path, text, options)
-    except KplError as exc:
-        return out("error", None, exc.format())
-    edits = []
-    barriers: list[tuple[str, int]] = []
-    for kernel in kernels:
-        result = synthesize(kernel, make_oracle(kernel, options), solver=options.solver,
-                            lc=options.lc, ic=options.ic, use_facts=options.use_facts)
-        if result.status == VERIFIED:
-            continue
-        if result.status != FIXED:
-            return out("unfixable", None, f"kernel '{kernel.name}': {result.reason or result.status}")
-        edits += plan_edits(kernel, result.labels, target=options.target, tag=kernel.name)
-        barriers += [(kernel.name, lab) for lab in result.labels]
-    if not edits:
-        return out("verified", text)
-    patched = apply_edits(text, edits).text
-    # end-to-end: the text we hand out is verified as TEXT, not as the AST we built it from
-    try:
-        again = load(path, patched, options)
-    except KplError as exc:
-        return out("error", None, f"the patched text does not parse: {exc.format()}")
-    for kernel in again:
-        verdict = make_oracle(kernel, options).check(kernel)
-        if not verdict.verified:
-            return out("error", None, f"end-to-end check failed: the patched kernel {kernel.name} "
-                       "does not verify")
-    return out("fixed", patched, barriers=barriers)
 
 
 def fix_text(path: str, text: str, options: Options | None = None) -> str | None:

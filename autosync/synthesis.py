@@ -184,6 +184,12 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                       "inserting barriers cannot remove that")
     if verdict0.findings:
         return result(UNFIXABLE, reason=_findings_reason(verdict0))
+    across = [r for r in races0 if r.cross_block]
+    if across:
+        return result(UNFIXABLE, reason="; ".join(
+            f"race {_describe_label(tree, r.first)} / {_describe_label(tree, r.second)} on global "
+            f"array '{r.array}' is between threads of different blocks: barriers order only the "
+            "threads of one block" for r in across))
 
     def add_races(races: list[Race], keys: list[RaceKey]) -> list[Clause]:
         """Lines 5–12 for the new locations among ``keys`` (+ the fact hints)."""
@@ -194,8 +200,9 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
             _, clauses = cs.add_race(*key)
             added += clauses
             if use_facts:
-                depths = [r.loop_depth for r in races
-                          if r.loop_depth is not None and _race_key(tree, r) == key]
+                depths = sorted({d for r in races if _race_key(tree, r) == key
+                                 for d in (r.loop_depths or ((r.loop_depth,)
+                                                             if r.loop_depth is not None else ()))})
                 added += cs.add_facts(key, [d for d in depths if d is not None])
         return added
 

@@ -46,9 +46,12 @@ class Race:
     """A race location ⟨first, second⟩: two leaf labels with first ⪯ second in text order.
 
     ``kinds`` are the access kinds of (first, second): ``read``, ``write`` or ``atomic``.
-    ``loop_depth`` is an optional fact: 0 for an intra-iteration race, j ≥ 1 for an
+    Optional facts (an oracle may leave them at their defaults; the synthesizer stays correct
+    without them): ``loop_depth`` is 0 for an intra-iteration race, j ≥ 1 for an
     inter-iteration race carried by the j-th shared enclosing loop (outermost = 1), None when
-    the oracle does not say.
+    the oracle does not say; ``loop_depths`` lists every depth at which the pair races (empty
+    when unknown); ``cross_block`` says the race is between threads of two different blocks,
+    which no barrier can order.
     """
 
     first: int
@@ -58,6 +61,8 @@ class Race:
     space: Space = Space.SHARED
     witness: Witness | None = None
     loop_depth: int | None = None
+    loop_depths: tuple[int, ...] = ()
+    cross_block: bool = False
 
     @property
     def kind(self) -> str:

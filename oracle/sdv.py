@@ -37,7 +37,10 @@ check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,6 +136,8 @@ class SDVOracle(OracleBase):
         self.query_ms = int(options.get("query_timeout_ms", 20000))
         self.rlimit = options.get("rlimit")
         self.unroll_budget = int(options.get("unroll_budget", 512))
+        self.cross_cache = bool(options.get("cross_cache", True))
+        self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
 
     # ------------------------------------------------------------------ entry point
 
@@ -153,18 +158,15 @@ class SDVOracle(OracleBase):
         self._collect_unknowns(same, tree, verdict)
 
         if kernel.launch.blocks > 1 and self._global_writes(kernel):
-            engine.solver.reset()
-            if engine.rlimit:
-                engine.solver.set("rlimit", engine.rlimit)
-            cross = Executor(kernel, "cross", engine, max_unroll=self.max_unroll,
-                             unroll_budget=self.unroll_budget)
-            cross.run()
-            for race in self._races(cross, tree, kernel, verdict):
+            cres = self._cross_part(kernel, tree, engine)
+            verdict.unknowns.extend(Unknown(reason, label, self._line(tree, label))
+                                    for reason, label in cres.query_unknowns)
+            for race in cres.races:
                 old = found.get(race.key)
                 depths = old.loop_depths if old is not None else ()
                 found[race.key] = SDVRace(race.first, race.second, race.array, race.kinds,
                                           race.space, race.witness, None, depths, True)
-            self._collect_unknowns(cross, tree, verdict)
+            self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
 
         named = sorted(set(same.named))
         if named or kernel.uses_named_barriers:
@@ -205,9 +207,50 @@ class SDVOracle(OracleBase):
             return None
         return tree.line(label)
 
+    def _cross_part(self, kernel: Kernel, tree: LabelTree, engine: QueryEngine) -> _CrossResult:
+        """The cross-block half of :meth:`check`, answered from the cache when a kernel with
+        the same barrier-free structure was checked before by this oracle.
+
+        Why the cache is exact: in ``cross`` mode the two threads are in different blocks,
+        so barriers order nothing -- the executor never looks at epochs (race queries add
+        the epoch equation only in ``same`` mode), logs no barrier hits, and barrier-related
+        loop facts (``LoopInfo.has_barrier``, the consecutive-iteration and epoch
+        constraints of the loop abstraction) are used only in ``same`` mode.  A barrier
+        statement changes no predicate, variable, access, budget or query.  So the cross
+        part is a function of the kernel with its plain barriers removed (labels of the other
+        statements are kept by INSERTBARRIERS, papers/003 Sec. III-D, and their relative
+        order in the label tree too), and the candidate kernels of one synthesis run -- which
+        differ only by inserted barriers -- share it.  Results with a solver ``unknown`` are
+        not cached (a second try could succeed); lines of unknowns are recomputed from the
+        current kernel's tree."""
+        key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
+            if self.cross_cache else None
+        if key is not None and key in self._cross:
+            self._cross.move_to_end(key)
+            return self._cross[key]
+        engine.solver.reset()
+        if engine.rlimit:
+            engine.solver.set("rlimit", engine.rlimit)
+        cross = Executor(kernel, "cross", engine, max_unroll=self.max_unroll,
+                         unroll_budget=self.unroll_budget)
+        cross.run()
+        scratch = Verdict()
+        races = self._races(cross, tree, kernel, scratch)
+        res = _CrossResult(races, [(u.reason, u.label) for u in scratch.unknowns],
+                           list(cross.unknowns))
+        if key is not None and not scratch.unknowns:
+            self._cross[key] = res
+            while len(self._cross) > _CROSS_CACHE_SIZE:
+                self._cross.popitem(last=False)
+        return res
+
     def _collect_unknowns(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
+        self._collect_unknowns_list(ex.unknowns, tree, verdict)
+
+    def _collect_unknowns_list(self, unknowns: list[tuple[str, int | None]], tree: LabelTree,
+                               verdict: Verdict) -> None:
         seen = {(u.reason, u.label) for u in verdict.unknowns}
-        for reason, label in ex.unknowns:
+        for reason, label in unknowns:
             if (reason, label) not in seen:
                 seen.add((reason, label))
                 verdict.unknowns.append(Unknown(reason, label, self._line(tree, label)))
@@ -358,6 +401,20 @@ class SDVOracle(OracleBase):
             loop_depth = 0
             depths = (0,)
         c1, c2 = a1.chosen(best), a2.chosen(best)
+        if len(k1) > 1 or len(k2) > 1:
+            # a statement that reads AND writes the array (``s[i] += s[j]``): which of its
+            # accesses the model picks is up to z3 and changes with anything the solver did
+            # before; report the most severe feasible kinds instead (deterministic: decided
+            # by sat/unsat only), at the reported loop depth.
+            at_depth = [depth_is(loop_depth)] if exact_tags and d > 0 and loop_depth else []
+            for ka, kb in _kind_order(k1, k2):
+                if (ka, kb) == (c1.kind, c2.kind):
+                    break
+                r3, m3 = ex.q.check(query, a1.kind == ka, a2.kind == kb, *at_depth)
+                if r3 == z3.sat and m3 is not None:
+                    best = m3
+                    c1, c2 = a1.chosen(best), a2.chosen(best)
+                    break
         kind1 = KIND_NAMES[c1.kind]
         kind2 = KIND_NAMES[c2.kind]
         swap = tree.order(l1) > tree.order(l2)
@@ -366,6 +423,48 @@ class SDVOracle(OracleBase):
         witness = self._witness(ex, best, a1.index, swap)
         return SDVRace(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
                        not ex.same)
+
+
+#: most severe first: a write races with everything, an atomic with plain accesses
+_SEVERITY = {WRITE: 0, ATOMIC: 1, READ: 2}
+
+
+def _kind_order(k1: set[int], k2: set[int]) -> list[tuple[int, int]]:
+    """The conflicting kind pairs of two label sides, most severe first."""
+    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if _conflict(a, b)]
+    return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
+
+
+@dataclass
+class _CrossResult:
+    """What the cross-block part of a check found (see :meth:`SDVOracle._cross_part`)."""
+
+    races: list[SDVRace]
+    query_unknowns: list[tuple[str, int | None]]
+    exec_unknowns: list[tuple[str, int | None]]
+
+
+_CROSS_CACHE_SIZE = 16
+
+
+def _shape(x: Any) -> Any:
+    """A hashable description of a statement/block tree with plain barriers left out."""
+    if isinstance(x, (K.Stmt, K.Block)):
+        parts: list[Any] = [type(x).__name__]
+        for f in dataclasses.fields(x):
+            parts.append(_shape(getattr(x, f.name)))
+        return tuple(parts)
+    if isinstance(x, list):
+        return tuple(_shape(y) for y in x if not isinstance(y, K.Barrier))
+    return repr(x)
+
+
+def _barrier_free_key(kernel: Kernel, max_unroll: int, unroll_budget: int) -> tuple[Any, ...]:
+    """Cache key of the cross-block part: everything the executor reads from the kernel,
+    except plain barriers (and ``next_label``, which inserting barriers bumps)."""
+    return (kernel.name, repr(kernel.params), repr(kernel.launch), repr(kernel.requires),
+            repr(sorted(kernel.memories.items())), kernel.uses_named_barriers,
+            _shape(kernel.body), max_unroll, unroll_budget)
 
 
 def _exprs(s: K.Stmt) -> list[K.Expr]:

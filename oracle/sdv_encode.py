@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, TypeAlias
 
 import z3
+import z3.z3core as _C
 
 from kpl.ast import BOOL, DOUBLE, FLOAT, INT, LONG, CType
 
@@ -29,7 +30,47 @@ PTR_SORT = z3.DeclareSort("Ptr")
 Val: TypeAlias = "z3.ExprRef | dict[str, Any] | None"
 
 _FUNCS: dict[tuple[str, tuple[str, ...], str], z3.FuncDeclRef] = {}
+#: the same functions keyed by the z3 ids of the argument and result sorts: printing a sort
+#: (the key of ``_FUNCS``) costs more than the whole application, and ``apply_uf`` is the
+#: hottest constructor of float-heavy kernels.  Sort ids are stable because every sort in a
+#: key is kept alive by the function declaration stored with it.
+_FUNCS_BY_ID: dict[tuple[str, tuple[int, ...], int], z3.FuncDeclRef] = {}
 _FCONST: dict[str, z3.ExprRef] = {}
+
+
+def _sort_id(e: z3.ExprRef) -> int:
+    """The ast id of the sort of ``e`` without building a Python ``SortRef`` (hot path)."""
+    ctx = e.ctx_ref()
+    return _C.Z3_get_ast_id(ctx, _C.Z3_sort_to_ast(ctx, _C.Z3_get_sort(ctx, e.as_ast())))
+
+
+def bv_size(v: z3.BitVecRef) -> int:
+    """``v.size()`` without building a Python ``SortRef`` (hot path of ``resize``)."""
+    ctx = v.ctx_ref()
+    return int(_C.Z3_get_bv_sort_size(ctx, _C.Z3_get_sort(ctx, v.as_ast())))
+
+
+_TRUE = z3.BoolVal(True)
+_FALSE = z3.BoolVal(False)
+
+
+def is_true(x: object) -> bool:
+    """``z3.is_true(x)``: the constant ``true`` is hash-consed, so one pointer comparison in
+    z3 decides it (``z3.is_true`` builds a ``FuncDeclRef`` per call; it is called on every
+    predicate the executor combines)."""
+    return isinstance(x, z3.ExprRef) and x.ctx is _TRUE.ctx and bool(
+        _C.Z3_is_eq_ast(x.ctx.ref(), x.as_ast(), _TRUE.as_ast()))
+
+
+def is_false(x: object) -> bool:
+    """``z3.is_false(x)``, see :func:`is_true`."""
+    return isinstance(x, z3.ExprRef) and x.ctx is _FALSE.ctx and bool(
+        _C.Z3_is_eq_ast(x.ctx.ref(), x.as_ast(), _FALSE.as_ast()))
+
+
+def same_sort(a: z3.ExprRef, b: z3.ExprRef) -> bool:
+    """``a.sort() == b.sort()`` (sorts are hash-consed: equal sorts have equal ids)."""
+    return _sort_id(a) == _sort_id(b)
 
 
 def sort_of(ct: CType) -> z3.SortRef | None:
@@ -66,7 +107,12 @@ def func(name: str, args: list[z3.SortRef], ret: z3.SortRef) -> z3.FuncDeclRef:
 def apply_uf(name: str, args: list[z3.ExprRef], ret: z3.SortRef) -> z3.ExprRef:
     if not args:
         return z3.Const(f"{name}|0", ret)
-    return func(name, [a.sort() for a in args], ret)(*args)
+    key = (name, tuple(_sort_id(a) for a in args), ret.get_id())
+    f = _FUNCS_BY_ID.get(key)
+    if f is None:
+        f = func(name, [a.sort() for a in args], ret)
+        _FUNCS_BY_ID[key] = f
+    return f(*args)
 
 
 def fconst(value: float) -> z3.ExprRef:
@@ -87,7 +133,7 @@ def is_boolv(v: object) -> bool:
 
 
 def resize(v: z3.BitVecRef, signed: bool, bits: int) -> z3.BitVecRef:
-    n = v.size()
+    n = bv_size(v)
     if n == bits:
         return v
     if n < bits:
@@ -101,16 +147,24 @@ def to_bool(v: Val) -> z3.BoolRef:
         return v
     if isinstance(v, z3.BitVecRef):
         # undo the bool->int conversion of comparisons: If(c, 1, 0) != 0  ==  c
-        if z3.is_app_of(v, z3.Z3_OP_ITE):
+        if _is_ite(v):
             c, a, b = v.children()
             if z3.is_bv_value(a) and z3.is_bv_value(b) and a.as_long() == 1 and b.as_long() == 0:
                 return c  # type: ignore[return-value]
-        return v != z3.BitVecVal(0, v.size())
+        return v != z3.BitVecVal(0, bv_size(v))
     if isinstance(v, dict):
         return z3.BoolVal(True)
     if v is None:
         return z3.BoolVal(True)
     return apply_uf("nonzero", [v], z3.BoolSort())  # type: ignore[return-value]
+
+
+def _is_ite(v: z3.ExprRef) -> bool:
+    """``z3.is_app_of(v, Z3_OP_ITE)`` through the C API (no ``FuncDeclRef`` built)."""
+    ctx = v.ctx_ref()
+    a = v.as_ast()
+    return bool(_C.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST
+                and _C.Z3_get_decl_kind(ctx, _C.Z3_get_app_decl(ctx, a)) == z3.Z3_OP_ITE)
 
 
 def promote(ct: CType) -> CType:
@@ -190,9 +244,9 @@ def conv(v: Val, src: CType, dst: CType) -> Val:
 
 def ite(c: z3.BoolRef, a: Val, b: Val) -> Val:
     """``c ? a : b`` on values, component-wise for vectors."""
-    if z3.is_true(c):
+    if is_true(c):
         return a
-    if z3.is_false(c):
+    if is_false(c):
         return b
     if isinstance(a, dict) or isinstance(b, dict):
         da = a if isinstance(a, dict) else {}
@@ -203,7 +257,7 @@ def ite(c: z3.BoolRef, a: Val, b: Val) -> Val:
         return a if b is None else b
     if a.eq(b):
         return a
-    if a.sort() != b.sort():  # defensive: odd front-end typing; keep the new value
+    if not same_sort(a, b):  # defensive: odd front-end typing; keep the new value
         return a
     return z3.If(c, a, b)
 
@@ -214,7 +268,7 @@ def values_equal(a: Val, b: Val) -> z3.BoolRef:
         return z3.And([values_equal(a[k], b[k]) for k in a if k in b])
     if a is None or b is None or isinstance(a, dict) or isinstance(b, dict):
         return z3.BoolVal(True)
-    if a.sort() != b.sort():
+    if not same_sort(a, b):
         return z3.BoolVal(True)
     return a == b
 
@@ -238,6 +292,6 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
     return c
 
 
-__all__ = ["BOOL", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "conv", "fconst", "fresh",
+__all__ = ["BOOL", "FLOAT_SORT", "bv_size", "is_false", "is_true", "same_sort", "PTR_SORT", "Val", "apply_uf", "conv", "fconst", "fresh",
            "index64", "is_boolv", "is_bv", "ite", "promote", "resize", "sort_of", "to_bool",
            "usual", "values_equal"]

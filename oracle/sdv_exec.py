@@ -45,6 +45,8 @@ from oracle.sdv_encode import (
     fconst,
     fresh,
     index64,
+    is_false,
+    is_true,
     ite,
     resize,
     sort_of,
@@ -130,9 +132,9 @@ def simp(e: z3.ExprRef) -> Any:
 def mk_and(*xs: z3.BoolRef) -> z3.BoolRef:
     parts: list[z3.BoolRef] = []
     for x in xs:
-        if z3.is_false(x):
+        if is_false(x):
             return FALSE
-        if not z3.is_true(x):
+        if not is_true(x):
             parts.append(x)
     if not parts:
         return TRUE
@@ -144,9 +146,9 @@ def mk_and(*xs: z3.BoolRef) -> z3.BoolRef:
 def mk_or(*xs: z3.BoolRef) -> z3.BoolRef:
     parts: list[z3.BoolRef] = []
     for x in xs:
-        if z3.is_true(x):
+        if is_true(x):
             return TRUE
-        if not z3.is_false(x):
+        if not is_false(x):
             parts.append(x)
     if not parts:
         return FALSE
@@ -156,9 +158,9 @@ def mk_or(*xs: z3.BoolRef) -> z3.BoolRef:
 
 
 def mk_not(x: z3.BoolRef) -> z3.BoolRef:
-    if z3.is_true(x):
+    if is_true(x):
         return FALSE
-    if z3.is_false(x):
+    if is_false(x):
         return TRUE
     return simp(z3.Not(x))  # type: ignore[no-any-return]
 
@@ -199,7 +201,7 @@ class QueryEngine:
         self.queries = 0
 
     def add(self, f: z3.BoolRef) -> None:
-        if not z3.is_true(f):
+        if not is_true(f):
             self.solver.add(f)
 
     def check(self, *fs: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
@@ -324,7 +326,7 @@ class Executor:
 
     def log(self, kind: int, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
             fld: str | None) -> None:
-        if not mem.can_race or z3.is_false(pred):
+        if not mem.can_race or is_false(pred):
             return
         if not self.same and mem.space != Space.GLOBAL:
             return
@@ -628,7 +630,7 @@ class Executor:
         return [th.pred for th in self.th]
 
     def dead(self) -> bool:
-        return all(z3.is_false(th.pred) for th in self.th)
+        return all(is_false(th.pred) for th in self.th)
 
     def exec_block(self, block: K.Block) -> None:
         for s in block.stmts:
@@ -658,7 +660,7 @@ class Executor:
     def assign_var(self, t: int, name: str, value: Val) -> None:
         th = self.th[t]
         old = th.vars.get(name)
-        if old is None or z3.is_true(th.pred):
+        if old is None or is_true(th.pred):
             th.vars[name] = value
         else:
             th.vars[name] = ite(th.pred, value, old)
@@ -852,7 +854,7 @@ class Executor:
             for _ in range(self.max_unroll + 1):
                 vs[lhs.name] = v
                 g = simp(to_bool(self.eval_in(loop.cond, t, vs, TRUE)))
-                if not z3.is_true(g):
+                if not is_true(g):
                     return False
                 v = simp(v + step if op == "+" else v - step)
         return True
@@ -876,7 +878,7 @@ class Executor:
             if loop.test_first or k > 0:
                 g = [to_bool(self.ev(loop.cond, t, la[t])) for t in range(2)]
                 la = [mk_and(la[t], g[t]) for t in range(2)]
-            if all(z3.is_false(x) for x in la):
+            if all(is_false(x) for x in la):
                 break
             if any(not self.symbols(la[t]) <= allowed[t] for t in range(2)):
                 ok = False
@@ -885,7 +887,7 @@ class Executor:
                 ok = False
                 break
             unchanged = known_live is not None and all(a.eq(b) for a, b in zip(la, known_live, strict=False))
-            if not any(z3.is_true(x) for x in la) and not unchanged:
+            if not any(is_true(x) for x in la) and not unchanged:
                 r, _ = self.q.check(mk_or(*la))
                 if r == z3.unsat:
                     break
@@ -1145,7 +1147,7 @@ class Executor:
             if m is None:
                 return []
             keep = [c for c, fs in zip(cs, forms, strict=False)
-                    if all(z3.is_true(m.eval(f, model_completion=True)) for f in fs)]
+                    if all(is_true(m.eval(f, model_completion=True)) for f in fs)]
             return keep if len(keep) < len(cs) else []
 
         while cands:

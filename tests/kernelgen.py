@@ -405,19 +405,22 @@ class _Ctx:
 class _Gen:
     """Draws statements with a hypothesis ``draw`` function (see :func:`kernels`)."""
 
-    def __init__(self, draw: Any, ctx: _Ctx, x: Var, y: Var) -> None:
+    def __init__(self, draw: Any, ctx: _Ctx, x: Var, y: Var, budget: int = 16,
+                 max_depth: int = 2) -> None:
         self.draw = draw
         self.ctx = ctx
         self.x = x
         self.y = y
-        self.budget = draw(st.integers(4, 16))
+        self.budget = draw(st.integers(4, budget))
+        self.max_depth = max_depth
 
     def idx(self) -> Expr:
         ctx = self.ctx
         tid, b = ctx.tid, ctx.bdim
         k = self.draw(st.integers(1, 3))
         forms: list[Expr] = [tid, add(tid, 1), mul(tid, 2), mod(add(tid, k), b), sub(b - 1, tid),
-                             c(self.draw(st.integers(0, 3)))]
+                             c(self.draw(st.integers(0, 3))), bop("^", tid, 1), bop(">>", tid, 1),
+                             bop("/", tid, 2), bop("&", sub(tid, 1), b - 1)]
         if ctx.loop_vars:
             i = self.draw(st.sampled_from(ctx.loop_vars))
             forms += [i, add(tid, i), mod(add(tid, i), b)]
@@ -463,7 +466,7 @@ class _Gen:
         self.budget -= 1
         ctx = self.ctx
         kinds = ["read", "read", "write", "write", "rmw", "local", "barrier", "barrier"]
-        if ctx.depth < 2:
+        if ctx.depth < self.max_depth:
             kinds += ["if", "if", "for"]
         if ctx.in_loop:
             kinds += ["break", "continue"]
@@ -506,7 +509,9 @@ class _Gen:
         if not ctx.free_loop_vars:
             return [barrier()]
         var = ctx.free_loop_vars.pop(0)
-        hi: Expr = ctx.n if self.draw(st.integers(0, 3)) == 0 else c(self.draw(st.integers(1, 3)))
+        roll = self.draw(st.integers(0, 7))
+        hi: Expr = (ctx.n if roll < 2 else add(mod(ctx.tid, 3), 1) if roll == 2
+                    else c(self.draw(st.integers(1, 3))))
         saved_depth, saved_in = ctx.depth, ctx.in_loop
         ctx.depth += 1
         ctx.in_loop = True
@@ -519,15 +524,15 @@ class _Gen:
 
 
 @st.composite
-def kernels(draw: Any, max_threads: int = 16) -> Kernel:
+def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int = 2) -> Kernel:
     """A small random kernel: 1-2 shared arrays indexed by thread-dependent expressions
     (``tid``, ``tid+1``, ``tid*2``, ``(tid+k)%B``, loop variables…), constant-bound and
     parameter-bound loops, thread-dependent and uniform ``if``s, barriers anywhere (so also
     divergent ones), occasional ``break``/``continue``/``return``/atomics and global memory
     over 1-2 blocks, sometimes under ``--warp-sync``."""
-    bdim = draw(st.sampled_from([b for b in (4, 8, 16) if b <= max_threads]))
+    bdim = draw(st.sampled_from([b for b in (4, 8, 16, 32) if b <= max_threads]))
     grid = draw(st.sampled_from([1, 1, 2]))
-    warp = draw(st.sampled_from([None, None, None, None, 4])) if bdim >= 8 else None
+    warp = draw(st.sampled_from([None, None, None, None, 4, bdim // 2])) if bdim >= 8 else None
     kb = KernelBuilder(f"gen{draw(st.integers(0, 10**6))}", bdim, grid, warp)
     size = 2 * bdim + 8
     arrays = [kb.shared("A", size)]
@@ -538,7 +543,7 @@ def kernels(draw: Any, max_threads: int = 16) -> Kernel:
     kb.require(land(ge(n, 1), bop("<=", n, 3)))
     tid, x, y = Var("tid"), Var("x"), Var("y")
     ctx = _Ctx(arrays, globals_, tid, n, bdim, [], False, 0, [Var("i"), Var("j")])
-    gen = _Gen(draw, ctx, x, y)
+    gen = _Gen(draw, ctx, x, y, budget, max_depth)
     prologue: list[Stmt] = [decl(tid, Cast(INT, TID_X)), decl(x, 0), decl(y, 0)]
     body = gen.stmts(2, 8)
     return kb.build(prologue, body)

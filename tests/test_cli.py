@@ -438,6 +438,38 @@ def test_fix_several_kernels_in_one_text(oracle: str, tmp_path: Path) -> None:
     assert invoke("check", src, *args).exit_code == 0
 
 
+def test_fix_that_breaks_compilation_writes_nothing_and_reports_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    need_oracle("sdv")
+    monkeypatch.setattr(cli, "nvcc_check", lambda *a, **k: (False, "k.cu(9): error: expected a ';'"))
+    src = copy(tmp_path, RACY)
+    res = invoke("fix", src)
+    assert res.exit_code == 3
+    assert src.read_bytes() == RACY.read_bytes()
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "does not compile" in lines[0] and "internal error" in lines[0]
+    res = invoke("fix", src, "--format", "json")
+    assert res.exit_code == 3
+    doc = json.loads(res.stdout)
+    assert doc["status"] == "error" and "does not compile" in doc["reason"]
+    assert src.read_bytes() == RACY.read_bytes()
+
+
+def test_nvcc_check_compiles_or_says_it_was_skipped(tmp_path: Path) -> None:
+    opts = cli.KernelOptions(str(tmp_path / "k.cu"))
+    good = CLEAN.read_text()
+    if shutil.which("nvcc") is None:
+        assert cli.nvcc_check(opts, good, good) == (None, "nvcc not found: compile check skipped")
+        return
+    assert cli.nvcc_check(opts, good, good)[0] is True
+    broken = good.replace("x = x+i;", "x = x+i")
+    ok, note = cli.nvcc_check(opts, good, broken)
+    assert ok is False and "error" in note
+    ok, note = cli.nvcc_check(opts, broken, broken)
+    assert ok is None and "original file does not compile either" in note
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # temp copies removed
+
+
 def test_fix_reaches_min_barriers_on_every_microbench(tmp_path: Path) -> None:
     pytest.importorskip("oracle.sdv")
     from kpl.header import parse_header
