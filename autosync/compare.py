@@ -6,9 +6,10 @@ strip the developer's barriers, synthesize from scratch (Algorithm 1), verify, a
 placements side by side -- count, total cost C(𝓛) (Sec. III-C), positions -- with a verdict
 and a diff between the two kernels.
 
-A developer barrier whose position the synthesized placement does not use is *dropped*; it is
-additionally *redundant* when removing it alone from the developer's kernel still verifies
-(one oracle call each), which is what the editor's "Remove redundant barrier" action offers.
+A developer barrier whose position the synthesized placement does not use is *redundant*: the
+optimum does without it.  It is additionally *removable* when deleting it alone from the
+developer's kernel still verifies (one oracle call each) -- the only case where the editor's
+"Remove redundant barrier" action is offered, since it must never introduce a race.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ class Placement:
 
 @dataclass
 class DroppedBarrier:
+    """A developer barrier the synthesized placement does without (redundant there)."""
+
     line: int
     column: int
-    redundant: bool
+    removable: bool  # the developer's kernel still verifies with just this barrier deleted
     barrier: Barrier
 
 
@@ -118,11 +121,11 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
         from kpl.transform import insert_barriers
 
         candidate, _ = insert_barriers(alone, others, check_placeable=False)
-        redundant = dev_verdict.verified and oracle.check(candidate).verified
+        removable = dev_verdict.verified and oracle.check(candidate).verified
         calls += 1
         span = barrier.span
         dropped.append(DroppedBarrier(span.line if span else 0, span.col if span else 0,
-                                      redundant, barrier))
+                                      removable, barrier))
     diff = "".join(difflib.unified_diff(
         kernel.source_text.splitlines(keepends=True), patched.splitlines(keepends=True),
         fromfile=f"{path} (developer)", tofile=f"{path} (autosync)"))
@@ -136,9 +139,8 @@ def comparison_json(c: Comparison) -> dict[str, object]:
         "verdict": c.verdict,
         "developer": {**c.developer.as_json(), "verified": c.developer_verified},
         "synthesized": c.synthesized.as_json() if c.synthesized else None,
-        "redundant": [{"line": d.line, "column": d.column} for d in c.dropped if d.redundant],
-        "dropped": [{"line": d.line, "column": d.column, "redundant": d.redundant}
-                    for d in c.dropped],
+        "redundant": [{"line": d.line, "column": d.column, "removable": d.removable}
+                      for d in c.dropped],
         "oracle_calls": c.oracle_calls,
         "iterations": c.synthesis.iterations,
         "seconds": round(c.seconds, 4),
@@ -165,12 +167,12 @@ def comparison_text(c: Comparison, path: str) -> str:
                  f"{', '.join(map(str, syn.lines)) or '-'} (verified)")
     lines.append(f"  verdict: {c.verdict}")
     for d in c.dropped:
-        if d.redundant:
+        if d.removable:
             lines.append(f"{path}:{d.line}:{d.column}: warning: redundant barrier: the kernel "
                          "verifies without it")
         else:
-            lines.append(f"{path}:{d.line}:{d.column}: note: redundant in the synthesized placement "
-                         "(dropped there; needed alone in yours)")
+            lines.append(f"{path}:{d.line}:{d.column}: note: redundant barrier: the synthesized "
+                         "placement does without it (your other barriers still need it)")
     lines.append(f"  oracle calls: {c.oracle_calls}, {c.seconds:.2f} s")
     out = "\n".join(lines) + "\n"
     if c.diff:

@@ -514,7 +514,7 @@ def redundant_barriers(path: str, text: str, options: Options) -> list[Problem]:
         loc = _Locator(path, index, kernel)
         for dropped in comparison.dropped:
             span = dropped.barrier.span
-            if not dropped.redundant or span is None or span.start < 0 or not _same_file(span.file, path):
+            if not dropped.removable or span is None or span.start < 0 or not _same_file(span.file, path):
                 continue  # a barrier from a header or a macro: no edit we can offer
             deletion = plan_edits(kernel, [], remove=[dropped.barrier])
             if len(deletion) != 1:

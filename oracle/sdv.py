@@ -406,7 +406,8 @@ class SDVOracle(OracleBase):
             # accesses the model picks is up to z3 and changes with anything the solver did
             # before; report the most severe feasible kinds instead (deterministic: decided
             # by sat/unsat only), at the reported loop depth.
-            at_depth = [depth_is(loop_depth)] if exact_tags and d > 0 and loop_depth else []
+            at_depth = ([depth_is(loop_depth)] if exact_tags and d > 0 and loop_depth is not None
+                        else [])
             for ka, kb in _kind_order(k1, k2):
                 if (ka, kb) == (c1.kind, c2.kind):
                     break

@@ -38,6 +38,7 @@ def test_compare_sdk_kernel_is_verified_and_no_costlier(path: str, oracle) -> No
     if name in PAPER_FIVE:
         assert result.verdict == "better"
         assert result.dropped, "a strictly cheaper placement drops a developer barrier"
+        assert len(comparison_json(result)["redundant"]) == len(result.dropped)
     doc = comparison_json(result)
     assert doc["developer"]["count"] == result.developer.count
     assert doc["verdict"] in ("better", "equal")
@@ -57,7 +58,7 @@ __global__ void k(int *out) {
     kernel = parse_kernel_text(src, "redundant.cu")
     result = compare_kernel(kernel, oracle)
     assert result.verdict == "better"
-    assert [d.line for d in result.dropped if d.redundant] == [8]
+    assert [d.line for d in result.dropped if d.removable] == [8]
 
 
 def test_lines_of_code_skips_comments_and_blank_lines() -> None:
