@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
             ok = all(c.synthesized is not None and c.developer_verified for c in results)
             if fmt is cli.Format.json:
                 docs = [comparison_json(c) for c in results]
-                doc = dict(docs[0]) if len(docs) == 1 else {"kernels": docs}
+                doc: dict[str, object] = dict(docs[0]) if len(docs) == 1 else {"kernels": docs}
                 doc["file"] = file
                 cli.emit(json.dumps(doc, indent=2))
             else:
