@@ -37,6 +37,7 @@ from kpl.ast import (
     Span,
     Stmt,
     Var,
+    assign_labels,
 )
 
 TID = Builtin("threadIdx", "x")
@@ -144,36 +145,9 @@ def kernel(stmts: Sequence[Stmt], block_dim: int | tuple[int, int, int] = 64,
     bd = (block_dim, 1, 1) if isinstance(block_dim, int) else block_dim
     gd = (grid_dim, 1, 1) if isinstance(grid_dim, int) else grid_dim
     body = Block(list(stmts))
-    counter = [0]
-
-    def fresh() -> int:
-        counter[0] += 1
-        return counter[0]
-
-    def label_block(block: Block, label: int) -> None:
-        block.label = label
-        block.start_label = fresh()
-        for stmt in block.stmts:
-            label_stmt(stmt)
-
-    def label_stmt(stmt: Stmt) -> None:
-        stmt.label = fresh()
-        if isinstance(stmt, If):
-            label_block(stmt.then, stmt.label)
-            if stmt.els is not None:
-                label_block(stmt.els, fresh())
-        elif isinstance(stmt, Loop):
-            label_block(stmt.body, stmt.label)
-            for latch in stmt.latch:
-                label_stmt(latch)
-
-    body.label = 0
-    body.start_label = fresh()
-    for stmt in body.stmts:
-        label_stmt(stmt)
     k = Kernel(name, list(params), body, Launch(bd, gd, warp_sync), path, "",
                requires=list(requires), uses_named_barriers=True)
-    k.next_label = counter[0] + 1
+    assign_labels(k)
     return k
 
 

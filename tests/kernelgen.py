@@ -61,6 +61,8 @@ from kpl.ast import (
     Var,
     VarField,
     VecInit,
+    assign_labels,
+    walk_stmts,
 )
 
 StmtLike = Stmt | Sequence["StmtLike"]
@@ -252,34 +254,16 @@ class KernelBuilder:
 
 
 def label_kernel(kernel: Kernel) -> None:
-    """Assign fresh labels (pre-order) to every statement and block of ``kernel``."""
-    counter = iter(range(1_000_000))
+    """Assign fresh labels (pre-order) to every statement and block of ``kernel``; each
+    statement's span is its label as a line number (so reports name it)."""
 
-    def span(label: int) -> Span:
-        return Span(kernel.source_path, label, 1, label, 2)
+    def span(stmt: Stmt) -> None:
+        stmt.span = Span(kernel.source_path, stmt.label, 1, stmt.label, 2)
 
-    def lab_block(blk: Block, label: int) -> None:
-        blk.label = label
-        blk.start_label = next(counter)
-        for s in blk.stmts:
-            lab_stmt(s)
-
-    def lab_stmt(s: Stmt) -> None:
-        s.label = next(counter)
-        s.span = span(s.label)
-        if isinstance(s, If):
-            lab_block(s.then, s.label)
-            if s.els is not None:
-                lab_block(s.els, next(counter))
-                s.els.span = span(s.els.label)
-        elif isinstance(s, (Loop, Switch, Inline)):
-            lab_block(s.body, s.label)
-            if isinstance(s, Loop):
-                for latch in s.latch:
-                    lab_stmt(latch)
-
-    lab_block(kernel.body, next(counter))
-    kernel.next_label = next(counter)
+    assign_labels(kernel, span)
+    for stmt in walk_stmts(kernel.body):  # else blocks are labelled after their if
+        if isinstance(stmt, If) and stmt.els is not None:
+            stmt.els.span = Span(kernel.source_path, stmt.els.label, 1, stmt.els.label, 2)
 
 
 # --------------------------------------------------------------------------- printing
