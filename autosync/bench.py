@@ -105,6 +105,7 @@ class Row:
     o_b: int | None = None
     o_cost: float | None = None
     verdict: str | None = None
+    compare_time: float | None = None
     ok: bool = True
     problems: list[str] = field(default_factory=list)
 
@@ -129,12 +130,18 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
     oracle = get_oracle(oracle_name)
     times: list[float] = []
     if table == "II":
+        # Time = the synthesis from the stripped kernel (as the paper's Table II); the rest of
+        # `compare` (checking the developer's kernel, naming redundant barriers, re-parsing
+        # the rendered text) is reported separately as compare_time.
         row.o_b = count_barriers(kernel)
+        compare_times: list[float] = []
         for _ in range(repeat):
             t0 = time.perf_counter()
             cmp = compare_kernel(load_kernels(path, text)[0], oracle, solver=solver, lc=lc, ic=ic,
                                  use_facts=use_facts)
-            times.append(time.perf_counter() - t0)
+            compare_times.append(time.perf_counter() - t0)
+            times.append(cmp.synthesis.seconds)
+        row.compare_time = statistics.median(compare_times)
         res = cmp.synthesis
         row.o_cost = float(cmp.developer.cost)
         row.verdict = cmp.verdict
@@ -224,6 +231,10 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
     total_n = sum(r.n_time or 0 for r in rows)
     out.append(f"total: AutoSync {total_as:.2f} s, naive {total_n:.2f} s over {len(rows)} kernels "
                f"(oracle {oracle}, solver {solver}; {machine()})")
+    if table == "II":
+        total_cmp = sum(r.compare_time or 0 for r in rows)
+        out.append(f"Time is synthesis alone; the whole compare (developer check, redundancy, "
+                   f"re-parse) took {total_cmp:.2f} s")
     for r in rows:
         for problem in r.problems:
             out.append(f"{r.path}: problem: {problem}")
