@@ -127,7 +127,6 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
     kernel = load_kernels(path, text)[0]
     expected = kernel.expected.get("min_barriers")
     row = Row(_stem(path), path, lines_of_code(text), int(expected) if expected else None)
-    oracle = get_oracle(oracle_name)
     times: list[float] = []
     if table == "II":
         # Time = the synthesis from the stripped kernel (as the paper's Table II); the rest of
@@ -137,7 +136,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         compare_times: list[float] = []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            cmp = compare_kernel(load_kernels(path, text)[0], oracle, solver=solver, lc=lc, ic=ic,
+            cmp = compare_kernel(kernel, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic,
                                  use_facts=use_facts)
             compare_times.append(time.perf_counter() - t0)
             times.append(cmp.synthesis.seconds)
@@ -151,7 +150,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
     else:
         for _ in range(repeat):
             t0 = time.perf_counter()
-            res = synthesize(load_kernels(path, text)[0], oracle, solver=solver, lc=lc, ic=ic,
+            res = synthesize(kernel, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic,
                              use_facts=use_facts)
             times.append(time.perf_counter() - t0)
         start_kernel = kernel
@@ -165,7 +164,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         row.problems.append(f"synthesis {res.status}: {res.reason}")
     if naive:
         t0 = time.perf_counter()
-        nres = naive_synthesize(start_kernel, oracle, lc=lc, ic=ic)
+        nres = naive_synthesize(start_kernel, get_oracle(oracle_name), lc=lc, ic=ic)
         row.n_time = time.perf_counter() - t0
         row.n_v = nres.oracle_calls
         row.n_b = len(nres.labels)

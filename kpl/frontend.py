@@ -893,13 +893,7 @@ class Lowerer:
                 other = node.right
             if base is None:
                 return None
-            off = self.expr_pure(other, scope)
-            stride = self._row_stride(base.mem)
-            if stride != 1:
-                off = K.Binary("*", off, K.Const(stride), off.type)
-            if node.op == "-":
-                off = K.Unary("-", off, off.type)
-            return PointerBinding(base.mem, self._add(base.offset, off))
+            return self._advance(base, self.expr_pure(other, scope), node.op == "-")
         if isinstance(node, c_ast.UnaryOp) and node.op == "&":
             target = node.expr
             if isinstance(target, c_ast.ID):
@@ -912,6 +906,15 @@ class Lowerer:
                 return PointerBinding(mem, index)
             return None
         return None
+
+    def _advance(self, base: PointerBinding, off: K.Expr, backwards: bool) -> PointerBinding:
+        """``base ± off`` in elements: pointer steps over a 2-D array move by whole rows."""
+        stride = self._row_stride(base.mem)
+        if stride != 1:
+            off = K.Binary("*", off, K.Const(stride), off.type)
+        if backwards:
+            off = K.Unary("-", off, off.type)
+        return PointerBinding(base.mem, self._add(base.offset, off))
 
     def _row_stride(self, mem: K.Memory) -> int:
         stride = 1
@@ -976,13 +979,7 @@ class Lowerer:
         if node.op == "=":
             binding = self.pointer(node.rvalue, scope)
         elif node.op in ("+=", "-=") and isinstance(found, PointerBinding):
-            off = self.expr_pure(node.rvalue, scope)
-            stride = self._row_stride(found.mem)
-            if stride != 1:
-                off = K.Binary("*", off, K.Const(stride), off.type)
-            if node.op == "-=":
-                off = K.Unary("-", off, off.type)
-            binding = PointerBinding(found.mem, self._add(found.offset, off))
+            binding = self._advance(found, self.expr_pure(node.rvalue, scope), node.op == "-=")
         else:
             binding = None
         if binding is None:
