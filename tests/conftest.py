@@ -40,6 +40,7 @@ from kpl.ast import (
     Barrier,
     Binary,
     Block,
+    BlockSource,
     Break,
     Builtin,
     Const,
@@ -278,13 +279,16 @@ def _dim3(d: tuple[int, int, int] | int) -> tuple[int, int, int]:
 def kernel(stmts: Sequence[StmtLike], block_dim: tuple[int, int, int] | int = 64,
            grid_dim: tuple[int, int, int] | int = 1, warp_sync: int | None = None, *,
            name: str = "k", params: Sequence[Param] = (), requires: Sequence[Expr] = (),
-           memories: dict[str, Memory] | None = None) -> Kernel:
+           memories: dict[str, Memory] | None = None, path: str | None = None,
+           source_text: str = "", body_source: BlockSource | None = None) -> Kernel:
     """Wrap ``stmts`` into a labelled kernel (``requires`` also become ``Assume`` statements
-    at the top of the body, as the front end writes them)."""
-    path = f"<{name}>"
-    body = Block([Assume(r, kind="requires") for r in requires] + _flat(stmts))
+    at the top of the body, as the front end writes them).  ``path``/``source_text``/
+    ``body_source`` are for kernels whose spans point into a real text (the render tests)."""
+    path = path or f"<{name}>"
+    body = Block([Assume(r, kind="requires") for r in requires] + _flat(stmts),
+                 source=body_source or BlockSource())
     k = Kernel(name, list(params), body, Launch(_dim3(block_dim), _dim3(grid_dim), warp_sync),
-               path, "", memories=dict(memories or {}), requires=list(requires))
+               path, source_text, memories=dict(memories or {}), requires=list(requires))
 
     def locate(stmt: Stmt) -> None:
         if stmt.span is None:
