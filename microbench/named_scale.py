@@ -1,4 +1,4 @@
-"""Scale benchmark of the named-barrier oracle (issue 6, item 5; WEFT Figs. 9-10).
+"""Scale benchmark of the named-barrier oracle (issue 6, item 5; [WEFT] Figs. 9-10).
 
 Generates a CudaDMA-style warp-specialised kernel directly in KPL: ``P`` producer (DMA) warps
 fill one of two shared buffers while ``C`` consumer warps read the other; barriers
@@ -23,11 +23,13 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "tests")]  # the test builder
+
+from conftest import TID, arrive, bop, for_, if_, kernel, read, shared, store, sync, v, warp_id  # noqa: E402
 
 from kpl.ast import Kernel, Stmt  # noqa: E402
 from oracle.named import NamedBarrierOracle  # noqa: E402
-from oracle.named_build import TID, Builder, b, kernel, shared, v, warp_id  # noqa: E402
 
 PRODUCER_WARPS = 4
 CONSUMER_WARPS = 12
@@ -38,27 +40,26 @@ EMPTY, FULL = 2, 4
 
 def build(iters: int, racy: bool = False) -> Kernel:
     """The generated kernel; ``racy`` moves the consumers' "empty" arrive before their last
-    read (papers/000 Listing 3)."""
-    B = Builder("<named_scale>.cu")
+    read ([WEFT] Listing 3)."""
     threads = 32 * (PRODUCER_WARPS + CONSUMER_WARPS)
     prod = 32 * PRODUCER_WARPS
     span = threads  # one buffer
     buf = shared("buf", 2 * span)
-    stage = b("&", v("it"), 1)
-    base = b("*", stage, span)
-    producer = B.for_("it", 0, iters, [
-        B.sync(b("+", EMPTY, stage), threads),
-        *[B.write(buf, b("+", base, b("+", TID, prod * j))) for j in range(WRITES)],
-        B.arrive(b("+", FULL, stage), threads),
+    stage = bop("&", v("it"), 1)
+    base = bop("*", stage, span)
+    producer = for_("it", 0, iters, [
+        sync(bop("+", EMPTY, stage), threads),
+        *[store(buf, bop("+", base, bop("+", TID, prod * j))) for j in range(WRITES)],
+        arrive(bop("+", FULL, stage), threads),
     ])
-    ctid = b("-", TID, prod)
-    reads = [B.read("x", buf, b("+", base, b("%", b("+", ctid, 97 * j), span)))
+    ctid = bop("-", TID, prod)
+    reads = [read("x", buf, bop("+", base, bop("%", bop("+", ctid, 97 * j), span)))
              for j in range(READS)]
-    release = B.if_(b("<", b("+", v("it"), 2), iters), [B.arrive(b("+", EMPTY, stage), threads)])
-    body: list[Stmt] = [B.sync(b("+", FULL, stage), threads)]
+    release = if_(bop("<", bop("+", v("it"), 2), iters), [arrive(bop("+", EMPTY, stage), threads)])
+    body: list[Stmt] = [sync(bop("+", FULL, stage), threads)]
     body += [reads[0], release, *reads[1:]] if racy else [*reads, release]
-    consumer = [B.arrive(EMPTY, threads), B.arrive(EMPTY + 1, threads), *B.for_("it", 0, iters, body)]
-    main = [B.if_(b("<", warp_id(), PRODUCER_WARPS), producer, consumer)]
+    consumer = [arrive(EMPTY, threads), arrive(EMPTY + 1, threads), *for_("it", 0, iters, body)]
+    main = [if_(bop("<", warp_id(), PRODUCER_WARPS), producer, consumer)]
     return kernel(main, threads, name=f"named_scale_{iters}")
 
 
@@ -66,25 +67,24 @@ def build_pairs(iters: int, racy: bool = False, accesses: int = 16) -> Kernel:
     """Singe-style variant: 16 warps in 8 producer/consumer pairs, pair ``p`` on its own
     barriers ``2p`` (empty) and ``2p+1`` (full), so every warp has its own program (16
     scheduling units) and all 16 hardware barriers are live."""
-    B = Builder("<named_pairs>.cu")
     threads = 512
     buf = shared("buf", 8 * 32 * accesses)
-    lane = b("%", TID, 32)
-    pair = b("/", warp_id(), 2)
-    base = b("*", pair, 32 * accesses)
-    empty = b("*", pair, 2)
-    full = b("+", b("*", pair, 2), 1)
-    producer = B.for_("it", 0, iters, [
-        B.sync(empty, 64),
-        *[B.write(buf, b("+", base, b("+", lane, 32 * j))) for j in range(accesses)],
-        B.arrive(full, 64)])
-    reads = [B.read("x", buf, b("+", base, b("%", b("+", lane, 32 * j + 1), 32 * accesses)))
+    lane = bop("%", TID, 32)
+    pair = bop("/", warp_id(), 2)
+    base = bop("*", pair, 32 * accesses)
+    empty = bop("*", pair, 2)
+    full = bop("+", bop("*", pair, 2), 1)
+    producer = for_("it", 0, iters, [
+        sync(empty, 64),
+        *[store(buf, bop("+", base, bop("+", lane, 32 * j))) for j in range(accesses)],
+        arrive(full, 64)])
+    reads = [read("x", buf, bop("+", base, bop("%", bop("+", lane, 32 * j + 1), 32 * accesses)))
              for j in range(accesses)]
-    release = B.if_(b("<", b("+", v("it"), 1), iters), [B.arrive(empty, 64)])
-    body: list[Stmt] = [B.sync(full, 64)]
+    release = if_(bop("<", bop("+", v("it"), 1), iters), [arrive(empty, 64)])
+    body: list[Stmt] = [sync(full, 64)]
     body += [reads[0], release, *reads[1:]] if racy else [*reads, release]
-    consumer = [B.arrive(empty, 64), *B.for_("it", 0, iters, body)]
-    main = [B.if_(b("==", b("%", warp_id(), 2), 0), producer, consumer)]
+    consumer = [arrive(empty, 64), *for_("it", 0, iters, body)]
+    main = [if_(bop("==", bop("%", warp_id(), 2), 0), producer, consumer)]
     return kernel(main, threads, name=f"named_pairs_{iters}")
 
 

@@ -1,30 +1,48 @@
-"""Build KPL kernels directly (no front end): a small builder for hand-written test kernels,
-a CUDA-like printer for reports, and a hypothesis strategy of small random kernels.
+"""Random KPL kernels for the differential test: a hypothesis strategy of small kernels built
+with the test builder (``conftest.py``), and a CUDA-like printer for reports.
 
-Why build ASTs directly: the oracle tests and the differential test (``dynamic`` vs ``sdv``)
-must not depend on the C front end, and a generator over the AST reaches corner cases
-(barriers inside loops under ``break``, divergent barriers, loops over a uniform parameter)
-far more often than generated C text would.
-
-Label discipline (Sec. III-A of papers/003, ``kpl/ast.py``): every statement gets a unique
-label; a compound statement's block has ``block.label == stmt.label`` and a distinct
-``start_label``; an ``else`` block has its own label and start label; loop latches are leaves.
-:meth:`KernelBuilder.build` assigns them in pre-order, and spans whose line is the label, so
-``LabelTree.name`` and error messages have something to show.
+Why generate ASTs directly: the differential test (``dynamic`` vs ``sdv``) must not depend on
+the C front end, and a generator over the AST reaches corner cases (barriers inside loops
+under ``break``, divergent barriers, loops over a uniform parameter) far more often than
+generated C text would.  Labels and spans come from ``conftest.kernel`` ([AutoSync]
+Sec. III-A label discipline).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from conftest import (
+    BID_X,
+    TID_X,
+    KernelBuilder,
+    add,
+    assign,
+    atomic_add,
+    barrier,
+    bop,
+    brk,
+    c,
+    cont,
+    decl,
+    eq,
+    for_,
+    ge,
+    if_,
+    land,
+    load,
+    lt,
+    mod,
+    mul,
+    ret,
+    store,
+    sub,
+)
 from hypothesis import strategies as st
 
 from kpl.ast import (
-    BOOL,
     INT,
-    UINT,
     Assign,
     Assume,
     Atomic,
@@ -38,7 +56,6 @@ from kpl.ast import (
     Cond,
     Const,
     Continue,
-    CType,
     Decl,
     Expr,
     ExprStmt,
@@ -46,225 +63,19 @@ from kpl.ast import (
     If,
     Inline,
     Kernel,
-    Launch,
     Load,
     Loop,
     MemElem,
     Memory,
-    Param,
     Return,
     Space,
-    Span,
     Stmt,
     Switch,
     Unary,
     Var,
     VarField,
     VecInit,
-    assign_labels,
-    walk_stmts,
 )
-
-StmtLike = Stmt | Sequence["StmtLike"]
-
-# --------------------------------------------------------------------------- expressions
-
-TID_X = Builtin("threadIdx", "x")
-TID_Y = Builtin("threadIdx", "y")
-BID_X = Builtin("blockIdx", "x")
-BDIM_X = Builtin("blockDim", "x")
-
-_CMP = ("==", "!=", "<", "<=", ">", ">=", "&&", "||")
-
-
-def c(value: int | float | bool, t: CType = INT) -> Const:
-    return Const(value, t)
-
-
-def _e(x: Expr | int) -> Expr:
-    return Const(x, INT) if isinstance(x, int) else x
-
-
-def _result_type(op: str, a: Expr, b: Expr) -> CType:
-    if op in _CMP:
-        return INT
-    ta, tb = a.type, b.type  # type: ignore[union-attr]
-    if ta.kind == "float" or tb.kind == "float":
-        return ta if ta.kind == "float" else tb
-    if op in ("<<", ">>"):
-        return ta if ta.bits >= 32 else INT
-    if not ta.signed and ta.bits >= 32:
-        return ta
-    if not tb.signed and tb.bits >= 32:
-        return tb
-    return INT
-
-
-def bop(op: str, a: Expr | int, b: Expr | int) -> Binary:
-    ea, eb = _e(a), _e(b)
-    return Binary(op, ea, eb, _result_type(op, ea, eb))
-
-
-def add(a: Expr | int, b: Expr | int) -> Binary:
-    return bop("+", a, b)
-
-
-def sub(a: Expr | int, b: Expr | int) -> Binary:
-    return bop("-", a, b)
-
-
-def mul(a: Expr | int, b: Expr | int) -> Binary:
-    return bop("*", a, b)
-
-
-def mod(a: Expr | int, b: Expr | int) -> Binary:
-    return bop("%", a, b)
-
-
-def lt(a: Expr | int, b: Expr | int) -> Binary:
-    return bop("<", a, b)
-
-
-def ge(a: Expr | int, b: Expr | int) -> Binary:
-    return bop(">=", a, b)
-
-
-def eq(a: Expr | int, b: Expr | int) -> Binary:
-    return bop("==", a, b)
-
-
-def land(a: Expr, b: Expr) -> Binary:
-    return bop("&&", a, b)
-
-
-def load(mem: Memory, idx: Expr | int) -> Load:
-    return Load(mem, _e(idx), mem.elem)
-
-
-# --------------------------------------------------------------------------- statements
-
-
-def decl(var: Var, init: Expr | int | None = None) -> Decl:
-    return Decl(var, _e(init) if init is not None else None)
-
-
-def assign(var: Var, value: Expr | int) -> Assign:
-    return Assign(var, _e(value))
-
-
-def store(mem: Memory, idx: Expr | int, value: Expr | int) -> Assign:
-    return Assign(MemElem(mem, _e(idx)), _e(value))
-
-
-def atomic_add(mem: Memory, idx: Expr | int, value: Expr | int = 1) -> ExprStmt:
-    return ExprStmt(Atomic("atomicAdd", mem, _e(idx), (_e(value),), mem.elem))
-
-
-def barrier() -> Barrier:
-    return Barrier()
-
-
-def brk() -> Break:
-    return Break()
-
-
-def cont() -> Continue:
-    return Continue()
-
-
-def ret() -> Return:
-    return Return()
-
-
-def _flat(stmts: Iterable[Any]) -> list[Stmt]:
-    out: list[Stmt] = []
-    for s in stmts:
-        if isinstance(s, Stmt):
-            out.append(s)
-        else:
-            out.extend(_flat(s))
-    return out
-
-
-def block(*stmts: StmtLike) -> Block:
-    return Block(_flat(stmts))
-
-
-def if_(cond: Expr, then: Sequence[StmtLike], els: Sequence[StmtLike] | None = None) -> If:
-    return If(cond, Block(_flat(then)), Block(_flat(els)) if els is not None else None)
-
-
-def for_(var: Var, lo: Expr | int, hi: Expr | int, body: Sequence[StmtLike],
-         step: int = 1) -> list[Stmt]:
-    """``for (var = lo; var < hi; var += step) body`` as ``Decl`` + ``Loop`` with the step
-    in the latch (so ``continue`` re-enables threads before it, Fig. 9)."""
-    return [Decl(var, _e(lo)),
-            Loop(lt(var, hi), Block(_flat(body)), latch=[Assign(var, add(var, step))])]
-
-
-def while_(cond: Expr, body: Sequence[StmtLike]) -> Loop:
-    return Loop(cond, Block(_flat(body)), kind="while")
-
-
-# --------------------------------------------------------------------------- builder
-
-
-@dataclass
-class KernelBuilder:
-    """Collects parameters and arrays, then labels a statement list into a :class:`Kernel`."""
-
-    name: str = "k"
-    block_dim: tuple[int, int, int] | int = 16
-    grid_dim: tuple[int, int, int] | int = 1
-    warp_sync: int | None = None
-    params: list[Param] = field(default_factory=list)
-    memories: dict[str, Memory] = field(default_factory=dict)
-    requires: list[Expr] = field(default_factory=list)
-
-    def shared(self, name: str, size: int | None = None, elem: CType = INT) -> Memory:
-        mem = Memory(name, Space.SHARED, elem, (size,))
-        self.memories[name] = mem
-        return mem
-
-    def global_array(self, name: str, elem: CType = INT) -> Memory:
-        mem = Memory(name, Space.GLOBAL, elem, (None,))
-        self.memories[name] = mem
-        self.params.append(Param(name, CType("ptr", 64, False, f"{elem}*", elem), mem=mem))
-        return mem
-
-    def scalar(self, name: str, t: CType = INT) -> Var:
-        var = Var(name, t)
-        self.params.append(Param(name, t, var=var))
-        return var
-
-    def require(self, cond: Expr) -> None:
-        self.requires.append(cond)
-
-    def build(self, *stmts: StmtLike) -> Kernel:
-        def dim3(d: tuple[int, int, int] | int) -> tuple[int, int, int]:
-            return (d, 1, 1) if isinstance(d, int) else d
-
-        body = Block([Assume(r, kind="requires") for r in self.requires] + _flat(stmts))
-        kernel = Kernel(self.name, list(self.params), body,
-                        Launch(dim3(self.block_dim), dim3(self.grid_dim), self.warp_sync),
-                        source_path=f"<{self.name}>", source_text="",
-                        memories=dict(self.memories), requires=list(self.requires))
-        label_kernel(kernel)
-        return kernel
-
-
-def label_kernel(kernel: Kernel) -> None:
-    """Assign fresh labels (pre-order) to every statement and block of ``kernel``; each
-    statement's span is its label as a line number (so reports name it)."""
-
-    def span(stmt: Stmt) -> None:
-        stmt.span = Span(kernel.source_path, stmt.label, 1, stmt.label, 2)
-
-    assign_labels(kernel, span)
-    for stmt in walk_stmts(kernel.body):  # else blocks are labelled after their if
-        if isinstance(stmt, If) and stmt.els is not None:
-            stmt.els.span = Span(kernel.source_path, stmt.els.label, 1, stmt.els.label, 2)
-
 
 # --------------------------------------------------------------------------- printing
 
@@ -533,9 +344,4 @@ def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int =
     return kb.build(prologue, body)
 
 
-__all__ = [
-    "BDIM_X", "BID_X", "BOOL", "TID_X", "TID_Y", "UINT", "KernelBuilder", "add", "assign",
-    "atomic_add", "barrier", "block", "bop", "brk", "c", "cont", "decl", "eq", "for_", "ge", "if_",
-    "kernels", "label_kernel", "land", "load", "lt", "mod", "mul", "render", "render_expr", "ret",
-    "store", "sub", "while_",
-]
+__all__ = ["kernels", "render", "render_expr"]

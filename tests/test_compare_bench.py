@@ -17,7 +17,6 @@ PAPER_FIVE = {"reduce0", "reduce2", "reduce3", "reduce5", "reduce6"}
 
 @pytest.fixture(scope="module")
 def oracle():
-    pytest.importorskip("oracle.sdv")
     return get_oracle("sdv")
 
 

@@ -1,6 +1,6 @@
 """Differential test: the concrete ``dynamic`` oracle against the symbolic ``sdv`` verifier.
 
-Both implement the SDV semantics of papers/003 (Sec. III-A, Fig. 9).  ``dynamic`` reports the
+Both implement the SDV semantics of [AutoSync] (Sec. III-A, Fig. 9).  ``dynamic`` reports the
 races and divergences of ONE concrete run (every thread of one or two blocks), so each of them
 is real; a sound ``sdv`` must therefore report every one of them at the same label pair, and
 where ``sdv`` proves a kernel correctly synchronized, the run must be clean.  Kernels come from
@@ -10,7 +10,7 @@ also divergent -- positions, ``break``/``continue``/``return``, atomics, global 
 two blocks, warp-sync).
 
 ``dynamic`` runs with ``stop_at_divergence=True``: after a divergent barrier an execution is
-undefined (papers/004 Sec. 3.3.2), and a verifier in the style of GPUVerify does not explore
+undefined ([BARRACUDA] Sec. 3.3.2), and a verifier in the style of GPUVerify does not explore
 past a failed divergence check, so only the races before the first divergence are compared.
 
 A second property needs no ``sdv``: the shadow-memory race detector of ``dynamic`` (per cell
@@ -20,23 +20,18 @@ depths that a brute-force pairwise comparison of every logged access finds.
 
 from __future__ import annotations
 
-import os
-import sys
 from itertools import combinations
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
+from kernelgen import kernels, render
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-from kernelgen import kernels, render  # noqa: E402
-
-from kpl.ast import Kernel, Memory, Space  # noqa: E402
-from kpl.labels import LabelTree  # noqa: E402
-from oracle import dynamic as dyn  # noqa: E402
-from oracle.base import Verdict  # noqa: E402
-from oracle.dynamic import DynamicOracle  # noqa: E402
+from kpl.ast import Kernel, Memory, Space
+from kpl.labels import LabelTree
+from oracle import dynamic as dyn
+from oracle.base import Verdict
+from oracle.dynamic import DynamicOracle
+from oracle.sdv import SDVOracle
 
 
 def disagreements(kernel: Kernel, dynamic: Verdict, sdv: Verdict) -> list[str]:
@@ -63,10 +58,6 @@ def disagreements(kernel: Kernel, dynamic: Verdict, sdv: Verdict) -> list[str]:
 
 
 def _sdv_oracle() -> Any:
-    try:
-        from oracle.sdv import SDVOracle
-    except ImportError as exc:  # pragma: no cover - depends on the other helper's progress
-        pytest.skip(f"oracle.sdv is not available yet ({exc}); differential test skipped")
     return SDVOracle()
 
 

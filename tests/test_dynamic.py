@@ -1,4 +1,4 @@
-"""Tests of the ``dynamic`` oracle (concrete lock-step execution, papers/003 Fig. 9).
+"""Tests of the ``dynamic`` oracle (concrete lock-step execution, [AutoSync] Fig. 9).
 
 Hand-built KPL kernels for the paper's Fig. 2, 4, 6 and 7 (races at the stated label pairs,
 the fixed versions clean), barrier divergence, atomics, cross-block global races,
@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import glob
 import os
-import sys
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from kernelgen import (  # noqa: E402
+from conftest import (
     BDIM_X,
     BID_X,
     TID_X,
@@ -46,7 +42,8 @@ from kernelgen import (  # noqa: E402
     while_,
 )
 
-from kpl.ast import (  # noqa: E402
+from kpl import frontend
+from kpl.ast import (
     INT,
     UINT,
     Atomic,
@@ -64,10 +61,10 @@ from kpl.ast import (  # noqa: E402
     Switch,
     Var,
 )
-from kpl.labels import LabelTree  # noqa: E402
-from oracle.base import Race, Verdict  # noqa: E402
-from oracle.dynamic import DynamicOracle, common_type, convert  # noqa: E402
-from oracle.registry import get_oracle  # noqa: E402
+from kpl.labels import LabelTree
+from oracle.base import Race, Verdict
+from oracle.dynamic import DynamicOracle, common_type, convert
+from oracle.registry import get_oracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 tid, x, y, i, j = Var("tid"), Var("x"), Var("y"), Var("i"), Var("j")
@@ -636,8 +633,6 @@ def test_atomic_exchange_and_cas() -> None:
 
 
 # --------------------------------------------------------------------------- front-end kernels
-
-frontend = pytest.importorskip("kpl.frontend", reason="kpl.frontend not available")
 
 #: expected race label pairs of the barrier-free micro-benchmarks, by source line
 RACY = {

@@ -3,7 +3,7 @@ small test kernels).
 
 WHY: every other part of AutoSync (bench, compare, the oracle tests) trusts the headers of
 these files -- the GPUVerify-style ``//pass`` / ``//xfail`` and ``//--blockDim`` lines and
-our ``// autosync: key=value`` lines (DESIGN.md, "Kernel files used as test data").  A typo
+our ``// autosync: key=value`` lines (README.md, "Kernel files").  A typo
 there would silently turn into a wrong expected result, so it is checked here once.
 The micro-benchmark naming rule "n-m-description: n races, at least m barriers" is from
 Sec. IV-C / Table I of the paper; the SDK barrier counts are Table II's O-B and AS-B.

@@ -4,121 +4,20 @@ Sec. III-A, on Fig. 6 (left):
     blk(3) = {main, 2:4};  blk(5:7) = {main};  [3, 6) = {3, 2:4, 5:7_s};  [3, 5:7) = {3, 2:4}
 and "the set of all children of a block ℓ can be expressed as the interval [ℓ_s, ℓ)".
 
-The kernel is built by hand with :class:`KB` (also used by test_transform/test_synthesis) and,
-when the front end is available, parsed from CUDA text.
+The kernel is built by hand with ``conftest.fig6`` (also used by test_transform/test_synthesis)
+and parsed from CUDA text.
 """
 
 from __future__ import annotations
 
-import importlib.util
+from conftest import EVEN, by_name, fig6, if_, leaf, lt, paper_kernel, v, while_
 
-import pytest
-
-from kpl.ast import (
-    INT,
-    Assign,
-    Barrier,
-    Binary,
-    Block,
-    Builtin,
-    Const,
-    If,
-    Kernel,
-    Launch,
-    Load,
-    Loop,
-    MemElem,
-    Memory,
-    Space,
-    Span,
-    Stmt,
-    Var,
-)
+from kpl.frontend import parse_kernel_text
 from kpl.labels import LabelTree
-
-HAVE_FRONTEND = importlib.util.find_spec("kpl.frontend") is not None
-
-A = Memory("A", Space.SHARED, INT, (64,))
-X = Var("x")
-TID = Builtin("threadIdx", "x")
-
-
-class KB:
-    """A tiny KPL builder for tests: statements are given their paper line numbers, so that
-    ``LabelTree.name`` yields the paper's names (``3``, ``2:4``, ``2:4_s``, ``main``)."""
-
-    def __init__(self, name: str = "k") -> None:
-        self.name = name
-        self.next = 0
-        self.main = self.fresh()
-        self.main_start = self.fresh()
-
-    def fresh(self) -> int:
-        lab = self.next
-        self.next += 1
-        return lab
-
-    @staticmethod
-    def span(line: int, end: int | None = None) -> Span:
-        return Span("<kb>", line, 1, end or line, 80)
-
-    def leaf(self, line: int, *, read: bool = False, write: bool = False, placeable: bool = True) -> Stmt:
-        """``x = A[tid+1]`` (read), ``A[tid] = x`` (write) or ``x = x + 1``."""
-        if write:
-            return Assign(MemElem(A, TID), X, label=self.fresh(), span=self.span(line),
-                          placeable=placeable)
-        value = (Load(A, Binary("+", TID, Const(1)), INT) if read
-                 else Binary("+", X, Const(1)))
-        return Assign(X, value, label=self.fresh(), span=self.span(line), placeable=placeable)
-
-    def barrier(self, line: int) -> Barrier:
-        return Barrier(label=self.fresh(), span=self.span(line))
-
-    def block(self, label: int, stmts: list[Stmt]) -> Block:
-        return Block(stmts, label=label, start_label=self.fresh())
-
-    def if_(self, line: int, end: int, stmts: list[Stmt], els: list[Stmt] | None = None,
-            else_line: int | None = None, cond: object = None) -> If:
-        lab = self.fresh()
-        els_block = None
-        if els is not None:
-            els_block = self.block(self.fresh(), els)
-            els_block.span = self.span(else_line or end, end)
-        guard = cond if cond is not None else Binary("==", Binary("%", TID, Const(2)), Const(0))
-        return If(guard, self.block(lab, stmts), els_block, label=lab,  # type: ignore[arg-type]
-                  span=self.span(line, end if els is None else (else_line or end) - 1))
-
-    def loop(self, line: int, end: int, stmts: list[Stmt]) -> Loop:
-        lab = self.fresh()
-        return Loop(Binary("<", Var("i"), Const(4)), self.block(lab, stmts), label=lab,
-                    span=self.span(line, end), kind="while")
-
-    def kernel(self, stmts: list[Stmt]) -> Kernel:
-        body = Block(stmts, label=self.main, start_label=self.main_start)
-        return Kernel(self.name, [], body, Launch((64, 1, 1), (1, 1, 1)), "<kb>", "",
-                      memories={"A": A}, next_label=self.next)
-
-
-def by_name(tree: LabelTree, name: str) -> int:
-    """The unique label called ``name`` (paper naming)."""
-    found = [lab for lab in tree.nodes if tree.name(lab) == name]
-    assert len(found) == 1, (name, found, [tree.name(lab) for lab in tree.nodes])
-    return found[0]
 
 
 def names(tree: LabelTree, labels: object) -> set[str]:
     return {tree.name(lab) for lab in labels}  # type: ignore[attr-defined]
-
-
-def fig6() -> Kernel:
-    """Fig. 6 (left):  1 x = 0; 2 if(tid%2==0) { 3 x = A[tid+2]; 4 } 5 if(tid%6==0) {
-    6 A[tid] += x; 7 }"""
-    kb = KB("fig6")
-    return kb.kernel([
-        kb.leaf(1),
-        kb.if_(2, 4, [kb.leaf(3, read=True)]),
-        kb.if_(5, 7, [kb.leaf(6, write=True)]),
-    ])
 
 
 def check_fig6(tree: LabelTree, offset: int = 0) -> None:
@@ -162,8 +61,8 @@ def test_interval_half_open_and_empty() -> None:
 
 def test_fig4_loop_intervals() -> None:
     """Sec. II-B / III-B on Fig. 4: P⁰ ⇒ L2 ∨ L3 and P¹ ⇒ L_{1:5_s} ∨ L4; C(1:5) = 1, C(2) = 100."""
-    kb = KB("fig4")
-    k = kb.kernel([kb.loop(1, 5, [kb.leaf(2, read=True), kb.leaf(3), kb.leaf(4, write=True)])])
+    k = paper_kernel("fig4", [
+        while_(lt(v("i"), 4), [leaf(2, read=True), leaf(3), leaf(4, write=True)], line=1, end=5)])
     tree = LabelTree(k)
     l2, l4, lp = by_name(tree, "2"), by_name(tree, "4"), by_name(tree, "1:5")
     assert tree.shared_loops(l2, l4) == (lp,)
@@ -173,8 +72,8 @@ def test_fig4_loop_intervals() -> None:
 
 
 def test_else_block_is_right_sibling_of_if() -> None:
-    kb = KB("ifelse")
-    k = kb.kernel([kb.leaf(1), kb.if_(2, 6, [kb.leaf(3)], [kb.leaf(5)], else_line=4), kb.leaf(7)])
+    k = paper_kernel("ifelse", [leaf(1), if_(EVEN, [leaf(3)], [leaf(5)], line=2, end=6, else_line=4),
+                                leaf(7)])
     tree = LabelTree(k)
     ifl = by_name(tree, "2:3")
     els = by_name(tree, "4:6")
@@ -201,10 +100,7 @@ __global__ void fig6(int *unused) {
 """
 
 
-@pytest.mark.skipif(not HAVE_FRONTEND, reason="kpl.frontend not written yet")
 def test_fig6_worked_example_from_cuda() -> None:
-    from kpl.frontend import parse_kernel_text  # type: ignore[import-not-found]
-
     kernel = parse_kernel_text(FIG6_CUDA, path="fig6.cu")
     tree = LabelTree(kernel)
     check_fig6(tree, offset=4)  # paper line 1 is our line 5

@@ -1,4 +1,4 @@
-"""Tests of the named-barrier oracle (WEFT, papers/000 Sec. 3-5).
+"""Tests of the named-barrier oracle ([WEFT] Sec. 3-5).
 
 Three layers: the kernel files under ``tests/kernels/named`` through the CUDA front end
 (each declares its expected outcome), hand-built KPL for the emulation corner cases, and a
@@ -14,20 +14,37 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import (
+    TID,
+    arrive,
+    barrier,
+    bop,
+    brk,
+    c,
+    decl,
+    for_,
+    if_,
+    kernel,
+    lane_id,
+    read,
+    ret,
+    shared,
+    store,
+    sync,
+    v,
+    warp_id,
+)
 
+from kpl import frontend
 from kpl.ast import INT, Binary, Builtin, Const, If, Param, Var
 from kpl.labels import LabelTree
 from oracle.base import Verdict
 from oracle.named import NamedBarrierOracle, describe_threads, uses_named_barriers
-from oracle.named_build import TID, Builder, b, c, kernel, lane_id, shared, v, warp_id
 from oracle.named_emulate import Emulator
 from oracle.registry import get_oracle
 
 KDIR = Path(__file__).parent / "kernels" / "named"
 FILES = sorted(KDIR.glob("*.cu"))
-
-frontend = pytest.importorskip("kpl.frontend")
-
 
 def load(name: str):  # type: ignore[no-untyped-def]
     return frontend.load_kernel(str(KDIR / name))
@@ -129,12 +146,11 @@ G = shared("g", 64)
 
 
 def test_listing2_with_arrive_before_write_races() -> None:
-    B = Builder()
     lane = lane_id()
-    body = [B.let("warp", warp_id(shift=True)),
-            B.sync(0, 64),
-            B.if_(b("==", v("warp"), 0), [B.arrive(1, 64), B.write(G, lane)],
-                  [B.sync(1, 64), B.read("x", G, lane)])]
+    body = [decl("warp", warp_id(shift=True)),
+            sync(0, 64),
+            if_(bop("==", v("warp"), 0), [arrive(1, 64), store(G, lane)],
+                [sync(1, 64), read("x", G, lane)])]
     k = kernel(body, 64)
     verdict = check(k)
     assert not verdict.findings
@@ -145,43 +161,37 @@ def test_listing2_with_arrive_before_write_races() -> None:
 
 
 def test_syncthreads_is_sync_zero_over_the_cta() -> None:
-    B = Builder()
-    ok = kernel([B.write(G, TID), B.syncthreads(), B.read("x", G, b("-", 63, TID))], 64)
+    ok = kernel([store(G, TID), barrier(), read("x", G, bop("-", 63, TID))], 64)
     assert check(ok).verified
-    B = Builder()
-    racy = kernel([B.write(G, TID), B.read("x", G, b("-", 63, TID))], 64)
+    racy = kernel([store(G, TID), read("x", G, bop("-", 63, TID))], 64)
     assert len(check(racy).races) == 1
 
 
 def test_divergent_syncthreads_deadlocks_and_is_a_divergence() -> None:
-    B = Builder()
-    bar = B.syncthreads()
-    k = kernel([B.if_(b("<", TID, 32), [bar])], 64)
+    bar = barrier()
+    k = kernel([if_(bop("<", TID, 32), [bar])], 64)
     verdict = check(k)
     assert kinds(verdict) == {"deadlock"}
     assert [d.label for d in verdict.divergences] == [bar.label]
 
 
 def test_left_over_arrivals_are_an_over_arrival() -> None:
-    B = Builder()
-    k = kernel([B.if_(b("==", warp_id(), 0), [B.arrive(1, 64), B.arrive(1, 64)],
-                      [B.sync(1, 64)])], 64)
+    k = kernel([if_(bop("==", warp_id(), 0), [arrive(1, 64), arrive(1, 64)],
+                    [sync(1, 64)])], 64)
     verdict = check(k)
     over = [f for f in verdict.findings if f.kind == "over-arrival"]
     assert over and "second time" in over[0].message
 
 
 def test_invalid_barrier_id_and_count() -> None:
-    B = Builder()
-    k = kernel([B.sync(16, 64), B.sync(1, 48)], 64)
+    k = kernel([sync(16, 64), sync(1, 48)], 64)
     msgs = [f.message for f in check(k).findings if f.kind == "invalid-barrier"]
     assert len(msgs) == 2 and "0..15" in msgs[0] and "multiple of the warp size" in msgs[1]
 
 
 def test_branch_on_loaded_value_is_unknown_with_line() -> None:
-    B = Builder()
-    cond_if = B.if_(b(">", v("x", INT), 0), [B.sync(1, 32)], line=42)
-    k = kernel([B.read("x", shared("s", 64, INT), TID), cond_if], 64)
+    cond_if = if_(bop(">", v("x", INT), 0), [sync(1, 32)], line=42)
+    k = kernel([read("x", shared("s", 64, INT), TID), cond_if], 64)
     verdict = check(k)
     assert not verdict.verified
     assert len(verdict.unknowns) == 1
@@ -191,8 +201,7 @@ def test_branch_on_loaded_value_is_unknown_with_line() -> None:
 
 def test_unfixed_parameter_is_unknown_and_requires_equality_fixes_it() -> None:
     n = Var("n", INT)
-    B = Builder()
-    stmts = [B.if_(b("<", TID, n), [B.arrive(1, 64)], [B.sync(1, 64)], line=7)]
+    stmts = [if_(bop("<", TID, n), [arrive(1, 64)], [sync(1, 64)], line=7)]
     k = kernel(stmts, 64, params=[Param("n", INT, var=n)])
     verdict = check(k)
     assert verdict.unknowns and "parameter 'n'" in verdict.unknowns[0].reason
@@ -201,18 +210,16 @@ def test_unfixed_parameter_is_unknown_and_requires_equality_fixes_it() -> None:
 
 
 def test_runtime_barrier_operand_is_unknown() -> None:
-    B = Builder()
-    k = kernel([B.read("x", shared("s", 64, INT), TID),
-                B.sync(v("x"), 64, line=9)], 64)
+    k = kernel([read("x", shared("s", 64, INT), TID),
+                sync(v("x"), 64, line=9)], 64)
     u = check(k).unknowns
     assert len(u) == 1 and u[0].line == 9
 
 
 def test_runtime_shared_address_is_unknown_but_sync_checks_continue() -> None:
-    B = Builder()
     idx = shared("idx", 64, INT)
-    k = kernel([B.read("i", idx, TID), B.write(G, v("i"), line=5),
-                B.if_(b("==", warp_id(), 0), [B.sync(1, 64)])], 64)
+    k = kernel([read("i", idx, TID), store(G, v("i"), line=5),
+                if_(bop("==", warp_id(), 0), [sync(1, 64)])], 64)
     verdict = check(k)
     assert [u.line for u in verdict.unknowns] == [5]
     assert "deadlock" in kinds(verdict)
@@ -220,51 +227,47 @@ def test_runtime_shared_address_is_unknown_but_sync_checks_continue() -> None:
 
 def test_warp_sync_orders_lanes_of_one_warp() -> None:
     """A warp-synchronous exchange: lane i writes, lane 31-i reads, no barrier."""
-    B = Builder()
     lane = lane_id()
-    k = kernel([B.write(G, TID), B.read("x", G, b("-", b("+", b("-", TID, lane), 31), lane))],
+    k = kernel([store(G, TID), read("x", G, bop("-", bop("+", bop("-", TID, lane), 31), lane))],
                64)
     assert len(check(k).races) == 1
     assert check(k, warp_sync=True).verified
-    k_ws = kernel([B.write(G, TID), B.read("x", G, b("-", b("+", b("-", TID, lane), 31), lane))],
+    k_ws = kernel([store(G, TID), read("x", G, bop("-", bop("+", bop("-", TID, lane), 31), lane))],
                   64, warp_sync=32)
     assert check(k_ws).verified
     # lock-step does not help across warps
-    cross = kernel([B.write(G, TID), B.read("x", G, b("-", 63, TID))], 64, warp_sync=32)
+    cross = kernel([store(G, TID), read("x", G, bop("-", 63, TID))], 64, warp_sync=32)
     assert len(check(cross).races) == 1
 
 
 def test_warp_sync_still_reports_same_statement_write_write() -> None:
-    B = Builder()
-    k = kernel([B.write(G, 0)], 64, warp_sync=32)
+    k = kernel([store(G, 0)], 64, warp_sync=32)
     races = check(k).races
     assert len(races) == 1 and races[0].first == races[0].second
 
 
 def test_block_dependent_shared_address_emulates_every_cta() -> None:
-    B = Builder()
     bid = Builtin("blockIdx", "x")
     # CTA 1 writes g[0] from every thread (write-write race); CTA 0 is fine
-    k = kernel([B.write(G, b("*", TID, b("-", 1, bid)))], 64, grid_dim=2)
+    k = kernel([store(G, bop("*", TID, bop("-", 1, bid)))], 64, grid_dim=2)
     oracle = NamedBarrierOracle()
     verdict = oracle.check(k)
     assert oracle.stats.blocks == 2
     assert len(verdict.races) == 1 and verdict.races[0].witness is not None
     assert verdict.races[0].witness.block1 == (1, 0, 0)
-    big = kernel([B.write(G, b("*", TID, b("-", 1, bid)))], 64, grid_dim=1000)
+    big = kernel([store(G, bop("*", TID, bop("-", 1, bid)))], 64, grid_dim=1000)
     u = check(big).unknowns
     assert u and "blockIdx" in u[0].reason
 
 
 def test_thread_dependent_loops_break_and_early_return() -> None:
     """Programs follow each thread's own trip count, break and return."""
-    B = Builder()
-    loop = B.for_("i", 0, b("+", warp_id(), 1), [
-        B.if_(b("==", v("i"), 2), [B.sync(3, 32)]),  # never reached: break first
-        B.if_(b("==", v("i"), 1), [Break_()]),
-        B.sync(1, 64)])
-    ret = B.if_(b(">=", TID, 64), [Return_()])
-    k = kernel([ret, *loop, B.sync(2, 64)], 96)
+    loop = for_("i", 0, bop("+", warp_id(), 1), [
+        if_(bop("==", v("i"), 2), [sync(3, 32)]),  # never reached: break first
+        if_(bop("==", v("i"), 1), [brk()]),
+        sync(1, 64)])
+    early = if_(bop(">=", TID, 64), [ret()])
+    k = kernel([early, *loop, sync(2, 64)], 96)
     prog = Emulator(k).run()
     ops = prog.ops
     per = [[(ops[e].kind, ops[e].barrier) for e in prog.thread_ops[t]] for t in (0, 32, 64)]
@@ -274,25 +277,14 @@ def test_thread_dependent_loops_break_and_early_return() -> None:
     assert check(k).verified
 
 
-def Break_():  # type: ignore[no-untyped-def]
-    from kpl.ast import Break
-    return Break()
-
-
-def Return_():  # type: ignore[no-untyped-def]
-    from kpl.ast import Return
-    return Return()
-
-
 def test_describe_threads() -> None:
     assert describe_threads(range(32, 96)) == "warps 1-2 (threads 32-95)"
     assert describe_threads([0, 1, 2, 5]) == "threads 0-2, 5"
 
 
 def test_each_label_pair_reported_once_in_text_order() -> None:
-    B = Builder()
-    w = B.write(G, TID)
-    r = B.read("x", G, b("%", b("+", TID, 1), 64))
+    w = store(G, TID)
+    r = read("x", G, bop("%", bop("+", TID, 1), 64))
     k = kernel([w, r], 64)
     races = check(k).races
     assert len(races) == 1
@@ -307,31 +299,30 @@ def _random_kernel(rng: random.Random):  # type: ignore[no-untyped-def]
     """A warp-specialised program built from globally ordered steps: CTA-wide syncs,
     point-to-point signals (arrive in one warp, sync in another) and shared accesses."""
     warps = rng.choice([2, 3])
-    B = Builder()
     per_warp: list[list] = [[] for _ in range(warps)]
     mem = shared("m", 8, INT)
     for _ in range(rng.randint(3, 9)):
         step = rng.random()
         if step < 0.15:
             for w in range(warps):
-                per_warp[w].append(B.sync(0, 32 * warps))
+                per_warp[w].append(sync(0, 32 * warps))
         elif step < 0.5:
             src, dst = rng.sample(range(warps), 2)
             bar = rng.choice([1, 2])
-            per_warp[src].append(B.arrive(bar, 64))
-            per_warp[dst].append(B.sync(bar, 64))
+            per_warp[src].append(arrive(bar, 64))
+            per_warp[dst].append(sync(bar, 64))
         else:
             w = rng.randrange(warps)
-            idx = b("%", lane_id(), rng.choice([2, 4, 8])) if rng.random() < 0.7 else c(
+            idx = bop("%", lane_id(), rng.choice([2, 4, 8])) if rng.random() < 0.7 else c(
                 rng.randrange(8))
             if rng.random() < 0.5:
-                per_warp[w].append(B.write(mem, idx))
+                per_warp[w].append(store(mem, idx))
             else:
-                per_warp[w].append(B.read("x", mem, idx))
+                per_warp[w].append(read("x", mem, idx))
     chain: If | None = None
     for w in reversed(range(warps)):
-        cond = b("==", warp_id(), w)
-        chain = B.if_(cond, per_warp[w], [chain] if chain is not None else None)
+        cond = bop("==", warp_id(), w)
+        chain = if_(cond, per_warp[w], [chain] if chain is not None else None)
     assert chain is not None
     return kernel([chain], 32 * warps)
 

@@ -16,6 +16,7 @@ import glob
 import os
 from pathlib import Path
 
+import conftest
 import pytest
 
 from autosync.render import apply_edits, available_targets, barrier_text, render, render_patch
@@ -27,7 +28,6 @@ from kpl.ast import (
     Const,
     If,
     Kernel,
-    Launch,
     Loop,
     Span,
     Stmt,
@@ -42,15 +42,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class Build:
-    """Builds a KPL kernel over ``text`` by hand; statements are located by snippet."""
+    """KPL statements over ``text``, located by snippet; :meth:`kernel` labels them with the
+    test builder (``conftest.kernel``)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.next = 0
-
-    def label(self) -> int:
-        self.next += 1
-        return self.next - 1
 
     def span(self, snippet: str, nth: int = 0) -> Span:
         pos = -1
@@ -70,32 +66,23 @@ class Build:
         return span.end - 1
 
     def leaf(self, snippet: str, nth: int = 0) -> Assign:
-        return Assign(Var("x"), Const(0), label=self.label(), span=self.span(snippet, nth))
+        return Assign(Var("x"), Const(0), span=self.span(snippet, nth))
 
     def barrier(self, snippet: str = "__syncthreads();", nth: int = 0) -> Barrier:
-        return Barrier(label=self.label(), span=self.span(snippet, nth))
-
-    def block(self, label: int, stmts: list[Stmt], brace: int = -1) -> Block:
-        return Block(stmts, label=label, start_label=self.label(), source=BlockSource(brace, -1))
+        return Barrier(span=self.span(snippet, nth))
 
     def if_(self, snippet: str, then: list[Stmt], then_brace: int = -1,
             els: list[Stmt] | None = None, else_brace: int = -1) -> If:
-        label = self.label()
-        then_block = self.block(label, then, then_brace)
-        else_block = None
-        if els is not None:
-            else_block = self.block(self.label(), els, else_brace)
-        return If(Const(True), then_block, else_block, label=label, span=self.span(snippet))
+        else_block = Block(els, source=BlockSource(else_brace)) if els is not None else None
+        return If(Const(True), Block(then, source=BlockSource(then_brace)), else_block,
+                  span=self.span(snippet))
 
     def loop(self, snippet: str, body: list[Stmt], brace: int = -1) -> Loop:
-        label = self.label()
-        return Loop(Const(True), self.block(label, body, brace), label=label, span=self.span(snippet))
+        return Loop(Const(True), Block(body, source=BlockSource(brace)), span=self.span(snippet))
 
     def kernel(self, stmts: list[Stmt], brace_snippet: str = "{") -> Kernel:
-        main = self.label()
-        body = Block(stmts, label=main, start_label=self.label(),
-                     source=BlockSource(self.brace(brace_snippet), -1))
-        return Kernel("k", [], body, Launch(), "k.cu", self.text, next_label=self.next)
+        return conftest.kernel(stmts, path="k.cu", source_text=self.text,
+                               body_source=BlockSource(self.brace(brace_snippet)))
 
 
 # --------------------------------------------------------------------------- basics
@@ -355,7 +342,7 @@ def test_opencl_target_and_unknown_target() -> None:
 def test_unknown_span_and_unknown_label_are_value_errors() -> None:
     b = Build(SIMPLE)
     s1 = b.leaf("int t = threadIdx.x;")
-    ghost = Assign(Var("y"), Const(1), label=b.label(), span=Span("k.cu", 3, 5))  # offsets -1
+    ghost = Assign(Var("y"), Const(1), span=Span("k.cu", 3, 5))  # offsets -1
     kernel = b.kernel([s1, ghost])
     with pytest.raises(ValueError, match="source position is unknown"):
         render_patch(kernel, [ghost.label])
@@ -396,7 +383,7 @@ KERNEL_FILES = sorted(
 
 @pytest.mark.parametrize("relpath", KERNEL_FILES)
 def test_round_trip_strip_and_reinsert_every_kernel(relpath: str) -> None:
-    frontend = pytest.importorskip("kpl.frontend")
+    from kpl import frontend
     from kpl.errors import KplError
     from kpl.transform import barrier_anchors, strip_barriers
 

@@ -1,7 +1,7 @@
 """Verdict tests for the bundled ``sdv`` oracle (issue 3, items 2 and 4).
 
-Small kernels pin the semantics (papers/003 Figs. 2, 4, 6, 7; atomics and warps from
-papers/001); the kernel folders pin real-world precision: every correctly synchronized
+Small kernels pin the semantics ([AutoSync] Figs. 2, 4, 6, 7; atomics and warps from
+[WarpsAtomics]); the kernel folders pin real-world precision: every correctly synchronized
 kernel verifies, every barrier-free micro-benchmark races, and removing any one barrier of
 an SDK-style kernel makes it race (or the test records that the barrier was redundant).
 """
@@ -12,7 +12,9 @@ import glob
 import os
 import time
 
+import conftest
 import pytest
+from conftest import TID, add, assign, barrier, decl, load, store
 
 from kpl import ast as K
 from kpl.frontend import load_kernel, parse_kernel_text
@@ -43,41 +45,17 @@ def div_lines(v: Verdict, kernel: K.Kernel) -> set[int | None]:
 # --------------------------------------------------------------------------- hand-built AST
 
 
-class Builder:
-    """Tiny KPL builder: unique labels, blocks with start labels (as the front end does)."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    def lab(self) -> int:
-        self.n += 1
-        return self.n
-
-    def block(self, stmts: list[K.Stmt], label: int | None = None) -> K.Block:
-        return K.Block(stmts, label if label is not None else self.lab(), self.lab())
-
-
 def test_hand_built_fig2_race_and_fix() -> None:
     """Fig. 2 as a hand-built AST: ⟨1, 3⟩ races; a barrier between them fixes it."""
     mem = K.Memory("A", K.Space.SHARED, K.INT, (65,))
-    tid = K.Var("tid")
+    tid, x = K.Var("tid"), K.Var("x")
 
     def kernel(with_barrier: bool) -> K.Kernel:
-        b = Builder()
-        main = b.lab()
-        s0 = K.Decl(tid, K.Cast(K.INT, K.Builtin("threadIdx", "x")), label=b.lab())
-        s1 = K.Assign(K.Var("x"), K.Load(mem, K.Binary("+", tid, K.Const(1)), K.INT),
-                      label=b.lab())
-        s2 = K.Assign(K.Var("x"), K.Binary("+", K.Var("x"), K.Const(11)), label=b.lab())
-        s3 = K.Assign(K.MemElem(mem, tid),
-                      K.Binary("+", K.Load(mem, tid, K.INT), K.Var("x")), label=b.lab())
-        stmts: list[K.Stmt] = [s0, K.Decl(K.Var("x"), label=b.lab()), s1, s2]
-        if with_barrier:
-            stmts.append(K.Barrier(label=b.lab()))
-        stmts.append(s3)
-        body = b.block(stmts, main)
-        k = K.Kernel("fig2", [], body, K.Launch((64, 1, 1)), "fig2.cu", "",
-                     memories={"A": mem}, next_label=b.n + 1)
+        s1 = assign(x, load(mem, add(tid, 1)))
+        s3 = store(mem, tid, add(load(mem, tid), x))
+        k = conftest.kernel([decl(tid, K.Cast(K.INT, TID)), decl(x), s1, assign(x, add(x, 11)),
+                             [barrier()] if with_barrier else [], s3],
+                            64, name="fig2", memories={"A": mem})
         k.expected["s1"] = str(s1.label)
         k.expected["s3"] = str(s3.label)
         return k
@@ -388,8 +366,7 @@ def test_registry_finds_sdv() -> None:
 
 def test_named_barrier_defers_to_named_oracle() -> None:
     paths = sorted(glob.glob(os.path.join(ROOT, "tests/kernels/named/*.cu")))
-    if not paths:
-        pytest.skip("no named-barrier kernels")
+    assert paths, "tests/kernels/named/ has no kernels"
     k = load_kernel(paths[0])
     v = SDVOracle().check(k)
     assert any("--oracle named" in f.message for f in v.findings)

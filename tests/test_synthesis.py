@@ -8,15 +8,13 @@ End-to-end tests over ``microbench/`` with the real oracle are at the bottom.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import EVEN, barrier, by_name, fig6, if_, leaf, lt, paper_kernel, v, while_
 
 from autosync.naive import naive_synthesize
 from autosync.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, IterationRecord, synthesize
@@ -24,18 +22,6 @@ from kpl.ast import Barrier, Kernel, walk_stmts
 from kpl.labels import LabelTree
 from kpl.transform import barrier_anchors, strip_barriers
 from oracle.base import Divergence, OracleBase, Race, Unknown, Verdict
-
-
-def _helpers() -> ModuleType:
-    """tests/test_labels.py's KPL builder (tests/ is not a package: try both names)."""
-    try:
-        return importlib.import_module("tests.test_labels")
-    except ImportError:  # pragma: no cover - run from inside tests/
-        return importlib.import_module("test_labels")
-
-
-_H = _helpers()
-KB, by_name, fig6 = _H.KB, _H.by_name, _H.fig6
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVERS = ["rc2", "nuz"]
@@ -86,8 +72,7 @@ def named(tree: LabelTree, labels: Iterable[int]) -> set[str]:
 
 def fig2() -> tuple[Kernel, ScriptedOracle]:
     """1 x = A[tid+1]; 2 x = x+11; 3 A[tid] += x;  race ⟨1, 3⟩, fixed by a barrier in [1, 3)."""
-    kb = KB("fig2")
-    k = kb.kernel([kb.leaf(1, read=True), kb.leaf(2), kb.leaf(3, write=True)])
+    k = paper_kernel("fig2", [leaf(1, read=True), leaf(2), leaf(3, write=True)])
     t = LabelTree(k)
     l1, l2, l3 = (by_name(t, s) for s in "123")
     return k, ScriptedOracle([Rule(l1, l3, any_of(l1, l2))])
@@ -123,8 +108,8 @@ def fig4(facts: str = "none") -> tuple[Kernel, ScriptedOracle, LabelTree]:
     an intra-iteration part (fixed by a barrier in [2, 4) = {2, 3}) and an inter-iteration
     part (fixed by one in [1:5_s, 2) ∪ [4, 1:5) = {1:5_s, 4}).  ``facts``: what the oracle
     says about the loop depth: none | true | lie (always says inter, depth 1)."""
-    kb = KB("fig4")
-    k = kb.kernel([kb.loop(1, 5, [kb.leaf(2, read=True), kb.leaf(3), kb.leaf(4, write=True)])])
+    k = paper_kernel("fig4", [
+        while_(lt(v("i"), 4), [leaf(2, read=True), leaf(3), leaf(4, write=True)], line=1, end=5)])
     t = LabelTree(k)
     l2, l3, l4, lp = (by_name(t, s) for s in ("2", "3", "4", "1:5"))
     intra = any_of(l2, l3)
@@ -214,9 +199,8 @@ def test_fig4_silent_oracle_same_as_paper() -> None:
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_fig7_one_barrier_one_iteration(solver: str) -> None:
     """Sec. II-D: races ⟨1,3⟩ and ⟨2,4⟩; {L2} is the least-cost model of [L1 ∨ L2, L2 ∨ L3]."""
-    kb = KB("fig7")
-    k = kb.kernel([kb.leaf(1, read=True), kb.leaf(2, read=True), kb.leaf(3, write=True),
-                   kb.leaf(4, write=True)])
+    k = paper_kernel("fig7", [leaf(1, read=True), leaf(2, read=True), leaf(3, write=True),
+                              leaf(4, write=True)])
     t = LabelTree(k)
     l1, l2, l3, l4 = (by_name(t, s) for s in "1234")
     oracle = ScriptedOracle([Rule(l1, l3, any_of(l1, l2)), Rule(l2, l4, any_of(l2, l3), array="B")])
@@ -255,8 +239,8 @@ def test_fig6_divergence_exclusion(solver: str) -> None:
 def test_race_inside_thread_dependent_block_is_unfixable(solver: str) -> None:
     """1 if (tid%2==0) { 2 x = A[tid+1]; 3 A[tid] = x; 4 }: every separating barrier would
     be divergent -> the divergence constraint conflicts with the race (Sec. III-D, (2))."""
-    kb = KB("divblock")
-    k = kb.kernel([kb.if_(1, 4, [kb.leaf(2, read=True), kb.leaf(3, write=True)])])
+    k = paper_kernel("divblock", [
+        if_(EVEN, [leaf(2, read=True), leaf(3, write=True)], line=1, end=4)])
     t = LabelTree(k)
     l2, l3, b = by_name(t, "2"), by_name(t, "3"), by_name(t, "1:4")
     oracle = ScriptedOracle([Rule(l2, l3, any_of(l2))], divergent={t.start(b), l2, l3})
@@ -273,8 +257,7 @@ def test_race_inside_thread_dependent_block_is_unfixable(solver: str) -> None:
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_self_race_outside_loops_is_unfixable(solver: str) -> None:
-    kb = KB("self")
-    k = kb.kernel([kb.leaf(1), kb.leaf(2, write=True)])
+    k = paper_kernel("self", [leaf(1), leaf(2, write=True)])
     t = LabelTree(k)
     l2 = by_name(t, "2")
     oracle = ScriptedOracle([Rule(l2, l2, lambda a: False)])
@@ -285,8 +268,7 @@ def test_self_race_outside_loops_is_unfixable(solver: str) -> None:
 
 
 def test_self_race_inside_loop_exhausts_options() -> None:
-    kb = KB("selfloop")
-    k = kb.kernel([kb.loop(1, 3, [kb.leaf(2, write=True)])])
+    k = paper_kernel("selfloop", [while_(lt(v("i"), 4), [leaf(2, write=True)], line=1, end=3)])
     t = LabelTree(k)
     l2 = by_name(t, "2")
     oracle = ScriptedOracle([Rule(l2, l2, lambda a: False)])
@@ -299,8 +281,7 @@ def test_self_race_inside_loop_exhausts_options() -> None:
 def test_no_placeable_position_is_explained() -> None:
     """Both statements unplaceable (e.g. code inlined from a __device__ function): [1, 2) has
     no variable, line 7 becomes ¬P⁰, and UNSAT names the race."""
-    kb = KB("inl")
-    k = kb.kernel([kb.leaf(1, read=True, placeable=False), kb.leaf(2, write=True, placeable=False)])
+    k = paper_kernel("inl", [leaf(1, read=True, placeable=False), leaf(2, write=True, placeable=False)])
     t = LabelTree(k)
     l1, l2 = by_name(t, "1"), by_name(t, "2")
     res = synthesize(k, ScriptedOracle([Rule(l1, l2, lambda a: False)]))
@@ -309,9 +290,9 @@ def test_no_placeable_position_is_explained() -> None:
 
 
 def test_divergent_barrier_in_input_is_unfixable() -> None:
-    kb = KB("inputdiv")
-    bar = kb.barrier(3)
-    k = kb.kernel([kb.leaf(1, read=True), kb.if_(2, 4, [bar]), kb.leaf(5, write=True)])
+    bar = barrier(line=3)
+    k = paper_kernel("inputdiv", [leaf(1, read=True), if_(EVEN, [bar], line=2, end=4),
+                                  leaf(5, write=True)])
     t = LabelTree(k)
     l1, l5 = by_name(t, "1"), by_name(t, "5")
 
@@ -338,8 +319,7 @@ def test_verified_input_and_oracle_unknown() -> None:
 def test_race_first_reported_in_a_later_iteration_gets_its_constraints() -> None:
     """An oracle that reports only the first race: ⟨4, 6⟩ shows up once ⟨1, 3⟩ is fixed and
     must get lines 6–12 then (not a P-blocking clause)."""
-    kb = KB("later")
-    k = kb.kernel([kb.leaf(i, read=i in (1, 4), write=i in (3, 6)) for i in range(1, 7)])
+    k = paper_kernel("later", [leaf(i, read=i in (1, 4), write=i in (3, 6)) for i in range(1, 7)])
     t = LabelTree(k)
     lab = {i: by_name(t, str(i)) for i in range(1, 7)}
     first = any_of(lab[1], lab[2])
@@ -402,20 +382,17 @@ def test_naive_on_fig4_keeps_two() -> None:
 
 # --------------------------------------------------------------------------- end to end
 
-HAVE_FRONTEND = importlib.util.find_spec("kpl.frontend") is not None
-E2E_ORACLES = [name for name, module in (("sdv", "oracle.sdv"), ("dynamic", "oracle.dynamic"))
-               if importlib.util.find_spec(module) is not None]
+E2E_ORACLES = ["sdv", "dynamic"]
 MICRO = sorted(p.name for p in (ROOT / "microbench").glob("*.cu"))
 
 
-@pytest.mark.skipif(not (E2E_ORACLES and HAVE_FRONTEND), reason="no real oracle / front end yet")
 @pytest.mark.parametrize("oracle_name", E2E_ORACLES)
 @pytest.mark.parametrize("name", MICRO)
 def test_microbench_end_to_end(name: str, oracle_name: str) -> None:
     """AS-B = the file's min_barriers with both back ends and both fact modes; the result
     verifies; the naive baseline verifies too, with at least as many oracle calls (Table I).
     ``dynamic`` (concrete execution) is a realistic but unsound oracle; ``sdv`` proves."""
-    from kpl.frontend import load_kernel  # type: ignore[import-not-found]
+    from kpl.frontend import load_kernel
     from oracle.registry import get_oracle
 
     kernel = load_kernel(str(ROOT / "microbench" / name))
@@ -439,12 +416,11 @@ def test_microbench_end_to_end(name: str, oracle_name: str) -> None:
     assert results[("rc2", True)].oracle_calls <= results[("rc2", False)].oracle_calls
 
 
-@pytest.mark.skipif(not (E2E_ORACLES and HAVE_FRONTEND), reason="no real oracle / front end yet")
 @pytest.mark.parametrize("name", MICRO)
 def test_microbench_placement_matches_developer(name: str) -> None:
     """With the developer-style tie-break the synthesized kernel has its barriers exactly
     where microbench/expected/X.cu has them (compared as statement sequences by source text)."""
-    from kpl.frontend import load_kernel  # type: ignore[import-not-found]
+    from kpl.frontend import load_kernel
     from oracle.registry import get_oracle
 
     kernel, _ = strip_barriers(load_kernel(str(ROOT / "microbench" / name)))

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import EVEN, barrier, by_name, fig6, if_, leaf, lt, paper_kernel, v, while_
 
 from kpl.ast import Barrier, Block, If, Kernel, Loop, NamedBarrier, Var, walk_stmts
+from kpl.frontend import load_kernel
 from kpl.labels import LabelTree
 from kpl.transform import barrier_anchors, insert_barriers, strip_barriers, strip_barriers_detailed
 
-
-def _helpers() -> ModuleType:
-    """tests/test_labels.py's KPL builder (tests/ is not a package: try both names)."""
-    try:
-        return importlib.import_module("tests.test_labels")
-    except ImportError:  # pragma: no cover - run from inside tests/
-        return importlib.import_module("test_labels")
-
-
-_H = _helpers()
-KB, by_name, fig6 = _H.KB, _H.by_name, _H.fig6
-
 ROOT = Path(__file__).resolve().parent.parent
-HAVE_FRONTEND = importlib.util.find_spec("kpl.frontend") is not None
 
 
 def shape(block: Block) -> list[object]:
@@ -44,18 +30,17 @@ def shape(block: Block) -> list[object]:
     return out
 
 
-def ifelse_kernel() -> tuple[Kernel, object]:
-    kb = KB("ifelse")
-    k = kb.kernel([
-        kb.leaf(1),
-        kb.if_(2, 6, [kb.leaf(3)], [kb.leaf(5)], else_line=4),
-        kb.loop(7, 9, [kb.leaf(8)]),
+def ifelse_kernel() -> Kernel:
+    k = paper_kernel("ifelse", [
+        leaf(1),
+        if_(EVEN, [leaf(3)], [leaf(5)], line=2, end=6, else_line=4),
+        while_(lt(v("i"), 4), [leaf(8)], line=7, end=9),
     ])
-    return k, kb
+    return k
 
 
 def test_insert_after_leaf_start_else_and_loop() -> None:
-    k, _ = ifelse_kernel()
+    k = ifelse_kernel()
     tree = LabelTree(k)
     l1, els, l5, lp = (by_name(tree, "1"), by_name(tree, "4:6"), by_name(tree, "5"),
                        by_name(tree, "7:9"))
@@ -81,7 +66,7 @@ def test_insert_after_leaf_start_else_and_loop() -> None:
 
 
 def test_insert_rejects_unplaceable_and_unknown_labels() -> None:
-    k, _ = ifelse_kernel()
+    k = ifelse_kernel()
     tree = LabelTree(k)
     with pytest.raises(ValueError):
         insert_barriers(k, [by_name(tree, "2:3")])  # then-block of an if/else
@@ -103,16 +88,15 @@ def test_insert_shares_expressions_and_copies_statements() -> None:
 
 
 def test_strip_round_trip_with_named_barrier_kept() -> None:
-    kb = KB("strip")
-    nb = NamedBarrier("sync", Var("b"), label=kb.fresh())
-    k = kb.kernel([
-        kb.barrier(1),
-        kb.leaf(2),
-        kb.barrier(3),
-        kb.barrier(4),
-        kb.if_(5, 9, [kb.leaf(6), kb.barrier(7)], [kb.barrier(9)], else_line=8),
-        kb.barrier(10),
-        kb.loop(11, 14, [kb.barrier(12), kb.leaf(13)]),
+    nb = NamedBarrier("sync", Var("b"))
+    k = paper_kernel("strip", [
+        barrier(line=1),
+        leaf(2),
+        barrier(line=3),
+        barrier(line=4),
+        if_(EVEN, [leaf(6), barrier(line=7)], [barrier(line=9)], line=5, end=9, else_line=8),
+        barrier(line=10),
+        while_(lt(v("i"), 4), [barrier(line=12), leaf(13)], line=11, end=14),
         nb,
     ])
     stripped, anchors = strip_barriers(k)
@@ -133,13 +117,10 @@ def test_strip_round_trip_with_named_barrier_kept() -> None:
     assert anchors[5] == by_name(tree, "8:9")  # after the whole if/else
 
 
-@pytest.mark.skipif(not HAVE_FRONTEND, reason="kpl.frontend not written yet")
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "microbench" / "expected").glob("*.cu")))
 def test_strip_expected_microbench_gives_the_input_structure(name: str) -> None:
     """Stripping the developer's barriers from microbench/expected/X.cu gives X.cu's structure,
     and putting them back (by anchor) restores expected/X.cu's."""
-    from kpl.frontend import load_kernel  # type: ignore[import-not-found]
-
     expected = load_kernel(str(ROOT / "microbench" / "expected" / name))
     plain = load_kernel(str(ROOT / "microbench" / name))
     stripped, anchors = strip_barriers(expected)

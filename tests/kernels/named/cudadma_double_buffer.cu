@@ -1,7 +1,7 @@
 //pass
 //--blockDim=96 --gridDim=1
 // autosync: expect=ok
-// CudaDMA-style double buffering (papers/000 Sec. 2.2): warps 0-1 compute, warp 2 is the DMA
+// CudaDMA-style double buffering ([WEFT] Sec. 2.2): warps 0-1 compute, warp 2 is the DMA
 // warp.  Barriers EMPTY+s say "buffer s may be overwritten", FULL+s "buffer s is loaded";
 // 96 participants each.  Race-free and well-synchronized.
 #define ITERS 8

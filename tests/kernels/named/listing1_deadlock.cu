@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=64 --gridDim=1
 // autosync: expect=deadlock
-// WEFT (papers/000) Listing 1: each warp blocks on the barrier the other warp only
+// [WEFT] Listing 1: each warp blocks on the barrier the other warp only
 // arrives at after its own sync -- a cyclic wait on named barriers 0 and 1.
 
 __global__ void __launch_bounds__(64, 1) example_deadlock(void) {

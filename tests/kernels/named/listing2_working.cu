@@ -1,7 +1,7 @@
 //pass
 //--blockDim=64 --gridDim=1
 // autosync: expect=ok
-// WEFT (papers/000) Listing 2: warp 0 produces g for warp 1 over barrier 1, then the roles
+// [WEFT] Listing 2: warp 0 produces g for warp 1 over barrier 1, then the roles
 // swap; barrier 0 separates the two phases.  Well-synchronized and race-free.
 
 __global__ void working_example(const float *in, float *out) {
