@@ -11,7 +11,6 @@ import typer
 from autosync.cli_common import (
     EXIT_FAIL,
     EXIT_OK,
-    BadInput,
     Format,
     FormatOpt,
     OnOff,
@@ -21,6 +20,7 @@ from autosync.cli_common import (
     emit,
     guard,
 )
+from autosync.pipeline import BadInput
 
 
 def register(app: typer.Typer) -> None:

@@ -30,8 +30,6 @@ import typer
 
 from autosync.pipeline import BadInput, KernelOptions, Timeout
 
-__all__ = ["BadInput", "Timeout"]  # re-exported: what a command raises or maps
-
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_BAD_INPUT = 2

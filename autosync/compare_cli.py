@@ -10,7 +10,6 @@ from autosync.cli_common import (
     EXIT_FAIL,
     EXIT_OK,
     STATE,
-    BadInput,
     FileArg,
     Format,
     FormatOpt,
@@ -51,7 +50,7 @@ def register(app: typer.Typer) -> None:
 
         with guard(file):
             if fmt is Format.sarif:
-                raise BadInput("compare supports --format text or json", file)
+                raise pipeline.BadInput("compare supports --format text or json", file)
             opts = flags.options()
             results = []
             with pipeline.deadline(timeout, hard_exit=STATE.hard_exit):

@@ -60,7 +60,6 @@ class InternalError(Exception):
     """A failure of AutoSync itself (e.g. the patched text does not verify): exit 3."""
 
 
-
 @contextmanager
 def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None]:
     """Raise :class:`Timeout` after ``seconds`` of wall-clock time (SIGALRM, main thread), and
@@ -82,8 +81,7 @@ def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None
         signal.setitimer(signal.ITIMER_REAL, seconds)
     if hard_exit:
         def hard() -> None:
-            print(f"error: timeout: no result within {seconds:g} s", file=sys.stderr)
-            sys.stderr.flush()
+            print(f"error: timeout: no result within {seconds:g} s", file=sys.stderr, flush=True)
             os._exit(3)  # the documented exit code of a timeout
 
         watchdog = threading.Timer(seconds + 2.0, hard)
@@ -97,7 +95,6 @@ def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None
             signal.signal(signal.SIGALRM, previous)
         if watchdog is not None:
             watchdog.cancel()
-
 
 
 # --------------------------------------------------------------------------- kernels and oracles
