@@ -6,40 +6,46 @@ Every editor with an LSP client gets, for ``.cu``/``.cuh`` documents:
   witness threads in the message), divergent barriers, named-barrier findings, "unknown"
   verdicts and parse errors -- published on open and save, and on change after a debounce;
 * code actions of kind ``quickfix``: "Insert optimal barriers (AutoSync)", whose edit is the
-  text :func:`autosync.lsp_pipeline.fix_text` computes (Alg. 1 of papers/003 plus the
-  end-to-end re-verification of the patched text, the same code path as ``autosync fix``), and
-  "Remove redundant barrier" on developer barriers that ``compare`` (Sec. IV-B) drops.
+  text :func:`autosync.lsp_pipeline.fix_text` computes ([AutoSync] Alg. 1 plus the end-to-end
+  re-verification of the patched text, the same code path as ``autosync fix``), and "Remove
+  redundant barrier" on developer barriers that ``compare`` ([AutoSync] Sec. IV-B) drops.
 
-Why the machinery around the analysis: verification is a search over an oracle (one SMT
-problem per candidate in Alg. 1), so one keystroke may cost seconds.  The editor must never
-wait for it, so analyses run in a child process (``isolation="process"``, the default) that
-the server kills when a newer version of the document arrives or the time limit passes
-(``initializationOptions.timeout``, default 20 s); with ``isolation="thread"`` a stale or
-timed-out result is discarded instead.  Every handler is wrapped: bad input becomes a
-diagnostic, an internal error a ``window/logMessage``, never a dead server.
+The editor must never wait for an analysis (one keystroke may cost seconds of SMT), so
+analyses run through :class:`autosync.lsp_runner.Runner`, in a child process
+(``isolation="process"``, the default) that the server kills when a newer version of the
+document arrives or the time limit passes (``initializationOptions.timeout``, default 20 s);
+with ``isolation="thread"`` a stale or timed-out result is discarded instead.  Bad input becomes a diagnostic; any other failure
+-- of a feature handler or of a background analysis -- goes to ONE error hook
+(:meth:`AutoSyncServer.report_server_error`, pygls's own), which logs it with
+``window/logMessage``: never a dead server, and no try/except in every handler.
 
-Entry points: ``autosync lsp`` (via :func:`register` on the CLI's typer app) and, as a
-fallback, ``python -m autosync.lsp [--tcp HOST:PORT]``.
+Entry point: ``autosync lsp [--tcp HOST:PORT]`` (:func:`register` adds it to the CLI's typer
+app); ``python -m autosync.lsp`` runs the same command.
+
+Why one module of ~500 lines: it is the protocol layer only -- per-document state, the
+two-phase scheduling (diagnostics, then the quick-fix text), the LSP conversions and the
+feature handlers -- and these share :class:`DocState` and the version checks that keep a
+stale result from reaching the editor; the analysis itself is :mod:`autosync.lsp_pipeline`,
+the process machinery :mod:`autosync.lsp_runner`.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import concurrent.futures
 import logging
-import multiprocessing
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
 from pygls import uris
+from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
 
+from autosync.cli_common import version
 from autosync.lsp_pipeline import (
     ERROR,
     HINT,
@@ -53,6 +59,7 @@ from autosync.lsp_pipeline import (
     analyze,
     improve,
 )
+from autosync.lsp_runner import JobFailed, JobTimeout, Runner
 
 SERVER_NAME = "autosync"
 SOURCE = "autosync"
@@ -60,11 +67,6 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 CUDA_LANGUAGES = ("cuda", "cuda-cpp", "cu")
 FIX_TITLE = "Insert optimal barriers (AutoSync)"
 REMOVE_TITLE = "Remove redundant barrier"
-
-#: imported once in the fork server so that each analysis process starts warm
-PRELOAD = ["autosync.lsp_pipeline", "kpl.frontend", "kpl.labels", "kpl.transform", "kpl.preprocess",
-           "oracle.registry", "oracle.sdv", "oracle.named", "oracle.dynamic", "autosync.synthesis",
-           "autosync.render", "autosync.constraints", "autosync.maxsat", "pysat.examples.rc2", "z3"]
 
 SEVERITY = {
     ERROR: types.DiagnosticSeverity.Error,
@@ -74,156 +76,6 @@ SEVERITY = {
 }
 
 log = logging.getLogger("autosync.lsp")
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("autosync")
-    except Exception:
-        return "0"
-
-
-# --------------------------------------------------------------------------- jobs
-
-
-class JobTimeout(Exception):
-    """The analysis ran past ``Options.timeout``."""
-
-
-class JobFailed(Exception):
-    """The analysis raised, or its process died; the message carries the traceback."""
-
-
-def _child_main(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """Body of an analysis process.  fd 1 is pointed at stderr first: a stray ``print`` in a
-    library must never reach the client's JSON-RPC stream."""
-    try:
-        os.dup2(2, 1)
-        sys.stdout = sys.stderr
-    except OSError:
-        pass
-    try:
-        conn.send((True, fn(*args)))
-    except BaseException as exc:  # noqa: BLE001 - everything goes back to the server
-        try:
-            conn.send((False, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
-        except Exception:
-            pass
-    finally:
-        conn.close()
-
-
-_TIMEOUT = object()
-_DIED = object()
-
-
-class Runner:
-    """Runs ``fn(*args)`` off the event loop, bounded by a timeout and cancellable.
-
-    ``process`` isolation: one child process per job (forked from a preloaded fork server, so
-    starting one costs milliseconds), killed on cancellation or time-out -- the only way to stop
-    a running SMT/MaxSAT search in Python.  ``thread`` isolation: a worker thread whose result
-    is dropped when stale (for platforms where processes are unavailable)."""
-
-    def __init__(self, isolation: str = "process", max_jobs: int | None = None) -> None:
-        self.isolation = isolation
-        self._threads = concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="autosync")
-        self._ctx: Any = None
-        self._limit = asyncio.Semaphore(max_jobs or max(2, min(4, os.cpu_count() or 2)))
-        self._procs: set[Any] = set()
-
-    def _context(self) -> Any:
-        if self._ctx is None:
-            methods = multiprocessing.get_all_start_methods()
-            method = "forkserver" if "forkserver" in methods else "spawn"
-            ctx = multiprocessing.get_context(method)
-            if method == "forkserver":
-                ctx.set_forkserver_preload(PRELOAD)
-            self._ctx = ctx
-        return self._ctx
-
-    async def warm_up(self) -> None:
-        """Start the fork server now (it imports z3 & co. once) rather than on the first
-        keystroke."""
-        if self.isolation == "process":
-            try:
-                await self.run(len, ((),), 60.0)
-            except Exception as exc:  # a failed warm-up is retried by the first real job
-                log.warning("warm-up failed: %s", exc)
-
-    async def run(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
-        async with self._limit:
-            if self.isolation == "thread":
-                return await self._run_thread(fn, args, timeout)
-            return await self._run_process(fn, args, timeout)
-
-    async def _run_thread(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._threads, lambda: fn(*args))
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            raise JobTimeout(f"analysis did not finish within {timeout:g} s") from None
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            raise JobFailed(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}") from exc
-
-    async def _run_process(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
-        loop = asyncio.get_running_loop()
-        ctx = self._context()
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child_main, args=(child, fn, args), daemon=True)
-        try:
-            await loop.run_in_executor(self._threads, proc.start)
-        except BaseException:
-            parent.close()
-            child.close()
-            raise
-        child.close()
-        self._procs.add(proc)
-
-        def wait() -> Any:
-            if not parent.poll(timeout):
-                return _TIMEOUT
-            try:
-                return parent.recv()
-            except (EOFError, OSError):
-                return _DIED
-
-        def cleanup(_: Any = None) -> None:
-            # runs once the waiting thread is done: only then may the pipe be closed
-            try:
-                parent.close()
-            finally:
-                proc.join(5)
-                self._procs.discard(proc)
-
-        waiting = self._threads.submit(wait)
-        try:
-            outcome = await asyncio.wrap_future(waiting)
-        finally:
-            if proc.is_alive():
-                proc.kill()
-            waiting.add_done_callback(cleanup)
-        if outcome is _TIMEOUT:
-            raise JobTimeout(f"analysis did not finish within {timeout:g} s")
-        if outcome is _DIED:
-            raise JobFailed(f"the analysis process died (exit code {proc.exitcode})")
-        ok, payload = outcome
-        if not ok:
-            raise JobFailed(payload)
-        return payload
-
-    def close(self) -> None:
-        for proc in list(self._procs):
-            try:
-                proc.kill()
-            except Exception:
-                pass
-        self._threads.shutdown(wait=False, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- server
@@ -254,7 +106,7 @@ class AutoSyncServer(LanguageServer):
     """pygls server plus the per-document job bookkeeping."""
 
     def __init__(self) -> None:
-        super().__init__(SERVER_NAME, _version())
+        super().__init__(SERVER_NAME, version())
         self.options = Options()
         self.docs: dict[str, DocState] = {}
         self._runner: Runner | None = None
@@ -278,6 +130,25 @@ class AutoSyncServer(LanguageServer):
     def log_error(self, what: str, exc: BaseException) -> None:
         detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         self.log_message(f"autosync: {what}: {exc}\n{detail}", types.MessageType.Error)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """The one error hook: pygls calls it when a feature handler raises (a request then
+        also gets an error response), :meth:`spawn` when a background analysis does.  The
+        failure is logged for the user (``window/logMessage``); the server carries on."""
+        self.log_error(f"{getattr(source, '__name__', source)}", error)
+
+    def spawn(self, job: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``job`` in the background; a failure goes to :meth:`report_server_error`."""
+        task = asyncio.get_running_loop().create_task(job)
+
+        def done(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                error = task.exception()
+                if isinstance(error, Exception):
+                    self.report_server_error(error, FeatureNotificationError)
+
+        task.add_done_callback(done)
+        return task
 
     def publish(self, state: DocState, diagnostics: list[types.Diagnostic], version: int | None) -> None:
         try:
@@ -329,62 +200,53 @@ class AutoSyncServer(LanguageServer):
         if state is None:
             return
         state.cancel()
-        try:
-            doc = self.workspace.get_text_document(uri)
-            state.version = doc.version
-        except Exception as exc:
-            self.log_error(f"cannot read {uri}", exc)
-            return
-        state.pending = asyncio.get_running_loop().create_task(self._analyse(state, state.version, delay))
+        state.version = self.workspace.get_text_document(uri).version
+        state.pending = self.spawn(self._analyse(state, state.version, delay))
 
     def _current(self, state: DocState, version: int | None) -> bool:
         return self.docs.get(state.uri) is state and state.version == version
 
     async def _analyse(self, state: DocState, version: int | None, delay: float) -> None:
+        """Phase one: the diagnostics of ``version`` (after ``delay``), then phase two if
+        there is something to fix or to simplify."""
+        if delay > 0:
+            await asyncio.sleep(delay)
+        doc = self.workspace.get_text_document(state.uri)
+        if doc.version != version:
+            return
+        text = doc.source
+        path = self._path_of(state.uri)
+        options = self.options
         try:
-            if delay > 0:
-                await asyncio.sleep(delay)
-            doc = self.workspace.get_text_document(state.uri)
-            if doc.version != version:
-                return
-            text = doc.source
-            path = self._path_of(state.uri)
-            options = self.options
-            try:
-                analysis: Analysis = await self.runner.run(analyze, (path, text, options), options.timeout)
-            except JobTimeout as exc:
-                if self._current(state, version):
-                    state.base = [self._notice(f"AutoSync: {exc}; raise 'timeout' in the server's "
-                                               "initializationOptions to analyse this file")]
-                    self.publish(state, state.base, version)
-                return
-            except JobFailed as exc:
-                if self._current(state, version):
-                    self.log_message(f"autosync: analysis of {state.uri} failed: {exc}", types.MessageType.Error)
-                    first = str(exc).splitlines()[0] if str(exc) else "internal error"
-                    state.base = [self._notice(f"AutoSync could not analyse this file: {first}", WARNING)]
-                    self.publish(state, state.base, version)
-                return
-            if not self._current(state, version):
-                return
-            state.analysis = analysis
-            state.analysed_version = version
-            state.text = text
-            state.base = [self.to_diagnostic(p, state.uri, path, version) for p in analysis.problems]
-            state.improvement = None
-            state.improved_version = None
-            self.publish(state, state.base, version)
-            self.log_message(f"autosync: {os.path.basename(path)} v{version}: {len(analysis.problems)} "
-                             f"problem(s) in {analysis.seconds:.2f} s")
-            want_fix = analysis.fixable
-            want_redundant = (self.options.redundant and analysis.has_barriers and analysis.all_verified)
-            if want_fix or want_redundant:
-                state.improving = asyncio.get_running_loop().create_task(
-                    self._improve(state, version, path, text, want_fix, want_redundant))
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            self.log_error(f"analysis of {state.uri} failed", exc)
+            analysis: Analysis = await self.runner.run(analyze, (path, text, options), options.timeout)
+        except JobTimeout as exc:
+            if self._current(state, version):
+                state.base = [self._notice(f"AutoSync: {exc}; raise 'timeout' in the server's "
+                                           "initializationOptions to analyse this file")]
+                self.publish(state, state.base, version)
+            return
+        except JobFailed as exc:
+            if self._current(state, version):
+                self.log_message(f"autosync: analysis of {state.uri} failed: {exc}", types.MessageType.Error)
+                first = str(exc).splitlines()[0] if str(exc) else "internal error"
+                state.base = [self._notice(f"AutoSync could not analyse this file: {first}", WARNING)]
+                self.publish(state, state.base, version)
+            return
+        if not self._current(state, version):
+            return
+        state.analysis = analysis
+        state.analysed_version = version
+        state.text = text
+        state.base = [self.to_diagnostic(p, state.uri, path, version) for p in analysis.problems]
+        state.improvement = None
+        state.improved_version = None
+        self.publish(state, state.base, version)
+        self.log_message(f"autosync: {os.path.basename(path)} v{version}: {len(analysis.problems)} "
+                         f"problem(s) in {analysis.seconds:.2f} s")
+        want_fix = analysis.fixable
+        want_redundant = (self.options.redundant and analysis.has_barriers and analysis.all_verified)
+        if want_fix or want_redundant:
+            state.improving = self.spawn(self._improve(state, version, path, text, want_fix, want_redundant))
 
     async def _improve(self, state: DocState, version: int | None, path: str, text: str,
                        want_fix: bool, want_redundant: bool) -> None:
@@ -398,11 +260,6 @@ class AutoSyncServer(LanguageServer):
             result = Improvement(fix=None, errors=[f"synthesis: {exc}"])
         except JobFailed as exc:
             result = Improvement(fix=None, errors=[f"synthesis failed: {exc}"])
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            self.log_error(f"synthesis for {state.uri} failed", exc)
-            return
         if not self._current(state, version):
             return
         state.improvement = result
@@ -538,96 +395,67 @@ def _is_cuda(uri: str, language_id: str | None) -> bool:
 
 
 def create_server() -> AutoSyncServer:
-    """A fresh server with all features registered (tests may build several)."""
+    """A fresh server with all features registered (tests may build several).  No handler
+    catches its own errors: :meth:`AutoSyncServer.report_server_error` gets them all."""
     server = AutoSyncServer()
 
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: AutoSyncServer, params: types.InitializeParams) -> None:
-        try:
-            ls.options, problems = Options.from_dict(params.initialization_options)
-            for problem in problems:
-                ls.log_message(f"autosync: {problem}", types.MessageType.Warning)
-            ls.log_message(f"autosync {_version()}: {ls.options}", types.MessageType.Info)
-        except Exception as exc:
-            ls.log_error("bad initializationOptions; defaults used", exc)
+        ls.options, problems = Options.from_dict(params.initialization_options)
+        for problem in problems:
+            ls.log_message(f"autosync: {problem}", types.MessageType.Warning)
+        ls.log_message(f"autosync {version()}: {ls.options}", types.MessageType.Info)
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: AutoSyncServer, params: types.InitializedParams) -> None:
-        try:
-            await ls.runner.warm_up()
-        except Exception as exc:
-            ls.log_error("warm-up failed", exc)
+        await ls.runner.warm_up()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(ls: AutoSyncServer, params: types.DidChangeConfigurationParams) -> None:
-        try:
-            settings = params.settings
-            if isinstance(settings, dict) and isinstance(settings.get("autosync"), dict):
-                ls.options, problems = Options.from_dict(settings["autosync"])
-                for problem in problems:
-                    ls.log_message(f"autosync: {problem}", types.MessageType.Warning)
-                for uri in list(ls.docs):
-                    ls.schedule(uri, 0.0)
-        except Exception as exc:
-            ls.log_error("bad configuration ignored", exc)
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("autosync"), dict):
+            ls.options, problems = Options.from_dict(settings["autosync"])
+            for problem in problems:
+                ls.log_message(f"autosync: {problem}", types.MessageType.Warning)
+            for uri in list(ls.docs):
+                ls.schedule(uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: AutoSyncServer, params: types.DidOpenTextDocumentParams) -> None:
-        try:
-            doc = params.text_document
-            if not _is_cuda(doc.uri, doc.language_id):
-                return
-            ls.docs.setdefault(doc.uri, DocState(doc.uri))
-            ls.schedule(doc.uri, 0.0)
-        except Exception as exc:
-            ls.log_error("didOpen failed", exc)
+        doc = params.text_document
+        if not _is_cuda(doc.uri, doc.language_id):
+            return
+        ls.docs.setdefault(doc.uri, DocState(doc.uri))
+        ls.schedule(doc.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(ls: AutoSyncServer, params: types.DidChangeTextDocumentParams) -> None:
-        try:
-            ls.schedule(params.text_document.uri, ls.options.debounce)
-        except Exception as exc:
-            ls.log_error("didChange failed", exc)
+        ls.schedule(params.text_document.uri, ls.options.debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def on_save(ls: AutoSyncServer, params: types.DidSaveTextDocumentParams) -> None:
-        try:
-            ls.schedule(params.text_document.uri, 0.0)
-        except Exception as exc:
-            ls.log_error("didSave failed", exc)
+        ls.schedule(params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: AutoSyncServer, params: types.DidCloseTextDocumentParams) -> None:
-        try:
-            state = ls.docs.pop(params.text_document.uri, None)
-            if state is not None:
-                state.cancel()
-                ls.publish(state, [], None)
-        except Exception as exc:
-            ls.log_error("didClose failed", exc)
+        state = ls.docs.pop(params.text_document.uri, None)
+        if state is not None:
+            state.cancel()
+            ls.publish(state, [], None)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
     async def on_code_action(ls: AutoSyncServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        try:
-            return await ls.code_actions(params)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            ls.log_error("codeAction failed", exc)
-            return []
+        return await ls.code_actions(params)
 
     @server.feature(types.SHUTDOWN)
     def on_shutdown(ls: AutoSyncServer, params: Any) -> None:
-        try:
-            for state in ls.docs.values():
-                state.cancel()
-            if ls._runner is not None:
-                ls._runner.close()
-        except Exception as exc:
-            log.warning("shutdown: %s", exc)
+        for state in ls.docs.values():
+            state.cancel()
+        if ls._runner is not None:
+            ls._runner.close()
 
     return server
 
@@ -671,21 +499,13 @@ def register(app: Any) -> None:
         tcp: str = typer.Option(None, "--tcp", metavar="HOST:PORT",
                                 help="Listen on a TCP socket instead of stdio."),
         log_file: str = typer.Option(None, "--log-file", help="Write the server's own log here."),
+        stdio: bool = typer.Option(False, "--stdio", help="Use stdio (the default; editors often pass it)."),
     ) -> None:
         """Language server: race diagnostics and barrier quick-fixes for .cu/.cuh files."""
         serve(tcp=tcp, log_file=log_file)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="autosync lsp",
-        description="Language server: race diagnostics and barrier quick-fixes for .cu/.cuh files.")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio")
-    parser.add_argument("--log-file", help="write the server's own log here")
-    parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
-    args = parser.parse_args(argv)
-    serve(tcp=args.tcp, log_file=args.log_file)
-
-
 if __name__ == "__main__":
-    main()
+    from autosync.cli import main
+
+    main(["lsp", *sys.argv[1:]])

@@ -9,18 +9,26 @@ may kill when a newer version of the document arrives or a time limit passes.
 Three entry points:
 
 * :func:`analyze` -- GETRACES/divergences of every kernel (one oracle call each, the minimal
-  oracle interface of Sec. V of papers/003) turned into editor problems with 0-based UTF-16
+  oracle interface of [AutoSync] Sec. V) turned into editor problems with 0-based UTF-16
   ranges (the LSP's default position encoding);
-* :func:`fix_file` / :func:`fix_text` -- SYNTHESIZE (Alg. 1) per kernel, the placement rendered
-  into the ORIGINAL text (:mod:`autosync.render`), then the end-to-end check of DESIGN.md ("re-
-  parse the patched TEXT, run the oracle on it"); ``None`` when anything fails, so an editor
-  never receives an unverified patch;
-* :func:`redundant_barriers` -- the ``compare`` rule of Sec. IV-B ("we first remove all barrier
+* :func:`fix_file` / :func:`fix_text` -- :func:`autosync.pipeline.fix_kernels`, the one fix
+  pipeline (SYNTHESIZE of [AutoSync] Alg. 1 per kernel, rendering into the ORIGINAL text, the
+  end-to-end re-parse and re-verification); ``None`` when anything fails, so an editor never
+  receives an unverified patch;
+* :func:`redundant_barriers` -- the ``compare`` rule of [AutoSync] Sec. IV-B ("we first remove all barrier
   statements from the baseline version", then synthesize): a developer barrier the optimal
   placement does not contain is a candidate; it is reported only when the kernel without THAT
   one barrier still verifies, so the "Remove redundant barrier" quick-fix can never introduce a
   race (an optimal placement may put an equivalent barrier elsewhere, in which case deleting
   the developer's copy alone is not safe).
+
+Why one module of ~550 lines: the three entry points share the editor's vocabulary --
+:class:`Options`, UTF-16 positions (:class:`LineIndex`), :class:`Problem` and the label ->
+range mapping -- and each is short; splitting would scatter that vocabulary.
+
+Kernels are loaded and oracles chosen by :mod:`autosync.pipeline` (:func:`~autosync.pipeline.load`,
+:func:`~autosync.pipeline.pick_oracle`), exactly as ``autosync check`` does, so the editor and
+the command line never judge a kernel with different oracles.
 """
 
 from __future__ import annotations
@@ -30,7 +38,13 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from autosync import pipeline
+
+if TYPE_CHECKING:
+    from kpl.ast import Kernel
+    from oracle.base import Oracle
 
 #: oracle name meaning "sdv, or the named-barrier checker for kernels that use bar.sync"
 AUTO_ORACLE = "auto"
@@ -152,6 +166,16 @@ class Options:
             return value
         return str(value)
 
+    def kernel_options(self, path: str) -> pipeline.KernelOptions:
+        """The front-end settings, as ``autosync check``/``fix`` would take them as flags."""
+        return pipeline.KernelOptions(path, None, dict(self.defines), list(self.include_dirs),
+                                      self.block_dim, self.grid_dim, self.warp_sync)
+
+    @property
+    def oracle_flag(self) -> str | None:
+        """``--oracle`` as the pipeline takes it: None lets it choose (``auto``)."""
+        return None if self.oracle == AUTO_ORACLE else self.oracle
+
 
 # --------------------------------------------------------------------------- positions
 
@@ -247,10 +271,11 @@ class Analysis:
 
 
 @dataclass
-class FixOutcome:
-    """The ``autosync fix`` pipeline's answer for one file: ``status`` is ``verified``
-    (``text`` is the input, unchanged), ``fixed`` (``text`` is the patched, re-verified file) or
-    ``unfixable``/``unknown``/``error`` (``text`` is None, ``reason`` says why)."""
+class QuickFix:
+    """What the editor keeps of a :class:`autosync.pipeline.FixOutcome` (small and picklable:
+    it crosses from the analysis process to the server): ``status`` is ``verified`` (``text``
+    is the input, unchanged), ``fixed`` (``text`` is the patched, re-verified file) or
+    ``unfixable``/``error`` (``text`` is None, ``reason`` says why)."""
 
     status: str
     text: str | None
@@ -263,7 +288,7 @@ class FixOutcome:
 class Improvement:
     """Phase two of the server: the quick-fix text and the redundant developer barriers."""
 
-    fix: FixOutcome | None
+    fix: QuickFix | None
     redundant: list[Problem] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -271,26 +296,14 @@ class Improvement:
 # --------------------------------------------------------------------------- helpers
 
 
-def load(path: str, text: str, options: Options) -> list[Any]:
-    """The front end with the options' launch/preprocessor overrides (raises KplError)."""
-    from kpl.frontend import load_kernels
-
-    return load_kernels(path, text, defines=dict(options.defines) or None,
-                        include_dirs=list(options.include_dirs) or None,
-                        block_dim=options.block_dim, grid_dim=options.grid_dim,
-                        warp_sync=options.warp_sync)
+def load(path: str, text: str, options: Options) -> list[Kernel]:
+    """The kernels of the buffer ``text`` (raises KplError), via :func:`autosync.pipeline.load`."""
+    return pipeline.load(options.kernel_options(path), text)
 
 
-def oracle_name(kernel: Any, options: Options) -> str:
-    if options.oracle != AUTO_ORACLE:
-        return options.oracle
-    return "named" if getattr(kernel, "uses_named_barriers", False) else "sdv"
-
-
-def make_oracle(kernel: Any, options: Options) -> Any:
-    from oracle.registry import get_oracle
-
-    return get_oracle(oracle_name(kernel, options))
+def pick_oracle(kernel: Kernel, options: Options, path: str) -> tuple[str, Oracle]:
+    """The oracle ``autosync check`` would use for ``kernel`` (:func:`autosync.pipeline.pick_oracle`)."""
+    return pipeline.pick_oracle(options.oracle_flag, kernel, options.timeout, path)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -435,10 +448,10 @@ def analyze(path: str, text: str, options: Options) -> Analysis:
     for kernel in kernels:
         if any(isinstance(s, Barrier) for s in walk_stmts(kernel.body)):
             result.has_barriers = True
-        name = oracle_name(kernel, options)
         try:
-            verdict = make_oracle(kernel, options).check(kernel)
-        except Exception as exc:  # OracleError, unsupported constructs, a missing plug-in
+            name, orc = pick_oracle(kernel, options, path)
+            verdict = orc.check(kernel)
+        except Exception as exc:  # OracleError, unsupported constructs, an unknown oracle
             problem = error_problem(index, path, exc)
             problem.message = f"kernel {kernel.name}: {problem.message}"
             problems.append(problem)
@@ -456,30 +469,28 @@ def analyze(path: str, text: str, options: Options) -> Analysis:
 # --------------------------------------------------------------------------- fix
 
 
-def fix_file(path: str, text: str, options: Options) -> FixOutcome:
+def fix_file(path: str, text: str, options: Options) -> QuickFix:
     """``autosync fix`` without the writing, on the buffer ``text``: the CLI's own pipeline
-    (``autosync.cli._fix``: synthesis, rendering, the end-to-end re-parse and re-verification,
-    the nvcc check when nvcc is installed), so the quick-fix's edit is exactly the text
-    ``autosync fix`` writes."""
-    from autosync import cli
+    (:func:`autosync.pipeline.fix_kernels`: synthesis, rendering, the end-to-end re-parse and
+    re-verification, the nvcc check when nvcc is installed), so the quick-fix's edit is exactly
+    the text ``autosync fix`` writes."""
     from kpl.errors import KplError
 
     t0 = time.perf_counter()
-    opts = cli.KernelOptions(path, None, dict(options.defines), list(options.include_dirs),
-                             options.block_dim, options.grid_dim, options.warp_sync)
     try:
-        out = cli._fix(opts, text=text, oracle=None if options.oracle == AUTO_ORACLE else options.oracle,
-                       timeout=None, solver=options.solver, lc=float(options.lc), ic=float(options.ic),
-                       use_facts=options.use_facts, naive=False, target=options.target)
+        out = pipeline.fix_kernels(options.kernel_options(path), text=text, oracle=options.oracle_flag,
+                                   timeout=options.timeout, solver=options.solver, lc=float(options.lc),
+                                   ic=float(options.ic), use_facts=options.use_facts, naive=False,
+                                   target=options.target)
     except KplError as exc:
-        return FixOutcome("error", None, exc.format(), seconds=time.perf_counter() - t0)
+        return QuickFix("error", None, exc.format(), seconds=time.perf_counter() - t0)
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as exc:  # the CLI's InternalError/BadInput/Timeout: no patch
-        return FixOutcome("error", None, str(exc) or type(exc).__name__, seconds=time.perf_counter() - t0)
+    except BaseException as exc:  # the pipeline's InternalError/BadInput/Timeout: no patch
+        return QuickFix("error", None, str(exc) or type(exc).__name__, seconds=time.perf_counter() - t0)
     barriers = [(f.kernel.name, lab) for f in out.fixes if f.result.status == "fixed" for lab in f.result.labels]
     new_text = out.patched if out.status == "fixed" else (text if out.status == "verified" else None)
-    return FixOutcome(out.status, new_text, out.reason, barriers, time.perf_counter() - t0)
+    return QuickFix(out.status, new_text, out.reason, barriers, time.perf_counter() - t0)
 
 
 def fix_text(path: str, text: str, options: Options | None = None) -> str | None:
@@ -502,14 +513,14 @@ def redundant_barriers(path: str, text: str, options: Options) -> list[Problem]:
 
     index = LineIndex(text)
     problems: list[Problem] = []
-    parse_options: dict[str, Any] = {"defines": dict(options.defines) or None,
-                                     "include_dirs": list(options.include_dirs) or None}
-    for kernel in load(path, text, options):
+    opts = options.kernel_options(path)
+    for kernel in pipeline.load(opts, text):
         if not barrier_anchors(kernel):
             continue
-        comparison = compare_kernel(kernel, make_oracle(kernel, options), solver=options.solver,
-                                    lc=options.lc, ic=options.ic, use_facts=options.use_facts,
-                                    parse_options=parse_options)
+        _, orc = pick_oracle(kernel, options, path)
+        comparison = compare_kernel(kernel, orc, solver=options.solver, lc=pipeline.lc_ic(float(options.lc)),
+                                    ic=pipeline.lc_ic(float(options.ic)), use_facts=options.use_facts,
+                                    parse_options=opts.frontend_kwargs())
         optimal = comparison.synthesized.count if comparison.synthesized is not None else None
         loc = _Locator(path, index, kernel)
         for dropped in comparison.dropped:
@@ -540,7 +551,7 @@ def improve(path: str, text: str, options: Options, want_fix: bool, want_redunda
         try:
             result.fix = fix_file(path, text, options)
         except Exception as exc:
-            result.fix = FixOutcome("error", None, f"{type(exc).__name__}: {exc}")
+            result.fix = QuickFix("error", None, f"{type(exc).__name__}: {exc}")
             result.errors.append(f"fix failed: {type(exc).__name__}: {exc}")
     if want_redundant:
         try:

@@ -1,9 +1,11 @@
-"""Formatting of oracle verdicts and synthesis results: compiler-style text, JSON, SARIF 2.1.0.
+"""Formatting of oracle verdicts and label trees: compiler-style text and JSON.
+
+SARIF is in :mod:`autosync.report_sarif`, a fix's report in :mod:`autosync.report_fix`.
 
 The CLI (``autosync check`` / ``autosync fix``) and the other front ends (language server,
 ``compare``) all describe the same facts -- race locations ⟨ℓ, ℓ'⟩ with their witnesses,
-divergent barriers, oracle "unknown"s and findings (the oracle interface of Sec. V of the
-AutoSync paper, ``oracle.base``), inserted barriers with their cost C(ℓ) (Sec. III-C) -- so the
+divergent barriers, oracle "unknown"s and findings (the oracle interface of [AutoSync] Sec. V, ``oracle.base``),
+inserted barriers with their cost C(ℓ) ([AutoSync] Sec. III-C) -- so the
 conversion from labels to ``file:line:col`` and to data lives here, once.
 
 Text messages follow the compiler convention so editors can jump to them::
@@ -17,28 +19,14 @@ happens), naming the first; ``kind`` is ``<first>-<second>`` access kinds (``Rac
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from kpl.ast import Kernel, Span
-from kpl.labels import LabelTree
+from kpl.labels import START, LabelTree
 from oracle.base import Divergence, Finding, Race, Unknown, Verdict, Witness
-
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-SARIF_VERSION = "2.1.0"
-TOOL_URI = "https://github.com/autosync/autosync"
-
-#: SARIF rules: one per kind of problem AutoSync reports
-RULES: dict[str, str] = {
-    "race": "Possible data race between two threads (no barrier orders the two accesses).",
-    "divergence": "Barrier may be reached by non-uniform control flow (barrier divergence).",
-    "unknown": "The oracle could not verify this kernel; an unknown is never a pass.",
-    "finding": "Named-barrier or other error reported by the oracle.",
-    "unfixable": "No placement of __syncthreads() can remove this problem.",
-}
-
 
 # --------------------------------------------------------------------------- locations
 
@@ -240,6 +228,24 @@ def verdict_json(loc: Locator, verdict: Verdict, oracle: str) -> dict[str, Any]:
     }
 
 
+def check_json(file: str, results: Sequence[tuple[Locator, Verdict, str]], seconds: float) -> dict[str, Any]:
+    """``check --format json``: every kernel's verdict, and their union at the top level."""
+    per = [verdict_json(loc, v, name) for loc, v, name in results]
+    return {
+        "file": file,
+        "kernel": per[0]["kernel"] if len(per) == 1 else None,
+        "kernels": per,
+        "oracle": ",".join(sorted({name for _, _, name in results})),
+        "verified": all(v.verified for _, v, _ in results),
+        "races": [r for p in per for r in p["races"]],
+        "divergences": [d for p in per for d in p["divergences"]],
+        "unknowns": [u for p in per for u in p["unknowns"]],
+        "findings": [f for p in per for f in p["findings"]],
+        "queries": sum(v.queries for _, v, _ in results),
+        "seconds": round(seconds, 4),
+    }
+
+
 def number(value: Fraction | float | int) -> float | int:
     """A cost as a JSON number: an int when integral (100), else a float (0.5)."""
     f = Fraction(value) if not isinstance(value, float) else Fraction(value).limit_denominator(10**9)
@@ -250,93 +256,72 @@ def dumps(doc: Any) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
-# --------------------------------------------------------------------------- SARIF
+# --------------------------------------------------------------------------- parse (the label tree)
 
 
-@dataclass
-class SarifResult:
-    rule: str
-    message: str
-    location: Location | None
-    related: list[tuple[Location, str]] = field(default_factory=list)
-    fixes: list[dict[str, Any]] = field(default_factory=list)
-    properties: dict[str, Any] = field(default_factory=dict)
+def tree_json(kernel: Kernel, path: str) -> dict[str, Any]:
+    """``parse --format json``: every label of the tree of [AutoSync] Sec. III-A, in preorder,
+    with its paper-style name, kind, source line and the facts the cost model uses."""
+    tree = LabelTree(kernel)
+    lines = kernel.source_text.splitlines()
+    main_line = None
+    if kernel.body.span is not None and kernel.body.span.line > 0:
+        main_line = kernel.body.span.line
+    elif kernel.body.source.open_brace >= 0:
+        main_line = kernel.source_text.count("\n", 0, kernel.body.source.open_brace) + 1
+    labels = []
+    for lab in _preorder(tree):
+        node = tree.nodes[lab]
+        stmt = node.stmt
+        if node.kind == START and node.parent is not None:
+            stmt = tree.nodes[node.parent].stmt
+        span = stmt.span if stmt is not None else None
+        if node.kind == "else" and node.block is not None and node.block.span is not None:
+            span = node.block.span
+        line = span.line if span is not None and span.line > 0 else (main_line if lab == tree.root or (
+            node.kind == START and node.parent == tree.root) else None)
+        column = span.col if span is not None and span.line > 0 else None
+        text = lines[line - 1].strip() if line is not None and 0 < line <= len(lines) else ""
+        labels.append({
+            "label": lab, "name": tree.name(lab), "kind": node.kind, "line": line, "column": column,
+            "parent": node.parent, "children": list(node.children), "loops": list(tree.loops(lab)),
+            "conds": list(tree.conds(lab)), "placeable": tree.placeable(lab), "order": tree.order(lab),
+            "depth": tree.depth(lab), "synthetic": bool(node.stmt.synthetic) if node.stmt is not None else False,
+            "text": text,
+        })
+    launch = kernel.launch
+    return {"name": kernel.name, "file": path, "root": tree.root,
+            "launch": {"block_dim": list(launch.block_dim), "grid_dim": list(launch.grid_dim),
+                       "warp_sync": launch.warp_sync},
+            "labels": labels}
 
 
-def _physical(loc: Location) -> dict[str, Any]:
-    region: dict[str, Any] = {"startLine": loc.line, "startColumn": loc.column}
-    if loc.end_line:
-        region["endLine"] = loc.end_line
-        region["endColumn"] = loc.end_column
-    return {"artifactLocation": {"uri": loc.file}, "region": region}
-
-
-def sarif_results_for_verdict(loc: Locator, verdict: Verdict) -> list[SarifResult]:
-    out: list[SarifResult] = []
-    for race in verdict.races:
-        where, text = race_message(loc, race)
-        first = loc.location(race.first)
-        # the result's own location is the second access; the first one is related
-        related = [(first, f"first access ({race.kinds[0]} of '{race.array}')")] if first else []
-        out.append(SarifResult("race", text, where, related,
-                               properties={"kernel": loc.kernel.name, "array": race.array, "kind": race.kind,
-                                           "witness": witness_json(race.witness)}))
-    for div in verdict.divergences:
-        out.append(SarifResult("divergence", DIVERGENCE_MESSAGE, loc.location(div.label),
-                               properties={"kernel": loc.kernel.name}))
-    for unknown in verdict.unknowns:
-        out.append(SarifResult("unknown", f"cannot verify: {unknown.reason}", unknown_location(loc, unknown),
-                               properties={"kernel": loc.kernel.name}))
-    for finding in verdict.findings:
-        out.append(SarifResult("finding", f"{finding.message} [{finding.kind}]", finding_location(loc, finding),
-                               properties={"kernel": loc.kernel.name}))
+def _preorder(tree: LabelTree) -> list[int]:
+    out: list[int] = []
+    stack = [tree.root]
+    while stack:
+        lab = stack.pop()
+        out.append(lab)
+        stack.extend(reversed(tree.children(lab)))
     return out
 
 
-def sarif_document(results: Iterable[SarifResult], *, version: str, artifacts: Sequence[str] = (),
-                   invocation: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run of the ``autosync`` driver."""
-    rule_ids = list(RULES)
-    sarif_results = []
-    for res in results:
-        item: dict[str, Any] = {
-            "ruleId": res.rule,
-            "ruleIndex": rule_ids.index(res.rule),
-            "level": "error",
-            "message": {"text": res.message},
-            "locations": [{"physicalLocation": _physical(res.location)}] if res.location else [],
-        }
-        if res.related:
-            item["relatedLocations"] = [
-                {"id": i, "physicalLocation": _physical(where), "message": {"text": text}}
-                for i, (where, text) in enumerate(res.related)]
-        if res.fixes:
-            item["fixes"] = res.fixes
-        if res.properties:
-            item["properties"] = res.properties
-        sarif_results.append(item)
-    run: dict[str, Any] = {
-        "tool": {"driver": {
-            "name": "autosync",
-            "version": version,
-            "informationUri": TOOL_URI,
-            "rules": [{"id": rid, "shortDescription": {"text": text}} for rid, text in RULES.items()],
-        }},
-        "artifacts": [{"location": {"uri": a}} for a in artifacts],
-        "results": sarif_results,
-    }
-    if invocation is not None:
-        run["invocations"] = [invocation]
-    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
-
-
-def sarif_fix(path: str, description: str, insertions: Iterable[tuple[int, int, int, str]]) -> dict[str, Any]:
-    """A SARIF ``fix``: each insertion is (offset, line, column, text) in the ORIGINAL file,
-    an empty ``deletedRegion`` at that point plus ``insertedContent``."""
-    replacements = [{
-        "deletedRegion": {"startLine": line, "startColumn": col, "endLine": line, "endColumn": col,
-                          "charOffset": offset, "charLength": 0},
-        "insertedContent": {"text": text},
-    } for offset, line, col, text in insertions]
-    return {"description": {"text": description},
-            "artifactChanges": [{"artifactLocation": {"uri": path}, "replacements": replacements}]}
+def tree_text(kdata: dict[str, Any]) -> str:
+    """``parse``'s text: the label tree indented by depth, one label per line."""
+    launch = kdata["launch"]
+    dims = "blockDim=[{}] gridDim=[{}]".format(",".join(map(str, launch["block_dim"])),
+                                              ",".join(map(str, launch["grid_dim"])))
+    if launch["warp_sync"]:
+        dims += f" warp-sync={launch['warp_sync']}"
+    out = [f"kernel {kdata['name']} ({kdata['file']}, {dims})"]
+    rows = []
+    for lab in kdata["labels"]:
+        left = "  " * lab["depth"] + lab["name"]
+        kind = lab["kind"] + ("" if lab["placeable"] else "*")
+        where = f"{lab['line']}: {lab['text']}" if lab["line"] is not None else "(synthetic)"
+        rows.append((left, kind, where))
+    width = max(len(r[0]) for r in rows) + 2
+    for left, kind, where in rows:
+        out.append(f"{left:<{width}}{kind:<8}{where}")
+    out.append("(* = no barrier can be placed after this label)")
+    return "\n".join(out)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync import cli
+from autosync import cli_common, pipeline
 from autosync.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,7 +113,7 @@ def syntax_error_file(tmp_path: Path) -> Path:
 def test_version_and_help() -> None:
     res = invoke("--version")
     assert res.exit_code == 0
-    assert res.stdout.strip() == f"autosync {cli.version()}"
+    assert res.stdout.strip() == f"autosync {cli_common.version()}"
     res = invoke("--help")
     assert res.exit_code == 0
     for command in ("parse", "check", "fix"):
@@ -209,7 +209,7 @@ def test_internal_error_is_one_line_exit_3_and_debug_shows_traceback(monkeypatch
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("synthetic failure")
 
-    monkeypatch.setattr(cli, "load", boom)
+    monkeypatch.setattr(pipeline, "load", boom)
     res = invoke("check", CLEAN)
     assert res.exit_code == 3
     assert res.stderr.strip().splitlines() == [
@@ -222,13 +222,13 @@ def test_deadline_raises_timeout_and_guard_maps_it_to_exit_3() -> None:
     import typer
 
     start = time.perf_counter()
-    with pytest.raises(cli.Timeout):
-        with cli.deadline(0.05):
+    with pytest.raises(pipeline.Timeout):
+        with pipeline.deadline(0.05):
             time.sleep(2)
     assert time.perf_counter() - start < 1.5
     with pytest.raises(typer.Exit) as info:
-        with cli.guard("k.cu"):
-            raise cli.Timeout("no result within 1 s")
+        with cli_common.guard("k.cu"):
+            raise pipeline.Timeout("no result within 1 s")
     assert info.value.exit_code == 3
 
 
@@ -438,7 +438,7 @@ def test_fix_several_kernels_in_one_text(oracle: str, tmp_path: Path) -> None:
 def test_fix_that_breaks_compilation_writes_nothing_and_reports_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     need_oracle("sdv")
-    monkeypatch.setattr(cli, "nvcc_check", lambda *a, **k: (False, "k.cu(9): error: expected a ';'"))
+    monkeypatch.setattr(pipeline, "nvcc_check", lambda *a, **k: (False, "k.cu(9): error: expected a ';'"))
     src = copy(tmp_path, RACY)
     res = invoke("fix", src)
     assert res.exit_code == 3
@@ -453,16 +453,16 @@ def test_fix_that_breaks_compilation_writes_nothing_and_reports_error(
 
 
 def test_nvcc_check_compiles_or_says_it_was_skipped(tmp_path: Path) -> None:
-    opts = cli.KernelOptions(str(tmp_path / "k.cu"))
+    opts = pipeline.KernelOptions(str(tmp_path / "k.cu"))
     good = CLEAN.read_text()
     if shutil.which("nvcc") is None:
-        assert cli.nvcc_check(opts, good, good) == (None, "nvcc not found: compile check skipped")
+        assert pipeline.nvcc_check(opts, good, good) == (None, "nvcc not found: compile check skipped")
         return
-    assert cli.nvcc_check(opts, good, good)[0] is True
+    assert pipeline.nvcc_check(opts, good, good)[0] is True
     broken = good.replace("x = x+i;", "x = x+i")
-    ok, note = cli.nvcc_check(opts, good, broken)
+    ok, note = pipeline.nvcc_check(opts, good, broken)
     assert ok is False and "error" in note
-    ok, note = cli.nvcc_check(opts, broken, broken)
+    ok, note = pipeline.nvcc_check(opts, broken, broken)
     assert ok is None and "original file does not compile either" in note
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # temp copies removed
 
@@ -498,7 +498,7 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def test_executable_version_and_bad_input(tmp_path: Path) -> None:
     proc = run("--version")
-    assert proc.returncode == 0 and proc.stdout.strip() == f"autosync {cli.version()}"
+    assert proc.returncode == 0 and proc.stdout.strip() == f"autosync {cli_common.version()}"
     bad = syntax_error_file(tmp_path)
     proc = run("check", bad)
     assert proc.returncode == 2
@@ -513,7 +513,7 @@ def test_executable_version_and_bad_input(tmp_path: Path) -> None:
 def test_python_dash_m_runs_the_same_app() -> None:
     proc = subprocess.run([sys.executable, "-m", "autosync", "--version"], capture_output=True, text=True,
                           timeout=120)
-    assert proc.returncode == 0 and proc.stdout.strip() == f"autosync {cli.version()}"
+    assert proc.returncode == 0 and proc.stdout.strip() == f"autosync {cli_common.version()}"
 
 
 @pytest.mark.parametrize("oracle", ["sdv"])

@@ -21,8 +21,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from autosync.lsp import FIX_TITLE, REMOVE_TITLE, JobTimeout, Runner
+from autosync.lsp import FIX_TITLE, REMOVE_TITLE
 from autosync.lsp_pipeline import LineIndex, Options, analyze, fix_text, utf16_len
+from autosync.lsp_runner import JobTimeout, Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the sound ``sdv`` oracle when it has landed; ``dynamic`` (exact for these one-block

@@ -1,0 +1,205 @@
+"""What every ``autosync`` command shares: exit codes, the one-line error guard, and the flags.
+
+The kernel flags (``--kernel``, ``-D``, ``-I``, ``--blockDim``, ``--gridDim``, ``--warp-sync``)
+are declared once here and added to a command by :func:`kernel_flags`; the other shared flags
+(``--oracle``, ``--timeout``, ``--format``, ``--solver``, ``--lc``, ``--ic``,
+``--oracle-facts``) are ``Annotated`` aliases that every command reuses, so ``parse``,
+``check``, ``fix``, ``compare`` and ``bench`` spell and document them identically.
+
+Exit codes, the same for every command: 0 ok, 1 races / divergence / an "unknown" remain or
+the kernel cannot be fixed, 2 bad input or usage, 3 internal error or ``--timeout`` reached.
+Every failure is ONE line ``file:line:col: error: …`` on stderr (:func:`guard`); a Python
+traceback only with ``--debug``.
+
+No heavy imports here (the front end, z3, the MaxSAT back ends load inside the commands), so
+``autosync --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from autosync.pipeline import BadInput, KernelOptions, Timeout
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as _version
+
+        return _version("autosync")
+    except Exception:  # pragma: no cover - running from a source tree without metadata
+        return "0+unknown"
+
+
+# --------------------------------------------------------------------------- state and output
+
+
+@dataclass
+class _State:
+    #: ``--debug``: print Python tracebacks on errors
+    debug: bool = False
+    #: True when running as a real process (``cli.main``): a hard watchdog may ``os._exit`` on
+    #: ``--timeout`` when a solver call does not return to Python in time.
+    hard_exit: bool = False
+    #: the last failure line printed by :func:`guard` (for ``fix --format json``'s "error")
+    last_error: str | None = None
+
+
+STATE = _State()
+
+
+def err(line: str) -> None:
+    typer.echo(line, err=True)
+    if "error" in line:
+        STATE.last_error = line
+
+
+def emit(text: str) -> None:
+    typer.echo(text)
+
+
+@contextmanager
+def guard(file: str | None = None) -> Iterator[None]:
+    """Turn every failure into one ``error:`` line on stderr and the documented exit code."""
+    from kpl.errors import KplError
+    from oracle.base import OracleError
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except KplError as exc:
+        if STATE.debug:
+            traceback.print_exc()
+        err(exc.format())
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BadInput as exc:
+        if STATE.debug:
+            traceback.print_exc()
+        err(exc.format())
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except Timeout as exc:
+        err(f"{file + ': ' if file else ''}error: timeout: {exc}")
+        raise typer.Exit(EXIT_INTERNAL) from None
+    except OracleError as exc:
+        if STATE.debug:
+            traceback.print_exc()
+        loc = f"{file}:{exc.line}:{exc.col or 1}: " if file and exc.line else (f"{file}: " if file else "")
+        what = "timeout" if exc.timeout else "oracle error"
+        err(f"{loc}error: {what}: {exc}")
+        raise typer.Exit(EXIT_INTERNAL) from None
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if STATE.debug:
+            traceback.print_exc()
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        err(f"{file + ': ' if file else ''}internal error: {type(exc).__name__}: {text} "
+            "(rerun with --debug for a traceback)")
+        raise typer.Exit(EXIT_INTERNAL) from None
+
+
+# --------------------------------------------------------------------------- shared flags
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+
+
+class Solver(str, Enum):
+    rc2 = "rc2"
+    nuz = "nuz"
+
+
+class OnOff(str, Enum):
+    on = "on"
+    off = "off"
+
+
+FileArg = Annotated[str, typer.Argument(help="CUDA kernel file (.cu)", show_default=False)]
+KernelOpt = Annotated[str | None, typer.Option("--kernel", "-k", help="Pick one __global__ kernel by name.")]
+DefineOpt = Annotated[list[str] | None, typer.Option(
+    "-D", "--define", help="Preprocessor define NAME[=VALUE] (repeatable).")]
+IncludeOpt = Annotated[list[str] | None, typer.Option(
+    "-I", "--include-dir", help="Folder searched for #include \"…\" (repeatable).")]
+BlockDimOpt = Annotated[str | None, typer.Option(
+    "--blockDim", "--block-dim", help="Threads per block: 256, [16,8] or 16,8 (overrides the header).")]
+GridDimOpt = Annotated[str | None, typer.Option(
+    "--gridDim", "--grid-dim", help="Blocks per grid: 64, [4,4] or 4,4 (overrides the header).")]
+WarpSyncOpt = Annotated[int | None, typer.Option(
+    "--warp-sync", help="Warp-synchronous semantics with this warp size (e.g. 32).")]
+OracleOpt = Annotated[str | None, typer.Option(
+    "--oracle", help="Oracle: sdv (default), dynamic, named (default for named barriers).")]
+TimeoutOpt = Annotated[float | None, typer.Option(
+    "--timeout", help="Give up after SECONDS (exit 3).", metavar="SECONDS")]
+FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
+SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
+LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]
+IcOpt = Annotated[float, typer.Option("--ic", help="Conditional cost factor IC of C(ℓ).")]
+OracleFactsOpt = Annotated[OnOff, typer.Option(
+    "--oracle-facts", help="Use the oracle's intra/inter-iteration facts (off = paper-faithful loop).")]
+
+
+@dataclass(frozen=True)
+class KernelFlags:
+    """The kernel flags as typed on the command line; :meth:`options` validates them (inside
+    the command's :func:`guard`, so a bad ``--blockDim`` is one ``error:`` line)."""
+
+    file: str
+    kernel: str | None = None
+    define: list[str] | None = None
+    include_dir: list[str] | None = None
+    block_dim: str | None = None
+    grid_dim: str | None = None
+    warp_sync: int | None = None
+
+    def options(self) -> KernelOptions:
+        return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
+                                   self.grid_dim, self.warp_sync)
+
+
+#: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
+_KERNEL_FLAGS: list[tuple[str, Any]] = [
+    ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
+    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt),
+]
+
+
+def kernel_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a typer command the kernel flags.  ``fn`` has a ``file`` argument and a ``flags:
+    KernelFlags`` parameter; the command typer sees has the six flags right after ``file``
+    instead of ``flags``, and ``fn`` receives them bundled as :class:`KernelFlags`."""
+    signature = inspect.signature(fn, eval_str=True)
+    params: list[inspect.Parameter] = []
+    for param in signature.parameters.values():
+        if param.name == "flags":
+            continue
+        params.append(param)
+        if param.name == "file":
+            params += [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                                         annotation=annotation) for name, annotation in _KERNEL_FLAGS]
+    names = [name for name, _ in _KERNEL_FLAGS]
+
+    @functools.wraps(fn)
+    def command(**kwargs: Any) -> Any:
+        flags = KernelFlags(kwargs["file"], **{name: kwargs.pop(name, None) for name in names})
+        return fn(flags=flags, **kwargs)
+
+    del command.__wrapped__  # typer must see the signature below, not fn's
+    command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
