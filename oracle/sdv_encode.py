@@ -10,7 +10,7 @@ float operation, comparison and conversion is an uninterpreted function.  This i
 race checking -- a float never decides anything the verifier relies on except through an
 unconstrained value -- while keeping determinism: the same operation on the same arguments
 gives the same value in both threads, so a float loop counter that is uniform stays uniform
-(GPUVerify also models floating point with uninterpreted functions, papers/001 Sec. 5).
+(GPUVerify also models floating point with uninterpreted functions, [WarpsAtomics] Sec. 5).
 
 Vector values (``float4``) are dicts from component name to value.
 """

@@ -3,13 +3,13 @@
 Semantics: SDV -- synchronous, delayed visibility ([AutoSync] Sec. III-A and Fig. 9;
 [LockStep] for jumps).  Two arbitrary threads t1, t2 are executed *together*, statement by
 statement, each with its own predicate; this is the two-thread reduction of GPUVerify
-([LockStep] Sec. 2.3): a race or a divergent barrier between ANY two threads shows up for some
+([WarpsAtomics] Sec. 2.3): a race or a divergent barrier between ANY two threads shows up for some
 choice of the symbolic thread ids.
 
 Every access of a shared/global array is logged with its predicate, its location, the barrier
 *epoch* (a counter bumped by each executed barrier; two accesses can race only in the same
 epoch) and the iteration numbers of its enclosing loops (for ``loop_depth``).  Reads of
-shared/global memory return fresh values (adversarial abstraction, [LockStep] Sec. 2.3).
+shared/global memory return fresh values (adversarial abstraction, [WarpsAtomics] Sec. 2.3).
 
 Two *modes* are run by :mod:`oracle.sdv`: ``same`` (t1, t2 distinct threads of one block --
 shared and global memory, epochs matter, barrier divergence is checked) and ``cross`` (t1, t2

@@ -1,7 +1,7 @@
 """Loop invariant inference of the SDV executor: candidate invariants and Houdini.
 
 Stage: invariants of the loop abstraction (:mod:`oracle.sdv_loops`).  GPUVerify-style
-guesses ([LockStep] Sec. 2.3) are generated from the loop's static facts
+guesses ([WarpsAtomics] Sec. 2.3) are generated from the loop's static facts
 (:func:`candidates`: loop-activity and value uniformity, constant offsets between the
 threads, strides and monotonicity of counters, bounds derived from the guard, user
 ``__invariant``s) and filtered by Houdini (:func:`houdini`): keep those that hold at entry

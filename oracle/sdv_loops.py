@@ -338,7 +338,7 @@ class LoopExecutor(StmtExecutor):
         return [th.pred for th in self.th], act
 
     def abstract_loop(self, loop: K.Loop) -> None:
-        """Sound loop abstraction (GPUVerify style, papers/001 Sec. 2.3).
+        """Sound loop abstraction (GPUVerify style, [WarpsAtomics] Sec. 2.3).
 
         Why it is sound: the head state ``H`` is a fresh state constrained only by invariants
         proved to hold at entry and to be preserved by one iteration (Houdini), so ``H``

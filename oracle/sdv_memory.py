@@ -3,7 +3,7 @@
 Stage: memory accesses.  Shared and global arrays are not stored -- every access is *logged*
 (:class:`Access`: label, kind, thread, location, predicate, barrier epoch, enclosing loop
 iterations) and every read returns a fresh value (the adversarial abstraction of GPUVerify,
-[LockStep] Sec. 2.3: another thread may have written anything).  Thread-local arrays are z3
+[WarpsAtomics] Sec. 2.3: another thread may have written anything).  Thread-local arrays are z3
 arrays in the thread's variables; constant and texture memory is an uninterpreted function
 of the index, the same for every thread.
 
@@ -41,7 +41,7 @@ KIND_NAMES = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
 
 
 def conflict(k1: int, k2: int) -> bool:
-    """[LockStep] Def. 2.2: at least one write, or one atomic with one plain access."""
+    """[WarpsAtomics] Def. 2.2: at least one write, or one atomic with one plain access."""
     return k1 == WRITE or k2 == WRITE or k1 != k2
 
 

@@ -1,7 +1,7 @@
 """Verdict tests for the bundled ``sdv`` oracle (issue 3, items 2 and 4).
 
-Small kernels pin the semantics (papers/003 Figs. 2, 4, 6, 7; atomics and warps from
-papers/001); the kernel folders pin real-world precision: every correctly synchronized
+Small kernels pin the semantics ([AutoSync] Figs. 2, 4, 6, 7; atomics and warps from
+[WarpsAtomics]); the kernel folders pin real-world precision: every correctly synchronized
 kernel verifies, every barrier-free micro-benchmark races, and removing any one barrier of
 an SDK-style kernel makes it race (or the test records that the barrier was redundant).
 """
@@ -18,9 +18,9 @@ from kpl import ast as K
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.labels import LabelTree
 from kpl.transform import insert_barriers, strip_barriers
-from oracle.base import OracleError, Verdict
+from oracle.base import OracleError, Race, Verdict
 from oracle.registry import get_oracle
-from oracle.sdv import SDVOracle, SDVRace
+from oracle.sdv import SDVOracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -137,18 +137,18 @@ def test_fig4_loop_race_depths() -> None:
     v, k = check(FIG4 % ("", ""))
     assert line_pairs(v, k) == {(8, 11)}
     r = v.races[0]
-    assert isinstance(r, SDVRace)
+    assert isinstance(r, Race)
     assert r.loop_depths == (0, 1) and r.loop_depth == 0
     # only the intra-iteration ("red") barrier: the inter-iteration race remains
     v, k = check(FIG4 % ("", "__syncthreads();"))
     assert line_pairs(v, k) == {(8, 11)}
     r = v.races[0]
-    assert isinstance(r, SDVRace) and r.loop_depth == 1 and r.loop_depths == (1,)
+    assert isinstance(r, Race) and r.loop_depth == 1 and r.loop_depths == (1,)
     # only the inter-iteration ("green") barrier: the intra-iteration race remains
     v, k = check(FIG4 % ("__syncthreads();", ""))
     assert line_pairs(v, k) == {(8, 11)}
     r = v.races[0]
-    assert isinstance(r, SDVRace) and r.loop_depths == (0,)
+    assert isinstance(r, Race) and r.loop_depths == (0,)
     v, k = check(FIG4 % ("__syncthreads();", "__syncthreads();"))
     assert v.verified
 
@@ -269,7 +269,7 @@ __global__ void k(int *out) {
 """)
     assert line_pairs(v, k) == {(3, 3)}
     r = v.races[0]
-    assert isinstance(r, SDVRace) and r.cross_block and r.space == K.Space.GLOBAL
+    assert isinstance(r, Race) and r.cross_block and r.space == K.Space.GLOBAL
     assert r.witness is not None and r.witness.block1 != r.witness.block2
     ok, _ = check("""//--blockDim=64 --gridDim=8
 __global__ void k(int *out) {
