@@ -50,16 +50,21 @@ import z3
 from kpl import ast as K
 from kpl.ast import Kernel, Space
 from kpl.labels import LabelTree
-from oracle.base import Divergence, Finding, OracleBase, Race, Unknown, Verdict, Witness
+from oracle.base import (
+    AccessKind,
+    Divergence,
+    Finding,
+    OracleBase,
+    Race,
+    Unknown,
+    Verdict,
+    Witness,
+    conflicts,
+)
 from oracle.sdv_exec import Executor, QueryEngine
 from oracle.sdv_memory import (
-    ATOMIC,
-    KIND_NAMES,
-    READ,
-    WRITE,
     Access,
     AccessSide,
-    conflict,
     fields_compatible,
     same_element,
 )
@@ -289,7 +294,7 @@ class SDVOracle(OracleBase):
         instance and both writing."""
         kinds1 = {a.kind for a in s1}
         kinds2 = {a.kind for a in s2}
-        if not any(conflict(a, b) for a in kinds1 for b in kinds2):
+        if not any(conflicts(a, b) for a in kinds1 for b in kinds2):
             return None
         if ex.same and all(z3.is_int_value(a.epoch) for a in s1 + s2):
             e1 = {a.epoch.as_long() for a in s1}  # type: ignore[attr-defined]
@@ -314,7 +319,8 @@ class SDVOracle(OracleBase):
         k1 = {a.kind for a in s1}
         k2 = {a.kind for a in s2}
         if len(k1) > 1 or len(k2) > 1:
-            conds.append(z3.Or(a1.kind == WRITE, a2.kind == WRITE, a1.kind != a2.kind))
+            conds.append(z3.Or(a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE),
+                               a1.kind != a2.kind))
         fields = fields_compatible(a1, a2)
         if fields is not None:
             conds.append(fields)
@@ -322,7 +328,7 @@ class SDVOracle(OracleBase):
             if l1 == l2:
                 n = min(len(a.tags) for a in s1 + s2)
                 same_inst = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)] +
-                                   [a1.kind == WRITE, a2.kind == WRITE])
+                                   [a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE)])
                 conds.append(z3.Or(z3.Not(same_warp), same_inst))
             else:
                 conds.append(z3.Not(same_warp))
@@ -364,13 +370,12 @@ class SDVOracle(OracleBase):
             for ka, kb in _kind_order(pq.k1, pq.k2):
                 if (ka, kb) == (c1.kind, c2.kind):
                     break
-                r3, m3 = ex.q.check(pq.query, a1.kind == ka, a2.kind == kb, *at_depth)
+                r3, m3 = ex.q.check(pq.query, a1.kind_is(ka), a2.kind_is(kb), *at_depth)
                 if r3 == z3.sat and m3 is not None:
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
-        kind1 = KIND_NAMES[c1.kind]
-        kind2 = KIND_NAMES[c2.kind]
+        kind1, kind2 = c1.kind, c2.kind
         l1, l2 = pq.l1, pq.l2
         swap = tree.order(l1) > tree.order(l2)
         first, second = (l2, l1) if swap else (l1, l2)
@@ -388,8 +393,8 @@ class _PairQuery:
     l2: int                 # label of thread 2's access
     a1: AccessSide          # thread 1's instances of l1, as one symbolic access
     a2: AccessSide          # thread 2's instances of l2
-    k1: set[int]            # access kinds among l1's instances
-    k2: set[int]            # access kinds among l2's instances
+    k1: set[AccessKind]     # access kinds among l1's instances
+    k2: set[AccessKind]     # access kinds among l2's instances
     depth: int | None       # number of shared loops when iteration numbers are exact, else None
     query: z3.BoolRef       # the conjunction asked
 
@@ -412,12 +417,13 @@ class _PairQuery:
 
 
 #: most severe first: a write races with everything, an atomic with plain accesses
-_SEVERITY = {WRITE: 0, ATOMIC: 1, READ: 2}
+_SEVERITY = {AccessKind.WRITE: 0, AccessKind.ATOMIC: 1, AccessKind.READ: 2}
 
 
-def _kind_order(k1: set[int], k2: set[int]) -> list[tuple[int, int]]:
+def _kind_order(k1: set[AccessKind],
+                k2: set[AccessKind]) -> list[tuple[AccessKind, AccessKind]]:
     """The conflicting kind pairs of two label sides, most severe first."""
-    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if conflict(a, b)]
+    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if conflicts(a, b)]
     return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from kpl import ast as K
 from oracle.sdv_encode import fresh, to_bool
 from oracle.sdv_loops import LoopExecutor
-from oracle.sdv_memory import ATOMIC, KIND_NAMES, READ, WRITE, Access
+from oracle.sdv_memory import Access
 from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported
 
 
@@ -61,5 +61,5 @@ class Executor(LoopExecutor):
 
 
 
-__all__ = ["ATOMIC", "KIND_NAMES", "READ", "WRITE", "Access", "BarrierHit", "Executor",
+__all__ = ["Access", "BarrierHit", "Executor",
            "QueryEngine", "Unsupported"]

@@ -14,6 +14,7 @@ import z3
 
 from kpl import ast as K
 from kpl.ast import CType
+from kpl.ctypes import binary_type, common_type, promote
 from oracle.sdv_encode import (
     FLOAT_SORT,
     Val,
@@ -25,7 +26,6 @@ from oracle.sdv_encode import (
     resize,
     sort_of,
     to_bool,
-    usual,
     vec_elem,
     vec_fields,
 )
@@ -142,7 +142,7 @@ class ExprEvaluator(MemoryAccesses):
             if op == "+":
                 return conv(x, K.FLOAT, dst)
             return conv(apply_uf(f"f{op}", [x], FLOAT_SORT), K.FLOAT, dst)  # type: ignore[list-item]
-        ct = dst if dst.kind == "int" else usual(src, src)
+        ct = dst if dst.kind == "int" else promote(src)
         x = conv(v, src, ct)
         if not isinstance(x, z3.BitVecRef):
             return fresh(dst, "unary")
@@ -187,7 +187,10 @@ class ExprEvaluator(MemoryAccesses):
     def _binary_scalar(self, op: str, a: Val, b: Val, lt: CType, rt: CType, dst: CType) -> Val:
         cmp = op in ("<", "<=", ">", ">=", "==", "!=")
         if op in ("<<", ">>"):
-            ct = usual(lt, lt)
+            # shift counts as kpl.ctypes.shift: the count's bit pattern in the promoted left
+            # type's width, clamped (a count >= the width shifts every bit out); z3's
+            # bvshl/bvashr/bvlshr clamp in exactly this way
+            ct = binary_type(op, lt, rt)
             if ct.kind != "int":
                 return fresh(dst, "shift")
             x = conv(a, lt, ct)
@@ -198,7 +201,7 @@ class ExprEvaluator(MemoryAccesses):
             else:
                 r = (x >> y) if ct.signed else z3.LShR(x, y)
             return conv(r, ct, dst)
-        ct = usual(lt, rt)
+        ct = common_type(lt, rt)
         if ct.kind == "float":
             x = conv(a, lt, ct)
             y = conv(b, rt, ct)

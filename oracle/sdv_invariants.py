@@ -20,7 +20,8 @@ import z3
 
 from kpl import ast as K
 from kpl.ast import CType
-from oracle.sdv_encode import Val, conv, is_true, to_bool, usual, values_equal
+from kpl.ctypes import common_type
+from oracle.sdv_encode import Val, conv, is_true, to_bool, values_equal
 from oracle.sdv_state import TRUE, expr_pure, expr_vars, strip_casts
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str
         lhs, rhs = strip_casts(cond.left), cond.right
         if (isinstance(lhs, K.Var) and lhs.name in info.modified and lhs.name in s0[0]
                 and not (expr_vars(rhs) & set(info.modified)) and expr_pure(rhs)):
-            gct = usual(cond.left.type, cond.right.type)
+            gct = common_type(cond.left.type, cond.right.type)
             if gct.kind == "int":
                 name = lhs.name
                 bound = [conv(ex.eval_in(rhs, t, s0[t], TRUE), rhs.type, gct)

@@ -23,6 +23,7 @@ import z3
 
 from kpl import ast as K
 from kpl.ast import CType, Memory, Space
+from oracle.base import AccessKind
 from oracle.sdv_encode import (
     Val,
     apply_uf,
@@ -36,13 +37,8 @@ from oracle.sdv_encode import (
 )
 from oracle.sdv_state import Machine, simp
 
-READ, WRITE, ATOMIC = 0, 1, 2
-KIND_NAMES = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
-
-
-def conflict(k1: int, k2: int) -> bool:
-    """[WarpsAtomics] Def. 2.2: at least one write, or one atomic with one plain access."""
-    return k1 == WRITE or k2 == WRITE or k1 != k2
+#: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
+KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
 
 
 @dataclass
@@ -50,7 +46,7 @@ class Access:
     """One logged access of a shared/global array by one of the two threads."""
 
     label: int                                # the leaf statement performing it
-    kind: int                                 # READ, WRITE or ATOMIC
+    kind: AccessKind
     mem: Memory
     thread: int                               # 0 or 1
     index: z3.BitVecRef                       # element index, 64 bits
@@ -82,7 +78,7 @@ class AccessSide:
             self.pred: z3.BoolRef = a.pred
             self.index: z3.BitVecRef = a.index
             self.epoch: z3.ArithRef = a.epoch
-            self.kind: z3.ArithRef = z3.IntVal(a.kind)
+            self.kind: z3.ArithRef = z3.IntVal(KIND_CODE[a.kind])
             self.field: z3.ArithRef = z3.IntVal(field_code(a.field))
             self.tags = [a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1)
                          for j in range(levels)]
@@ -99,7 +95,7 @@ class AccessSide:
         self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
         self.index = pick([a.index for a in insts])
         self.epoch = pick([a.epoch for a in insts])
-        self.kind = pick([z3.IntVal(a.kind) for a in insts])
+        self.kind = pick([z3.IntVal(KIND_CODE[a.kind]) for a in insts])
         self.field = pick([z3.IntVal(field_code(a.field)) for a in insts])
         self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
                      for j in range(levels)]
@@ -110,6 +106,10 @@ class AccessSide:
             return self.insts[0]
         i = m.eval(self.sel, model_completion=True).as_long()  # type: ignore[attr-defined]
         return self.insts[max(0, min(len(self.insts) - 1, i))]
+
+    def kind_is(self, k: AccessKind) -> z3.BoolRef:
+        """The chosen instance is a ``k`` access."""
+        return self.kind == KIND_CODE[k]  # type: ignore[no-any-return]
 
     @property
     def has_fields(self) -> bool:
@@ -138,7 +138,7 @@ class MemoryAccesses(Machine):
     """Stage: the executor's visitor methods for memory nodes (``Load``, ``Atomic``, stores
     to ``MemElem``) and the access log."""
 
-    def log(self, kind: int, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
+    def log(self, kind: AccessKind, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
             fld: str | None) -> None:
         if not mem.can_race or is_false(pred):
             return
@@ -163,7 +163,7 @@ class MemoryAccesses(Machine):
         mem = e.mem
         idx = self.address(e.index, t, pred)
         if mem.can_race:
-            self.log(READ, mem, idx, t, pred, e.field)
+            self.log(AccessKind.READ, mem, idx, t, pred, e.field)
             return fresh(e.type, f"rd.{mem.name}")
         elem = mem.elem
         if mem.space == Space.LOCAL:
@@ -192,7 +192,7 @@ class MemoryAccesses(Machine):
         idx = self.address(e.index, t, pred)
         for a in e.args:
             self.ev(a, t, pred)
-        self.log(ATOMIC, e.mem, idx, t, pred, None)
+        self.log(AccessKind.ATOMIC, e.mem, idx, t, pred, None)
         return fresh(e.type, f"atomic.{e.mem.name}")
 
     def assign_MemElem(self, s: K.Assign, t: int) -> None:
@@ -205,7 +205,7 @@ class MemoryAccesses(Machine):
         idx = self.address(tgt.index, t, pred)
         v = self.ev(s.value, t, pred)
         if mem.can_race:
-            self.log(WRITE, mem, idx, t, pred, tgt.field)
+            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field)
         elif mem.space == Space.LOCAL:
             key = "@" + mem.name
             arrs = th.vars.get(key)

@@ -498,3 +498,33 @@ def test_speed_median_microbench() -> None:
         times.append(time.perf_counter() - t)
     times.sort()
     assert times[len(times) // 2] < 1.0
+
+
+# --------------------------------------------------------------------------- shared C semantics
+
+
+@pytest.mark.parametrize("op", ["<<", ">>"])
+@pytest.mark.parametrize(("left", "count"), [
+    ((K.INT, 1), (K.INT, 3)), ((K.INT, -8), (K.INT, 2)), ((K.INT, 1), (K.INT, 32)),
+    ((K.INT, -8), (K.INT, 40)), ((K.UINT, 0x80000000), (K.INT, 33)), ((K.INT, 5), (K.INT, -1)),
+    ((K.LONG, -1), (K.INT, 63)), ((K.LONG, 1), (K.INT, 64)), ((K.INT, 7), (K.LONG, 1 << 32)),
+    ((K.UINT, 12), (K.ULONG, (1 << 32) + 2)),
+])
+def test_symbolic_shift_matches_ctypes(op: str, left: tuple[K.CType, int],
+                                       count: tuple[K.CType, int]) -> None:
+    """The symbolic ``<<``/``>>`` gives what :func:`kpl.ctypes.shift` documents, including
+    counts at or above the width and negative counts (the one shift rule of all oracles)."""
+    import z3
+
+    from kpl import ctypes
+    from oracle.sdv_exec import Executor, QueryEngine
+    from oracle.sdv_state import TRUE
+
+    (lt, a), (rt, n) = left, count
+    rtype = ctypes.binary_type(op, lt, rt)
+    kernel = K.Kernel("k", [], K.Block([]), K.Launch((2, 1, 1)), "k.cu", "")
+    ex = Executor(kernel, "same", QueryEngine(None, 1000, None))
+    v = z3.simplify(ex.ev(K.Binary(op, K.Const(a, lt), K.Const(n, rt), rtype), 0, TRUE))
+    assert z3.is_bv_value(v)
+    got = v.as_signed_long() if rtype.signed else v.as_long()
+    assert got == ctypes.shift(op, a, n, rtype.bits, rtype.signed)
