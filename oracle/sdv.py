@@ -34,6 +34,11 @@ What is decided, and how:
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
 check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`` is raised.
+
+Why one piece over 400 lines: this is the decision stage -- turning the two runs' logs into
+the verdict (race queries per label pair, their decoding, divergence queries, the cross-block
+half and its cache); each step is a named method, and how locations compare is left to
+:mod:`oracle.sdv_memory`.
 """
 
 from __future__ import annotations
