@@ -1,15 +1,16 @@
 """``sdv``: the bundled static verifier -- races and barrier divergence under SDV semantics.
 
-The AutoSync paper (papers/003, Sec. V) uses GPUVerify as its oracle; this is our own
+The AutoSync paper ([AutoSync], Sec. V) uses GPUVerify as its oracle; this is our own
 implementation of the same idea, installed by pip with the rest: the *two-thread reduction*
-with predicated lock-step execution (papers/001 Sec. 2.3, papers/003 Fig. 9), encoded for z3.
+with predicated lock-step execution ([WarpsAtomics] Sec. 2.3, [AutoSync] Fig. 9), encoded
+for z3.
 The symbolic execution lives in :mod:`oracle.sdv_exec`; this module runs it, turns the access
 log into race queries and the barrier log into divergence queries, and builds the
 :class:`~oracle.base.Verdict`.
 
 What is decided, and how:
 
-* **Races** (papers/003 Sec. III-A; papers/001 Def. 2.2): for every pair of leaf labels
+* **Races** ([AutoSync] Sec. III-A; [WarpsAtomics] Def. 2.2): for every pair of leaf labels
   ⟨ℓ, ℓ'⟩ and array, one query asks for two distinct threads t1 at ℓ and t2 at ℓ' whose
   accesses are both enabled, hit the same element, are not both reads, not both atomic, and
   lie in the same barrier epoch (shared memory and same-block global memory).  All dynamic
@@ -20,19 +21,24 @@ What is decided, and how:
   reported, with a witness from the model.
 * **Divergence**: a barrier whose predicates for t1 and t2 (same block) can differ.  This is
   semantic: launch bounds, ``__requires`` and the actual guard values decide it.
-* **Warp-synchronous mode** (``--warp-sync=N``, papers/001 Sec. 3, the "two-pass" view):
+* **Warp-synchronous mode** (``--warp-sync=N``, [WarpsAtomics] Sec. 3, the "two-pass" view):
   two threads of one warp run each instruction together, so they can only race inside ONE
   instruction instance, and only write/write on the same element (reads of an instruction
   happen before its writes); accesses of different statements or instances never race.
 * **Optional facts**: ``Race.loop_depth`` (0 = same iteration of all shared loops, j = the
   accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
-  iteration numbers of the two instances; :class:`SDVRace` adds ``loop_depths`` (every depth
-  at which the race occurs, found by re-querying with the found depths excluded) and
-  ``cross_block``.
+  iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
+  the race occurs (found by re-querying with the found depths excluded) and
+  ``Race.cross_block`` says it also happens between threads of two blocks.
 
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
 check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`` is raised.
+
+Why one piece over 400 lines: this is the decision stage -- turning the two runs' logs into
+the verdict (race queries per label pair, their decoding, divergence queries, the cross-block
+half and its cache); each step is a named method, and how locations compare is left to
+:mod:`oracle.sdv_memory`.
 """
 
 from __future__ import annotations
@@ -49,74 +55,25 @@ import z3
 from kpl import ast as K
 from kpl.ast import Kernel, Space
 from kpl.labels import LabelTree
-from oracle.base import Divergence, Finding, OracleBase, Race, Unknown, Verdict, Witness
-from oracle.sdv_exec import ATOMIC, KIND_NAMES, READ, WRITE, Access, Executor, QueryEngine
-
-
-@dataclass(frozen=True)
-class SDVRace(Race):
-    """A :class:`Race` with the extra facts this oracle knows.
-
-    ``loop_depths``: every loop depth at which the pair races (``loop_depth`` is the smallest;
-    empty when unknown).  ``cross_block``: the race also happens between threads of two
-    different blocks (then no barrier placement can fix it; the witness shows such a pair)."""
-
-    loop_depths: tuple[int, ...] = ()
-    cross_block: bool = False
-
-
-def _conflict(k1: int, k2: int) -> bool:
-    """Papers/001 Def. 2.2: at least one write, or one atomic with one plain access."""
-    return k1 == WRITE or k2 == WRITE or k1 != k2
-
-
-class _Side:
-    """All logged instances of one label (one thread, one array) as ONE symbolic access,
-    chosen by a selector variable: keeps each race query linear in the number of instances."""
-
-    def __init__(self, insts: list[Access], levels: int, name: str) -> None:
-        self.insts = insts
-        n = len(insts)
-        self.sel: z3.ArithRef | None = None
-        if n == 1:
-            a = insts[0]
-            self.pred: z3.BoolRef = a.pred
-            self.index: z3.BitVecRef = a.index
-            self.epoch: z3.ArithRef = a.epoch
-            self.kind: z3.ArithRef = z3.IntVal(a.kind)
-            self.field: z3.ArithRef = z3.IntVal(_field_code(a.field))
-            self.tags = [a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1)
-                         for j in range(levels)]
-            return
-        sel = z3.FreshInt(name)
-        self.sel = sel
-
-        def pick(vals: list[Any]) -> Any:
-            v = vals[-1]
-            for i in range(n - 2, -1, -1):
-                v = z3.If(sel == i, vals[i], v)
-            return v
-
-        self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
-        self.index = pick([a.index for a in insts])
-        self.epoch = pick([a.epoch for a in insts])
-        self.kind = pick([z3.IntVal(a.kind) for a in insts])
-        self.field = pick([z3.IntVal(_field_code(a.field)) for a in insts])
-        self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
-                     for j in range(levels)]
-
-    def chosen(self, m: z3.ModelRef) -> Access:
-        if self.sel is None:
-            return self.insts[0]
-        i = m.eval(self.sel, model_completion=True).as_long()  # type: ignore[attr-defined]
-        return self.insts[max(0, min(len(self.insts) - 1, i))]
-
-
-_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
-
-
-def _field_code(f: str | None) -> int:
-    return -1 if f is None else _FIELDS.get(f, 4 + sum(map(ord, f)))
+from oracle.base import (
+    AccessKind,
+    Divergence,
+    Finding,
+    OracleBase,
+    Race,
+    Unknown,
+    Verdict,
+    Witness,
+    conflicts,
+)
+from oracle.sdv_exec import Executor, QueryEngine
+from oracle.sdv_memory import (
+    Access,
+    AccessSide,
+    fields_compatible,
+    same_element,
+)
+from oracle.sdv_state import stmt_exprs
 
 
 class SDVOracle(OracleBase):
@@ -147,7 +104,7 @@ class SDVOracle(OracleBase):
         tree = LabelTree(kernel)
         verdict = Verdict()
         engine = QueryEngine(deadline, self.query_ms, self.rlimit)
-        found: dict[tuple[int, int, str], SDVRace] = {}
+        found: dict[tuple[int, int, str], Race] = {}
 
         same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
                         unroll_budget=self.unroll_budget)
@@ -164,8 +121,8 @@ class SDVOracle(OracleBase):
             for race in cres.races:
                 old = found.get(race.key)
                 depths = old.loop_depths if old is not None else ()
-                found[race.key] = SDVRace(race.first, race.second, race.array, race.kinds,
-                                          race.space, race.witness, None, depths, True)
+                found[race.key] = Race(race.first, race.second, race.array, race.kinds,
+                                       race.space, race.witness, None, depths, True)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
 
         named = sorted(set(same.named))
@@ -189,15 +146,9 @@ class SDVOracle(OracleBase):
             if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem) \
                     and s.target.mem.space == Space.GLOBAL:
                 return True
-            for e in _exprs(s):
+            for e in stmt_exprs(s):
                 for x in K.walk_expr(e):
                     if isinstance(x, K.Atomic) and x.mem.space == Space.GLOBAL:
-                        return True
-        for lp in K.walk_stmts(kernel.body):
-            if isinstance(lp, K.Loop):
-                for s in lp.latch:
-                    if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem) \
-                            and s.target.mem.space == Space.GLOBAL:
                         return True
         return False
 
@@ -218,7 +169,7 @@ class SDVOracle(OracleBase):
         constraints of the loop abstraction) are used only in ``same`` mode.  A barrier
         statement changes no predicate, variable, access, budget or query.  So the cross
         part is a function of the kernel with its plain barriers removed (labels of the other
-        statements are kept by INSERTBARRIERS, papers/003 Sec. III-D, and their relative
+        statements are kept by INSERTBARRIERS, [AutoSync] Sec. III-D, and their relative
         order in the label tree too), and the candidate kernels of one synthesis run -- which
         differ only by inserted barriers -- share it.  Results with a solver ``unknown`` are
         not cached (a second try could succeed); lines of unknowns are recomputed from the
@@ -293,7 +244,7 @@ class SDVOracle(OracleBase):
                                                 "this barrier", label, self._line(tree, label)))
 
     def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel,
-               verdict: Verdict) -> list[SDVRace]:
+               verdict: Verdict) -> list[Race]:
         groups: dict[str, dict[int, tuple[list[Access], list[Access]]]] = {}
         mems: dict[str, K.Memory] = {}
         for a in ex.accesses:
@@ -306,7 +257,7 @@ class SDVOracle(OracleBase):
         same_warp: z3.BoolRef | None = None
         if warp:
             same_warp = z3.UDiv(ex.linear_tid(0), warp) == z3.UDiv(ex.linear_tid(1), warp)
-        out: list[SDVRace] = []
+        out: list[Race] = []
         for name in sorted(groups):
             labels = sorted(groups[name], key=tree.order)
             for i, l1 in enumerate(labels):
@@ -322,10 +273,33 @@ class SDVOracle(OracleBase):
 
     def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,
               s1: list[Access], s2: list[Access], same_warp: z3.BoolRef | None,
-              verdict: Verdict) -> SDVRace | None:
+              verdict: Verdict) -> Race | None:
+        """Do labels ``l1`` (thread 1) and ``l2`` (thread 2) race on ``mem``?  Build the one
+        query for the pair, ask it, compute the loop depths and decode the witness."""
+        pq = self._pair_query(ex, tree, l1, l2, s1, s2, same_warp)
+        if pq is None:
+            return None
+        r, m = ex.q.check(pq.query)
+        if r == z3.unknown:
+            verdict.unknowns.append(Unknown(
+                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
+            return None
+        if r != z3.sat or m is None:
+            return None
+        loop_depth, depths, best = self._loop_depths(ex, pq, m)
+        return self._decode_race(ex, tree, mem, pq, best, loop_depth, depths)
+
+    @staticmethod
+    def _pair_query(ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
+                    s2: list[Access], same_warp: z3.BoolRef | None) -> _PairQuery | None:
+        """The race query of a label pair (None: no conflicting kinds or no common epoch).
+
+        Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
+        kinds, and under ``--warp-sync`` not two threads of one warp unless in one instruction
+        instance and both writing."""
         kinds1 = {a.kind for a in s1}
         kinds2 = {a.kind for a in s2}
-        if not any(_conflict(a, b) for a in kinds1 for b in kinds2):
+        if not any(conflicts(a, b) for a in kinds1 for b in kinds2):
             return None
         if ex.same and all(z3.is_int_value(a.epoch) for a in s1 + s2):
             e1 = {a.epoch.as_long() for a in s1}  # type: ignore[attr-defined]
@@ -342,97 +316,119 @@ class SDVOracle(OracleBase):
         levels_needed = d if exact_tags else 0
         if same_warp is not None and l1 == l2:
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
-        a1 = _Side(s1, levels_needed, f"sel{l1}")
-        a2 = _Side(s2, levels_needed, f"sel{l2}")
-        conds = [a1.pred, a2.pred, a1.index == a2.index]
+        a1 = AccessSide(s1, levels_needed, f"sel{l1}")
+        a2 = AccessSide(s2, levels_needed, f"sel{l2}")
+        conds = [a1.pred, a2.pred, same_element(a1, a2)]
         if ex.same:
             conds.append(a1.epoch == a2.epoch)
         k1 = {a.kind for a in s1}
         k2 = {a.kind for a in s2}
         if len(k1) > 1 or len(k2) > 1:
-            conds.append(z3.Or(a1.kind == WRITE, a2.kind == WRITE, a1.kind != a2.kind))
-        if any(a.field is not None for a in s1) and any(a.field is not None for a in s2):
-            conds.append(z3.Or(a1.field == -1, a2.field == -1, a1.field == a2.field))
+            conds.append(z3.Or(a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE),
+                               a1.kind != a2.kind))
+        fields = fields_compatible(a1, a2)
+        if fields is not None:
+            conds.append(fields)
         if same_warp is not None:
             if l1 == l2:
                 n = min(len(a.tags) for a in s1 + s2)
                 same_inst = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)] +
-                                   [a1.kind == WRITE, a2.kind == WRITE])
+                                   [a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE)])
                 conds.append(z3.Or(z3.Not(same_warp), same_inst))
             else:
                 conds.append(z3.Not(same_warp))
-        query = z3.And(conds)
-        r, m = ex.q.check(query)
-        if r == z3.unknown:
-            verdict.unknowns.append(Unknown(
-                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
-            return None
-        if r != z3.sat or m is None:
-            return None
+        return _PairQuery(l1, l2, a1, a2, k1, k2, d if exact_tags else None, z3.And(conds))
 
-        def depth_is(j: int) -> z3.BoolRef:
-            if j == 0:
-                eqs = [a1.tags[i] == a2.tags[i] for i in range(d)]
-                return z3.And(eqs) if eqs else z3.BoolVal(True)
-            return z3.And([a1.tags[i] == a2.tags[i] for i in range(j - 1)] +
-                          [a1.tags[j - 1] != a2.tags[j - 1]])
+    @staticmethod
+    def _loop_depths(ex: Executor, pq: _PairQuery,
+                     m: z3.ModelRef) -> tuple[int | None, tuple[int, ...], z3.ModelRef]:
+        """(loop_depth, every depth the pair races at, the model at the smallest depth):
+        re-query with the found depths excluded until each of the d + 1 is found or ruled
+        out.  (None, (), m) when the iteration numbers are not exact."""
+        d = pq.depth
+        if d is None:
+            return None, (), m
+        if d == 0:
+            return 0, (0,), m
+        models = {pq.depth_of(m): m}
+        while len(models) < d + 1:
+            r2, m2 = ex.q.check(pq.query, z3.Not(z3.Or([pq.depth_is(j) for j in models])))
+            if r2 != z3.sat or m2 is None:
+                break
+            models[pq.depth_of(m2)] = m2
+        depths = tuple(sorted(models))
+        return depths[0], depths, models[depths[0]]
 
-        def depth_of(model: z3.ModelRef) -> int:
-            for j in range(1, d + 1):
-                if not z3.is_true(model.eval(a1.tags[j - 1] == a2.tags[j - 1],
-                                             model_completion=True)):
-                    return j
-            return 0
-
-        loop_depth: int | None = None
-        depths: tuple[int, ...] = ()
-        best = m
-        if exact_tags and d > 0:
-            models = {depth_of(m): m}
-            while len(models) < d + 1:
-                r2, m2 = ex.q.check(query, z3.Not(z3.Or([depth_is(j) for j in models])))
-                if r2 != z3.sat or m2 is None:
-                    break
-                models[depth_of(m2)] = m2
-            depths = tuple(sorted(models))
-            loop_depth = depths[0]
-            best = models[loop_depth]
-        elif exact_tags and d == 0:
-            loop_depth = 0
-            depths = (0,)
+    def _decode_race(self, ex: Executor, tree: LabelTree, mem: K.Memory, pq: _PairQuery,
+                     best: z3.ModelRef, loop_depth: int | None,
+                     depths: tuple[int, ...]) -> Race:
+        """The :class:`Race` of a satisfiable pair query: kinds, text order, witness."""
+        a1, a2 = pq.a1, pq.a2
         c1, c2 = a1.chosen(best), a2.chosen(best)
-        if len(k1) > 1 or len(k2) > 1:
+        if len(pq.k1) > 1 or len(pq.k2) > 1:
             # a statement that reads AND writes the array (``s[i] += s[j]``): which of its
             # accesses the model picks is up to z3 and changes with anything the solver did
             # before; report the most severe feasible kinds instead (deterministic: decided
             # by sat/unsat only), at the reported loop depth.
-            at_depth = ([depth_is(loop_depth)] if exact_tags and d > 0 and loop_depth is not None
+            at_depth = ([pq.depth_is(loop_depth)] if pq.depth and loop_depth is not None
                         else [])
-            for ka, kb in _kind_order(k1, k2):
+            for ka, kb in _kind_order(pq.k1, pq.k2):
                 if (ka, kb) == (c1.kind, c2.kind):
                     break
-                r3, m3 = ex.q.check(query, a1.kind == ka, a2.kind == kb, *at_depth)
+                r3, m3 = ex.q.check(pq.query, a1.kind_is(ka), a2.kind_is(kb), *at_depth)
                 if r3 == z3.sat and m3 is not None:
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
-        kind1 = KIND_NAMES[c1.kind]
-        kind2 = KIND_NAMES[c2.kind]
+        kind1, kind2 = c1.kind, c2.kind
+        l1, l2 = pq.l1, pq.l2
         swap = tree.order(l1) > tree.order(l2)
         first, second = (l2, l1) if swap else (l1, l2)
         kinds = (kind2, kind1) if swap else (kind1, kind2)
         witness = self._witness(ex, best, a1.index, swap)
-        return SDVRace(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
-                       not ex.same)
+        return Race(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
+                    not ex.same)
+
+
+@dataclass
+class _PairQuery:
+    """The race query of one label pair, with what decoding its models needs."""
+
+    l1: int                 # label of thread 1's access
+    l2: int                 # label of thread 2's access
+    a1: AccessSide          # thread 1's instances of l1, as one symbolic access
+    a2: AccessSide          # thread 2's instances of l2
+    k1: set[AccessKind]     # access kinds among l1's instances
+    k2: set[AccessKind]     # access kinds among l2's instances
+    depth: int | None       # number of shared loops when iteration numbers are exact, else None
+    query: z3.BoolRef       # the conjunction asked
+
+    def depth_is(self, j: int) -> z3.BoolRef:
+        """The two accesses are in the same iteration of the j-1 outer shared loops and in
+        different iterations of the j-th (j = 0: the same iteration of all)."""
+        a1, a2 = self.a1, self.a2
+        if j == 0:
+            eqs = [a1.tags[i] == a2.tags[i] for i in range(self.depth or 0)]
+            return z3.And(eqs) if eqs else z3.BoolVal(True)
+        return z3.And([a1.tags[i] == a2.tags[i] for i in range(j - 1)] +
+                      [a1.tags[j - 1] != a2.tags[j - 1]])
+
+    def depth_of(self, model: z3.ModelRef) -> int:
+        for j in range(1, (self.depth or 0) + 1):
+            if not z3.is_true(model.eval(self.a1.tags[j - 1] == self.a2.tags[j - 1],
+                                         model_completion=True)):
+                return j
+        return 0
 
 
 #: most severe first: a write races with everything, an atomic with plain accesses
-_SEVERITY = {WRITE: 0, ATOMIC: 1, READ: 2}
+_SEVERITY = {AccessKind.WRITE: 0, AccessKind.ATOMIC: 1, AccessKind.READ: 2}
 
 
-def _kind_order(k1: set[int], k2: set[int]) -> list[tuple[int, int]]:
+def _kind_order(k1: set[AccessKind],
+                k2: set[AccessKind]) -> list[tuple[AccessKind, AccessKind]]:
     """The conflicting kind pairs of two label sides, most severe first."""
-    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if _conflict(a, b)]
+    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if conflicts(a, b)]
     return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
 
 
@@ -440,7 +436,7 @@ def _kind_order(k1: set[int], k2: set[int]) -> list[tuple[int, int]]:
 class _CrossResult:
     """What the cross-block part of a check found (see :meth:`SDVOracle._cross_part`)."""
 
-    races: list[SDVRace]
+    races: list[Race]
     query_unknowns: list[tuple[str, int | None]]
     exec_unknowns: list[tuple[str, int | None]]
 
@@ -468,16 +464,4 @@ def _barrier_free_key(kernel: Kernel, max_unroll: int, unroll_budget: int) -> tu
             _shape(kernel.body), max_unroll, unroll_budget)
 
 
-def _exprs(s: K.Stmt) -> list[K.Expr]:
-    if isinstance(s, K.Decl):
-        return [s.init] if s.init is not None else []
-    if isinstance(s, K.Assign):
-        return [s.value]
-    if isinstance(s, K.ExprStmt):
-        return [s.expr]
-    if isinstance(s, K.Return) and s.value is not None:
-        return [s.value]
-    return []
-
-
-__all__ = ["SDVOracle", "SDVRace", "READ", "ATOMIC"]
+__all__ = ["SDVOracle"]

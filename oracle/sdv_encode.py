@@ -3,14 +3,16 @@
 Integers are bit-vectors of their declared width; the signedness lives in the KPL
 :class:`~kpl.ast.CType` and selects the operation (``bvsdiv`` vs ``bvudiv``, arithmetic vs
 logical ``>>``, signed vs unsigned comparison), so index arithmetic is exact, including
-unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").
+unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").  Which type an operation
+is done in (promotion, the usual arithmetic conversions, shift counts) is decided by
+:mod:`kpl.ctypes`, the one definition shared with the front end and the concrete oracles.
 
 Floats are *uninterpreted*: a float is a term of the uninterpreted sort ``Float`` and every
 float operation, comparison and conversion is an uninterpreted function.  This is sound for
 race checking -- a float never decides anything the verifier relies on except through an
 unconstrained value -- while keeping determinism: the same operation on the same arguments
 gives the same value in both threads, so a float loop counter that is uniform stays uniform
-(GPUVerify also models floating point with uninterpreted functions, papers/001 Sec. 5).
+(GPUVerify also models floating point with uninterpreted functions, [WarpsAtomics] Sec. 5).
 
 Vector values (``float4``) are dicts from component name to value.
 """
@@ -22,7 +24,7 @@ from typing import Any, TypeAlias
 import z3
 import z3.z3core as _C
 
-from kpl.ast import BOOL, DOUBLE, FLOAT, INT, LONG, CType
+from kpl.ast import BOOL, FLOAT, LONG, CType
 
 FLOAT_SORT = z3.DeclareSort("Float")
 PTR_SORT = z3.DeclareSort("Ptr")
@@ -167,37 +169,6 @@ def _is_ite(v: z3.ExprRef) -> bool:
                 and _C.Z3_get_decl_kind(ctx, _C.Z3_get_app_decl(ctx, a)) == z3.Z3_OP_ITE)
 
 
-def promote(ct: CType) -> CType:
-    """C integer promotion."""
-    if ct.kind == "bool":
-        return INT
-    if ct.kind == "int" and ct.bits < 32:
-        return INT
-    return ct
-
-
-def usual(a: CType, b: CType) -> CType:
-    """The usual arithmetic conversions (C11 6.3.1.8) on KPL types."""
-    if a.kind == "vec":
-        return a
-    if b.kind == "vec":
-        return b
-    if a.kind == "ptr":
-        return a
-    if b.kind == "ptr":
-        return b
-    if a.kind == "float" or b.kind == "float":
-        if (a.kind == "float" and a.bits == 64) or (b.kind == "float" and b.bits == 64):
-            return DOUBLE
-        return FLOAT
-    a, b = promote(a), promote(b)
-    if a.bits != b.bits:
-        return a if a.bits > b.bits else b
-    if a.signed and b.signed:
-        return a
-    return a if not a.signed else b
-
-
 def conv(v: Val, src: CType, dst: CType) -> Val:
     """Convert value ``v`` of type ``src`` to type ``dst`` (C casts, implicit conversions)."""
     if v is None or dst.kind == "void":
@@ -292,6 +263,6 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
     return c
 
 
-__all__ = ["BOOL", "FLOAT_SORT", "bv_size", "is_false", "is_true", "same_sort", "PTR_SORT", "Val", "apply_uf", "conv", "fconst", "fresh",
-           "index64", "is_boolv", "is_bv", "ite", "promote", "resize", "sort_of", "to_bool",
-           "usual", "values_equal"]
+__all__ = ["BOOL", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
+           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "resize",
+           "same_sort", "sort_of", "to_bool", "values_equal"]

@@ -20,9 +20,9 @@ from kpl import ast as K
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.labels import LabelTree
 from kpl.transform import insert_barriers, strip_barriers
-from oracle.base import OracleError, Verdict
+from oracle.base import OracleError, Race, Verdict
 from oracle.registry import get_oracle
-from oracle.sdv import SDVOracle, SDVRace
+from oracle.sdv import SDVOracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -115,18 +115,18 @@ def test_fig4_loop_race_depths() -> None:
     v, k = check(FIG4 % ("", ""))
     assert line_pairs(v, k) == {(8, 11)}
     r = v.races[0]
-    assert isinstance(r, SDVRace)
+    assert isinstance(r, Race)
     assert r.loop_depths == (0, 1) and r.loop_depth == 0
     # only the intra-iteration ("red") barrier: the inter-iteration race remains
     v, k = check(FIG4 % ("", "__syncthreads();"))
     assert line_pairs(v, k) == {(8, 11)}
     r = v.races[0]
-    assert isinstance(r, SDVRace) and r.loop_depth == 1 and r.loop_depths == (1,)
+    assert isinstance(r, Race) and r.loop_depth == 1 and r.loop_depths == (1,)
     # only the inter-iteration ("green") barrier: the intra-iteration race remains
     v, k = check(FIG4 % ("__syncthreads();", ""))
     assert line_pairs(v, k) == {(8, 11)}
     r = v.races[0]
-    assert isinstance(r, SDVRace) and r.loop_depths == (0,)
+    assert isinstance(r, Race) and r.loop_depths == (0,)
     v, k = check(FIG4 % ("__syncthreads();", "__syncthreads();"))
     assert v.verified
 
@@ -247,7 +247,7 @@ __global__ void k(int *out) {
 """)
     assert line_pairs(v, k) == {(3, 3)}
     r = v.races[0]
-    assert isinstance(r, SDVRace) and r.cross_block and r.space == K.Space.GLOBAL
+    assert isinstance(r, Race) and r.cross_block and r.space == K.Space.GLOBAL
     assert r.witness is not None and r.witness.block1 != r.witness.block2
     ok, _ = check("""//--blockDim=64 --gridDim=8
 __global__ void k(int *out) {
@@ -475,3 +475,33 @@ def test_speed_median_microbench() -> None:
         times.append(time.perf_counter() - t)
     times.sort()
     assert times[len(times) // 2] < 1.0
+
+
+# --------------------------------------------------------------------------- shared C semantics
+
+
+@pytest.mark.parametrize("op", ["<<", ">>"])
+@pytest.mark.parametrize(("left", "count"), [
+    ((K.INT, 1), (K.INT, 3)), ((K.INT, -8), (K.INT, 2)), ((K.INT, 1), (K.INT, 32)),
+    ((K.INT, -8), (K.INT, 40)), ((K.UINT, 0x80000000), (K.INT, 33)), ((K.INT, 5), (K.INT, -1)),
+    ((K.LONG, -1), (K.INT, 63)), ((K.LONG, 1), (K.INT, 64)), ((K.INT, 7), (K.LONG, 1 << 32)),
+    ((K.UINT, 12), (K.ULONG, (1 << 32) + 2)),
+])
+def test_symbolic_shift_matches_ctypes(op: str, left: tuple[K.CType, int],
+                                       count: tuple[K.CType, int]) -> None:
+    """The symbolic ``<<``/``>>`` gives what :func:`kpl.ctypes.shift` documents, including
+    counts at or above the width and negative counts (the one shift rule of all oracles)."""
+    import z3
+
+    from kpl import ctypes
+    from oracle.sdv_exec import Executor, QueryEngine
+    from oracle.sdv_state import TRUE
+
+    (lt, a), (rt, n) = left, count
+    rtype = ctypes.binary_type(op, lt, rt)
+    kernel = K.Kernel("k", [], K.Block([]), K.Launch((2, 1, 1)), "k.cu", "")
+    ex = Executor(kernel, "same", QueryEngine(None, 1000, None))
+    v = z3.simplify(ex.ev(K.Binary(op, K.Const(a, lt), K.Const(n, rt), rtype), 0, TRUE))
+    assert z3.is_bv_value(v)
+    got = v.as_signed_long() if rtype.signed else v.as_long()
+    assert got == ctypes.shift(op, a, n, rtype.bits, rtype.signed)

@@ -1,0 +1,173 @@
+"""Loop invariant inference of the SDV executor: candidate invariants and Houdini.
+
+Stage: invariants of the loop abstraction (:mod:`oracle.sdv_loops`).  GPUVerify-style
+guesses ([WarpsAtomics] Sec. 2.3) are generated from the loop's static facts
+(:func:`candidates`: loop-activity and value uniformity, constant offsets between the
+threads, strides and monotonicity of counters, bounds derived from the guard, user
+``__invariant``s) and filtered by Houdini (:func:`houdini`): keep those that hold at entry
+and are preserved by one iteration.  Every z3 query of invariant inference is made here, so
+making it cheaper (slicing, an incremental solver, caching across candidate kernels) is a
+change to this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import z3
+
+from kpl import ast as K
+from kpl.ast import CType
+from kpl.ctypes import common_type
+from oracle.sdv_encode import Val, conv, is_true, to_bool, values_equal
+from oracle.sdv_state import TRUE, expr_pure, expr_vars, strip_casts
+
+if TYPE_CHECKING:
+    from oracle.sdv_loops import LoopExecutor, LoopInfo
+
+
+@dataclass
+class Candidate:
+    """A candidate loop invariant (Houdini-lite).  ``fn(vars, la, pe)`` gives its formulas for
+    the two threads' states ``vars``, loop-activity flags ``la`` and entry predicates ``pe``;
+    ``pair`` marks a relational fact between the two threads."""
+
+    name: str
+    pair: bool
+    fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
+
+
+def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
+               pe: list[z3.BoolRef]) -> list[Candidate]:
+    """Candidate invariants of the loop head (GPUVerify-style guesses, checked by Houdini)."""
+    cands: list[Candidate] = []
+    if ex.same:
+        def la_uniform(vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                       p: list[z3.BoolRef]) -> list[z3.BoolRef]:
+            return [z3.Implies(z3.And(p[0], p[1]), la[0] == la[1])]
+        cands.append(Candidate("la-uniform", True, la_uniform))
+    for name, ct in info.modified.items():
+        if name not in s0[0] or name not in s0[1]:
+            continue
+        e0 = [s0[0][name], s0[1][name]]
+        if ex.same:
+            def uni(vs: list[dict[str, Val]], la: list[z3.BoolRef], p: list[z3.BoolRef],
+                    n: str = name) -> list[z3.BoolRef]:
+                return [z3.Implies(z3.And(la[0], la[1]), values_equal(vs[0][n], vs[1][n]))]
+            cands.append(Candidate(f"uniform({name})", True, uni))
+            if (isinstance(e0[0], z3.BitVecRef) and isinstance(e0[1], z3.BitVecRef)
+                    and not e0[0].eq(e0[1])):
+                def offs(vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                         p: list[z3.BoolRef], n: str = name,
+                         e: list[Val] = e0) -> list[z3.BoolRef]:
+                    return [z3.Implies(z3.And(la[0], la[1]),
+                                       vs[0][n] - e[0] == vs[1][n] - e[1])]  # type: ignore[operator]
+                cands.append(Candidate(f"offset({name})", True, offs))
+        if name in info.steps and ct.kind == "int" and all(isinstance(x, z3.BitVecRef)
+                                                           for x in e0):
+            op, step_e = info.steps[name]
+            steps = [conv(ex.eval_in(step_e, t, s0[t], TRUE), step_e.type, ct)
+                     for t in range(2)]
+            if all(isinstance(x, z3.BitVecRef) for x in steps):
+                def modc(vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                         p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
+                         c: list[Val] = steps, o: str = op) -> list[z3.BoolRef]:
+                    return [z3.URem(vs[t][n] - e[t], c[t]) == 0  # type: ignore[operator]
+                            if o == "+" else z3.URem(e[t] - vs[t][n], c[t]) == 0  # type: ignore[operator]
+                            for t in range(2)]
+                cands.append(Candidate(f"stride({name})", False, modc))
+
+                def mono(vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                         p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
+                         signed: bool = ct.signed, o: str = op) -> list[z3.BoolRef]:
+                    out = []
+                    for t in range(2):
+                        a, b = (vs[t][n], e[t]) if o == "+" else (e[t], vs[t][n])
+                        out.append(a >= b if signed else z3.UGE(a, b))  # type: ignore[operator,arg-type]
+                    return out
+                cands.append(Candidate(f"monotone({name})", False, mono))
+    # guard-derived bound: v < e  ==>  v == e0 || v <= e
+    cond = strip_casts(loop.cond)
+    if isinstance(cond, K.Binary) and cond.op in ("<", ">", "<=", ">="):
+        lhs, rhs = strip_casts(cond.left), cond.right
+        if (isinstance(lhs, K.Var) and lhs.name in info.modified and lhs.name in s0[0]
+                and not (expr_vars(rhs) & set(info.modified)) and expr_pure(rhs)):
+            gct = common_type(cond.left.type, cond.right.type)
+            if gct.kind == "int":
+                name = lhs.name
+                bound = [conv(ex.eval_in(rhs, t, s0[t], TRUE), rhs.type, gct)
+                         for t in range(2)]
+                e0 = [s0[t][name] for t in range(2)]
+                gop = cond.op
+
+                def guard_bound(vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                                p: list[z3.BoolRef], n: str = name,
+                                e: list[Val] = e0, bd: list[Val] = bound,
+                                vt: CType = lhs.type, g: CType = gct) -> list[z3.BoolRef]:
+                    out = []
+                    for t in range(2):
+                        v = conv(vs[t][n], vt, g)
+                        b = bd[t]
+                        if gop in ("<", "<="):
+                            rel = (v <= b) if g.signed else z3.ULE(v, b)  # type: ignore[operator,arg-type]
+                            if gop == "<=":
+                                rel = (v <= b + 1) if g.signed else z3.ULE(v, b + 1)  # type: ignore[operator,arg-type]
+                        else:
+                            rel = (v >= b) if g.signed else z3.UGE(v, b)  # type: ignore[operator,arg-type]
+                            if gop == ">=":
+                                rel = (v >= b - 1) if g.signed else z3.UGE(v, b - 1)  # type: ignore[operator,arg-type]
+                        out.append(z3.Or(vs[t][n] == e[t], rel))  # type: ignore[operator]
+                    return out
+                cands.append(Candidate(f"guard-bound({name})", False, guard_bound))
+    for i, inv in enumerate(info.invariants):
+        def user(vs: list[dict[str, Val]], la: list[z3.BoolRef], p: list[z3.BoolRef],
+                 e: K.Expr = inv) -> list[z3.BoolRef]:
+            return [z3.Implies(la[t], to_bool(ex.eval_in(e, t, vs[t], la[t])))
+                    for t in range(2)]
+        cands.append(Candidate(f"user-invariant#{i}", False, user))
+    return cands
+
+
+def houdini(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
+            pe: list[z3.BoolRef], cands: list[Candidate]) -> list[Candidate]:
+    """Keep the candidates that hold at loop entry and are inductive (Houdini).  The body
+    is run once from an unconstrained head state (speculatively: its log is discarded);
+    candidates are then dropped by counter-models until the rest is inductive."""
+    def drop(cs: list[Candidate], forms: list[list[z3.BoolRef]],
+             m: z3.ModelRef | None) -> list[Candidate]:
+        if m is None:
+            return []
+        keep = [c for c, fs in zip(cs, forms, strict=False)
+                if all(is_true(m.eval(f, model_completion=True)) for f in fs)]
+        return keep if len(keep) < len(cs) else []
+
+    while cands:
+        forms = [c.fn(s0, pe, pe) for c in cands]
+        r, m = ex.q.check(z3.Not(z3.And([f for fs in forms for f in fs])))
+        if r == z3.unsat:
+            break
+        cands = drop(cands, forms, m)
+    if not cands:
+        return []
+    snap = ex.snapshot()
+    saved_ret = [th.ret for th in ex.th]
+    vs, la, k = ex.havoc(info, s0, pe, "hh")
+    if info.has_barrier and ex.same:
+        ep = z3.FreshInt("hh.ep")
+        ex.q.add(ep >= ex.epoch)
+        ex.epoch = ep
+    la2, _ = ex.run_iteration(loop, vs, la, k)
+    post_vs = [dict(th.vars) for th in ex.th]
+    for th, r0 in zip(ex.th, saved_ret, strict=False):
+        th.ret = r0
+    while cands:
+        pre = [f for c in cands for f in c.fn(vs, la, pe)]
+        forms = [c.fn(post_vs, la2, pe) for c in cands]
+        r, m = ex.q.check(z3.And(pre), z3.Not(z3.And([f for fs in forms for f in fs])))
+        if r == z3.unsat:
+            break
+        cands = drop(cands, forms, m)
+    ex.restore(snap)
+    return cands

@@ -1,0 +1,461 @@
+"""Loops of the SDV executor: exact unrolling, or GPUVerify-style abstraction.
+
+Stage: loops.  Under SDV a loop iterates while its guard holds for either thread
+([AutoSync] Fig. 9).  :meth:`LoopExecutor.exec_loop` unrolls a loop exactly when its trip
+count is decided by the launch configuration (the guard only mentions constants and
+thread/block ids), up to ``max_unroll`` iterations; otherwise it abstracts the loop soundly
+(:meth:`LoopExecutor.abstract_loop`: havoc the modified variables, assume the invariants that
+:mod:`oracle.sdv_invariants` proved, run one or two arbitrary iterations).  The static facts
+about a loop (:class:`LoopInfo`) are computed once per loop by a visitor.
+
+Why one piece over 400 lines: the abstraction is one soundness argument (the docstring of
+:meth:`LoopExecutor.abstract_loop`) over the head state, the A/B iterations, the epoch
+constraints and the exit state; splitting it would scatter that argument.  The parts that are
+separable -- invariant guessing and checking -- are in :mod:`oracle.sdv_invariants`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from kpl import ast as K
+from kpl.ast import CType, Space
+from oracle.sdv_encode import Val, conv, fresh, is_false, is_true, ite, to_bool
+from oracle.sdv_invariants import candidates, houdini
+from oracle.sdv_state import (
+    FALSE,
+    TRUE,
+    expr_pure,
+    expr_vars,
+    mk_and,
+    mk_not,
+    mk_or,
+    simp,
+    stmt_exprs,
+    strip_casts,
+)
+from oracle.sdv_stmt import StmtExecutor
+
+
+@dataclass
+class LoopInfo:
+    """Static facts about one loop, computed once."""
+
+    modified: dict[str, CType]            # variables (``@name``: local arrays) it assigns
+    has_barrier: bool                     # it contains a barrier
+    has_break: bool                       # a ``break`` leaves it
+    has_return: bool                      # a ``return`` leaves the kernel from it
+    steps: dict[str, tuple[str, K.Expr]]  # counters: only ever ``v = v ± e``, e invariant
+    invariants: list[K.Expr]              # user ``__invariant``s at the top of its body
+
+
+class _LoopFacts(K.NodeVisitor):
+    """Collects, over a loop's body and latch (nested statements included, in text order),
+    the assigned variables with their assigned values, and whether a barrier occurs."""
+
+    def __init__(self) -> None:
+        self.modified: dict[str, CType] = {}
+        self.assigns: dict[str, list[K.Expr | None]] = {}  # None: not a plain value
+        self.has_barrier = False
+
+    def visit(self, node: object) -> object:
+        if isinstance(node, K.Stmt):
+            for e in stmt_exprs(node):
+                for x in K.walk_expr(e):
+                    if isinstance(x, K.Call) and x.name.startswith("__syncthreads"):
+                        self.has_barrier = True
+        return super().visit(node)
+
+    def visit_Decl(self, s: K.Decl) -> None:
+        if s.array is not None:
+            self.modified["@" + s.array.name] = s.array.elem
+        self.modified[s.var.name] = s.var.type
+        self.assigns.setdefault(s.var.name, []).append(None)
+
+    def visit_Assign(self, s: K.Assign) -> None:
+        tgt = s.target
+        if isinstance(tgt, K.Var):
+            self.modified[tgt.name] = tgt.type
+            self.assigns.setdefault(tgt.name, []).append(s.value)
+        elif isinstance(tgt, K.VarField):
+            self.modified[tgt.var.name] = tgt.var.type
+            self.assigns.setdefault(tgt.var.name, []).append(None)
+        elif isinstance(tgt, K.MemElem) and tgt.mem.space == Space.LOCAL:
+            self.modified["@" + tgt.mem.name] = tgt.mem.elem
+
+    def visit_Inline(self, s: K.Inline) -> None:
+        if s.result is not None:
+            self.modified[s.result.name] = s.result.type
+            self.assigns.setdefault(s.result.name, []).append(None)
+        self.generic_visit(s)
+
+    def visit_Barrier(self, s: K.Barrier) -> None:
+        self.has_barrier = True
+
+
+class _Jumps(K.NodeVisitor):
+    """Finds a ``kind`` statement that leaves the enclosing loop (``Break``: not inside a
+    nested loop or switch) or the kernel (``Return``: not inside an Inline)."""
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+        self.found = False
+
+    def visit_Break(self, s: K.Break) -> None:
+        self.found = self.found or self.kind is K.Break
+
+    def visit_Return(self, s: K.Return) -> None:
+        self.found = self.found or self.kind is K.Return
+
+    def visit_Loop(self, s: K.Loop) -> None:
+        if self.kind is not K.Break:
+            self.visit(s.body)
+
+    def visit_Switch(self, s: K.Switch) -> None:
+        if self.kind is not K.Break:
+            self.visit(s.body)
+
+    def visit_Inline(self, s: K.Inline) -> None:
+        if self.kind is not K.Return:
+            self.visit(s.body)
+
+
+def _has_jump(block: K.Block, kind: type) -> bool:
+    finder = _Jumps(kind)
+    finder.visit(block)
+    return finder.found
+
+
+def _steps(modified: dict[str, CType],
+           assigns: dict[str, list[K.Expr | None]]) -> dict[str, tuple[str, K.Expr]]:
+    """The counters among the assigned variables: every assignment is ``v = v ± e`` with one
+    loop-invariant, pure ``e``."""
+    steps: dict[str, tuple[str, K.Expr]] = {}
+    for name, vals in assigns.items():
+        forms = set()
+        step: tuple[str, K.Expr] | None = None
+        good = True
+        for v in vals:
+            if v is None:
+                good = False
+                break
+            b = strip_casts(v)
+            if (isinstance(b, K.Binary) and b.op in ("+", "-")
+                    and isinstance(strip_casts(b.left), K.Var)
+                    and strip_casts(b.left).name == name  # type: ignore[union-attr]
+                    and not (expr_vars(b.right) & set(modified)) and expr_pure(b.right)):
+                forms.add((b.op, b.right))
+                step = (b.op, b.right)
+            else:
+                good = False
+                break
+        if good and len(forms) == 1 and step is not None:
+            steps[name] = step
+    return steps
+
+
+class LoopExecutor(StmtExecutor):
+    """Stage: loops, exact or abstracted."""
+
+    def exec_loop(self, loop: K.Loop) -> None:
+        """Exact unrolling when the launch fixes the trip count, else the abstraction."""
+        if not self.try_exact(loop):
+            self.abstract_loop(loop)
+
+    def symbols(self, e: z3.ExprRef) -> set[str]:
+        out: set[str] = set()
+        seen: set[int] = set()
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            i = x.get_id()
+            if i in seen:
+                continue
+            seen.add(i)
+            if z3.is_app(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+                out.add(x.decl().name())
+            stack.extend(x.children())
+        return out
+
+    def predict_too_long(self, loop: K.Loop) -> bool:
+        """Cheap look-ahead for counted loops (``for (v = c0; v < N; v += c)`` with constant
+        values): True when the loop surely runs more than ``max_unroll`` iterations, so the
+        abstraction is used at once instead of after ``max_unroll`` wasted iterations."""
+        cond = strip_casts(loop.cond)
+        if not (isinstance(cond, K.Binary) and cond.op in ("<", "<=", ">", ">=", "!=")):
+            return False
+        lhs = strip_casts(cond.left)
+        info = self.loop_info(loop)
+        if not isinstance(lhs, K.Var) or lhs.name not in info.steps:
+            return False
+        op, step_e = info.steps[lhs.name]
+        for t in range(2):
+            vs = dict(self.th[t].vars)
+            v = vs.get(lhs.name)
+            step = conv(self.eval_in(step_e, t, vs, TRUE), step_e.type, lhs.type)
+            if not (isinstance(v, z3.BitVecRef) and z3.is_bv_value(v)
+                    and isinstance(step, z3.BitVecRef) and z3.is_bv_value(simp(step))):
+                return False
+            for _ in range(self.max_unroll + 1):
+                vs[lhs.name] = v
+                g = simp(to_bool(self.eval_in(loop.cond, t, vs, TRUE)))
+                if not is_true(g):
+                    return False
+                v = simp(v + step if op == "+" else v - step)
+        return True
+
+    def try_exact(self, loop: K.Loop) -> bool:
+        if self.predict_too_long(loop):
+            return False
+        snap = self.snapshot()
+        pe = self.preds()
+        allowed = [self.launch_syms | self.symbols(p) for p in pe]
+        saved = [(th.brk, th.cont) for th in self.th]
+        for th in self.th:
+            th.brk = FALSE
+            th.cont = FALSE
+        la = list(pe)
+        k = 0
+        ok = True
+        known_live: list[z3.BoolRef] | None = None
+        while True:
+            self.label = loop.label
+            if loop.test_first or k > 0:
+                g = [to_bool(self.ev(loop.cond, t, la[t])) for t in range(2)]
+                la = [mk_and(la[t], g[t]) for t in range(2)]
+            if all(is_false(x) for x in la):
+                break
+            if any(not self.symbols(la[t]) <= allowed[t] for t in range(2)):
+                ok = False
+                break
+            if k >= self.max_unroll or self.unroll_budget <= 0:
+                ok = False
+                break
+            unchanged = known_live is not None and all(a.eq(b) for a, b in zip(la, known_live, strict=False))
+            if not any(is_true(x) for x in la) and not unchanged:
+                r, _ = self.q.check(mk_or(*la))
+                if r == z3.unsat:
+                    break
+                if r == z3.unknown:
+                    ok = False
+                    break
+                known_live = list(la)
+            self.unroll_budget -= 1
+            self.tags.append((loop.label, z3.IntVal(k)))
+            for t, th in enumerate(self.th):
+                th.pred = la[t]
+                th.cont = FALSE
+            self.exec_block(loop.body)
+            for t, th in enumerate(self.th):
+                th.cont = FALSE
+                th.pred = mk_and(la[t], mk_not(th.brk), mk_not(th.ret))
+            self.exec_stmts(loop.latch)
+            la = [th.pred for th in self.th]
+            self.tags.pop()
+            k += 1
+        if not ok:
+            self.restore(snap)
+            return False
+        for t, th in enumerate(self.th):
+            th.brk, th.cont = saved[t]
+            th.pred = mk_and(pe[t], mk_not(th.ret))
+        return True
+
+    # .................................................................. abstraction
+
+    def loop_info(self, loop: K.Loop) -> LoopInfo:
+        info = self._loop_info.get(loop.label)
+        if info is not None:
+            return info
+        facts = _LoopFacts()
+        facts.visit(loop.body)
+        for s in loop.latch:
+            facts.visit(s)
+        invariants = [a for s in loop.body.stmts if isinstance(s, K.Annotation)
+                      and s.name.strip("_") in ("invariant", "candidate_invariant")
+                      for a in s.args[:1]]
+        info = LoopInfo(facts.modified, facts.has_barrier, _has_jump(loop.body, K.Break),
+                        _has_jump(loop.body, K.Return), _steps(facts.modified, facts.assigns),
+                        invariants)
+        self._loop_info[loop.label] = info
+        return info
+
+    def havoc(self, info: LoopInfo, s0: list[dict[str, Val]], pe: list[z3.BoolRef],
+              tag: str) -> tuple[list[dict[str, Val]], list[z3.BoolRef], z3.ArithRef]:
+        """A fresh loop-head state: modified variables havocked (per thread), loop-activity
+        flags ``la`` (a thread still in the loop was enabled at entry), iteration number ``k``."""
+        vs = [dict(s0[t]) for t in range(2)]
+        for name, ct in info.modified.items():
+            for t in range(2):
+                old = s0[t].get(name)
+                if name.startswith("@"):
+                    if isinstance(old, dict):
+                        vs[t][name] = {f: z3.FreshConst(a.sort(), f"{name}.{f}")
+                                       for f, a in old.items()}
+                    elif isinstance(old, z3.ExprRef):
+                        vs[t][name] = z3.FreshConst(old.sort(), name)
+                    continue
+                if isinstance(old, z3.ExprRef) and not isinstance(old, dict):
+                    vs[t][name] = z3.FreshConst(old.sort(), f"{tag}.{name}")
+                else:
+                    vs[t][name] = fresh(ct, f"{tag}.{name}")
+        la = [z3.FreshBool(f"{tag}.la{t + 1}") for t in range(2)]
+        for t in range(2):
+            self.q.add(z3.Implies(la[t], pe[t]))
+        k = z3.FreshInt(f"{tag}.k")
+        self.q.add(k >= 0)
+        return vs, la, k
+
+    def run_iteration(self, loop: K.Loop, vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                      k: z3.ArithRef) -> tuple[list[z3.BoolRef], list[z3.BoolRef]]:
+        """One loop iteration from head state (vs, la): returns (la after, active in body)."""
+        for t, th in enumerate(self.th):
+            th.vars = dict(vs[t])
+            th.brk = FALSE
+            th.cont = FALSE
+        self.tags.append((loop.label, k))
+        self.label = loop.label
+        if loop.test_first:
+            g = [to_bool(self.ev(loop.cond, t, la[t])) for t in range(2)]
+            act = [mk_and(la[t], g[t]) for t in range(2)]
+        else:
+            act = list(la)
+        for t, th in enumerate(self.th):
+            th.pred = act[t]
+        self.exec_block(loop.body)
+        for t, th in enumerate(self.th):
+            th.cont = FALSE
+            th.pred = mk_and(act[t], mk_not(th.brk), mk_not(th.ret))
+        self.exec_stmts(loop.latch)
+        if not loop.test_first:
+            self.label = loop.label
+            for t, th in enumerate(self.th):
+                g2 = to_bool(self.ev(loop.cond, t, th.pred))
+                th.pred = mk_and(th.pred, g2)
+        self.tags.pop()
+        return [th.pred for th in self.th], act
+
+    def abstract_loop(self, loop: K.Loop) -> None:
+        """Sound loop abstraction (GPUVerify style, [WarpsAtomics] Sec. 2.3).
+
+        Why it is sound: the head state ``H`` is a fresh state constrained only by invariants
+        proved to hold at entry and to be preserved by one iteration (Houdini), so ``H``
+        over-approximates the state at the head of EVERY iteration i.  Executing iteration
+        ``A`` from ``H`` therefore yields every access of every iteration (for the two threads
+        in the same iteration, since in one block both threads run the same iterations in
+        lock-step; the la-uniform/uniform(v) invariants are relational facts between them).
+        Inter-iteration pairs: if every iteration that a thread completes executes a barrier
+        (checked by a query on the epoch), only consecutive iterations i, i+1 can share an
+        epoch, and iteration ``B`` run from A's final state is iteration i+1.  Otherwise ``B``
+        is run from an independent head state ``H2`` (another arbitrary iteration j), with no
+        epoch relation to A, so every pair (i, j) is covered.  In ``cross`` mode the two
+        threads are in different blocks (no lock-step): one independent head state per
+        thread suffices, and no relational invariant is used.  After the loop the modified
+        variables are havocked again and the per-thread invariants plus the negated guard are
+        assumed for threads that left normally (not via break/return); the epoch after the
+        loop is at least the epoch after any executed iteration."""
+        info = self.loop_info(loop)
+        pe = self.preds()
+        s0 = [dict(th.vars) for th in self.th]
+        ret0 = [th.ret for th in self.th]
+        saved = [(th.brk, th.cont) for th in self.th]
+        ep0 = self.epoch
+        barrier_epochs = info.has_barrier and self.same
+        cands = houdini(self, loop, info, s0, pe, candidates(self, loop, info, s0, pe))
+
+        vs, la, k = self.havoc(info, s0, pe, f"h{loop.label}")
+        for c in cands:
+            for f in c.fn(vs, la, pe):
+                self.q.add(f)
+        if barrier_epochs:
+            ep = z3.FreshInt(f"h{loop.label}.ep")
+            self.q.add(ep >= ep0)
+            self.epoch = ep
+        ep_head = self.epoch
+        for th, r0 in zip(self.th, ret0, strict=False):
+            th.ret = r0
+        la_a, act_a = self.run_iteration(loop, vs, la, k)
+        ends = [self.epoch]
+        exit_uniform = False
+        if self.same:
+            consecutive = False
+            if info.has_barrier:
+                q = z3.And(z3.Or([z3.And(act_a[t], la_a[t]) for t in range(2)]),
+                           self.epoch == ep_head)
+                r, _ = self.q.check(q)
+                consecutive = r == z3.unsat
+            if consecutive:
+                after = [dict(th.vars) for th in self.th]
+                self.run_iteration(loop, after, la_a, k + 1)
+            else:
+                # B: another iteration j != i of the same block (A covers j == i exactly).
+                # Epochs are monotone: j > i starts after i ended, and vice versa.
+                vs2, la2, k2 = self.havoc(info, s0, pe, f"h{loop.label}b")
+                self.q.add(k2 != k)
+                for c in cands:
+                    for f in c.fn(vs2, la2, pe):
+                        self.q.add(f)
+                end_a = self.epoch
+                if barrier_epochs:
+                    ep2 = z3.FreshInt(f"h{loop.label}b.ep")
+                    self.q.add(ep2 >= ep0)
+                    self.epoch = ep2
+                for th, r0 in zip(self.th, ret0, strict=False):
+                    th.ret = r0
+                self.run_iteration(loop, vs2, la2, k2)
+                if barrier_epochs:
+                    self.q.add(z3.Or(z3.And(k2 > k, ep2 >= end_a),
+                                     z3.And(k2 < k, ep_head >= self.epoch)))
+            ends.append(self.epoch)
+            if (any(c.pair for c in cands) and not info.has_break and not info.has_return):
+                r, _ = self.q.check(z3.And(la[0], la[1]), la_a[0] != la_a[1])
+                exit_uniform = r == z3.unsat
+        # ---- after the loop
+        xs = [dict(s0[t]) for t in range(2)]
+        for name, ct in info.modified.items():
+            for t in range(2):
+                old = s0[t].get(name)
+                if isinstance(old, dict):
+                    new: Val = {f: z3.FreshConst(a.sort(), f"x{loop.label}.{name}")
+                                for f, a in old.items()}
+                elif isinstance(old, z3.ExprRef):
+                    new = z3.FreshConst(old.sort(), f"x{loop.label}.{name}")
+                else:
+                    new = fresh(ct, f"x{loop.label}.{name}")
+                xs[t][name] = ite(pe[t], new, old) if old is not None else new
+        brk_x = [z3.FreshBool(f"x{loop.label}.brk") if info.has_break else FALSE
+                 for _ in range(2)]
+        ret_x = []
+        for t in range(2):
+            if info.has_return:
+                r = z3.FreshBool(f"x{loop.label}.ret")
+                ret_x.append(mk_or(ret0[t], mk_and(pe[t], r)))
+            else:
+                ret_x.append(ret0[t])
+        normal = [mk_and(pe[t], mk_not(brk_x[t]), mk_not(ret_x[t])) for t in range(2)]
+        for t in range(2):
+            g = to_bool(self.eval_in(loop.cond, t, xs[t], normal[t]))
+            facts = [mk_not(g)]
+            for c in cands:
+                if not c.pair:
+                    facts.append(c.fn(xs, pe, pe)[t])
+            self.q.add(z3.Implies(normal[t], z3.And(facts)))
+        if exit_uniform:
+            for c in cands:
+                if c.pair:
+                    for f in c.fn(xs, pe, pe):
+                        self.q.add(z3.Implies(z3.And(normal[0], normal[1]), f))
+        if barrier_epochs:
+            epx = z3.FreshInt(f"x{loop.label}.ep")
+            for e in ends:
+                self.q.add(epx >= e)
+            self.q.add(epx >= ep0)
+            self.epoch = epx
+        for t, th in enumerate(self.th):
+            th.vars = xs[t]
+            th.ret = ret_x[t]
+            th.brk, th.cont = saved[t]
+            th.pred = mk_and(pe[t], mk_not(ret_x[t]))
+

@@ -1,0 +1,230 @@
+"""The memory model of the SDV executor: what an access of an array is, and where it goes.
+
+Stage: memory accesses.  Shared and global arrays are not stored -- every access is *logged*
+(:class:`Access`: label, kind, thread, location, predicate, barrier epoch, enclosing loop
+iterations) and every read returns a fresh value (the adversarial abstraction of GPUVerify,
+[WarpsAtomics] Sec. 2.3: another thread may have written anything).  Thread-local arrays are z3
+arrays in the thread's variables; constant and texture memory is an uninterpreted function
+of the index, the same for every thread.
+
+A location is an element index (64-bit) plus an optional vector component; two accesses hit
+the same location when :func:`same_element` and :func:`fields_compatible` hold.  Everything
+that knows how a location is computed or compared is in this module (the race query of
+:mod:`oracle.sdv` only combines :class:`AccessSide` terms), so turning locations into byte
+ranges is a change here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from kpl import ast as K
+from kpl.ast import CType, Memory, Space
+from oracle.base import AccessKind
+from oracle.sdv_encode import (
+    Val,
+    apply_uf,
+    conv,
+    fresh,
+    index64,
+    is_false,
+    sort_of,
+    vec_elem,
+    vec_fields,
+)
+from oracle.sdv_state import Machine, simp
+
+#: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
+KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
+
+
+@dataclass
+class Access:
+    """One logged access of a shared/global array by one of the two threads."""
+
+    label: int                                # the leaf statement performing it
+    kind: AccessKind
+    mem: Memory
+    thread: int                               # 0 or 1
+    index: z3.BitVecRef                       # element index, 64 bits
+    pred: z3.BoolRef                          # the thread performs it
+    epoch: z3.ArithRef                        # barrier epoch it happens in
+    tags: tuple[tuple[int, z3.ArithRef], ...]  # (loop label, iteration), outermost first
+    field: str | None                         # vector component, None for the whole element
+
+
+_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+def field_code(f: str | None) -> int:
+    """An integer naming a vector component (-1: the whole element)."""
+    return -1 if f is None else _FIELDS.get(f, 4 + sum(map(ord, f)))
+
+
+class AccessSide:
+    """All logged instances of one label (one thread, one array) as ONE symbolic access,
+    chosen by a selector variable: keeps each race query linear in the number of instances.
+    ``levels`` is the number of enclosing-loop iteration numbers kept (-1 where missing)."""
+
+    def __init__(self, insts: list[Access], levels: int, name: str) -> None:
+        self.insts = insts
+        n = len(insts)
+        self.sel: z3.ArithRef | None = None
+        if n == 1:
+            a = insts[0]
+            self.pred: z3.BoolRef = a.pred
+            self.index: z3.BitVecRef = a.index
+            self.epoch: z3.ArithRef = a.epoch
+            self.kind: z3.ArithRef = z3.IntVal(KIND_CODE[a.kind])
+            self.field: z3.ArithRef = z3.IntVal(field_code(a.field))
+            self.tags = [a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1)
+                         for j in range(levels)]
+            return
+        sel = z3.FreshInt(name)
+        self.sel = sel
+
+        def pick(vals: list[Any]) -> Any:
+            v = vals[-1]
+            for i in range(n - 2, -1, -1):
+                v = z3.If(sel == i, vals[i], v)
+            return v
+
+        self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
+        self.index = pick([a.index for a in insts])
+        self.epoch = pick([a.epoch for a in insts])
+        self.kind = pick([z3.IntVal(KIND_CODE[a.kind]) for a in insts])
+        self.field = pick([z3.IntVal(field_code(a.field)) for a in insts])
+        self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
+                     for j in range(levels)]
+
+    def chosen(self, m: z3.ModelRef) -> Access:
+        """The instance the model ``m`` picked."""
+        if self.sel is None:
+            return self.insts[0]
+        i = m.eval(self.sel, model_completion=True).as_long()  # type: ignore[attr-defined]
+        return self.insts[max(0, min(len(self.insts) - 1, i))]
+
+    def kind_is(self, k: AccessKind) -> z3.BoolRef:
+        """The chosen instance is a ``k`` access."""
+        return self.kind == KIND_CODE[k]  # type: ignore[no-any-return]
+
+    @property
+    def has_fields(self) -> bool:
+        return any(a.field is not None for a in self.insts)
+
+
+def same_element(a1: AccessSide, a2: AccessSide) -> z3.BoolRef:
+    """The two accesses hit the same array element."""
+    return a1.index == a2.index  # type: ignore[no-any-return]
+
+
+def fields_compatible(a1: AccessSide, a2: AccessSide) -> z3.BoolRef | None:
+    """Within one element, the accessed components overlap (None: always, no components)."""
+    if a1.has_fields and a2.has_fields:
+        return z3.Or(a1.field == -1, a2.field == -1, a1.field == a2.field)
+    return None
+
+
+def z3_sort(ct: CType) -> z3.SortRef:
+    """The z3 sort of a scalar type (32-bit bit-vectors where there is none)."""
+    s = sort_of(ct)
+    return s if s is not None else z3.BitVecSort(32)
+
+
+class MemoryAccesses(Machine):
+    """Stage: the executor's visitor methods for memory nodes (``Load``, ``Atomic``, stores
+    to ``MemElem``) and the access log."""
+
+    def log(self, kind: AccessKind, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
+            fld: str | None) -> None:
+        if not mem.can_race or is_false(pred):
+            return
+        if not self.same and mem.space != Space.GLOBAL:
+            return
+        self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
+                                    tuple(self.tags), fld))
+
+    def address(self, index: K.Expr, t: int, pred: z3.BoolRef) -> z3.BitVecRef:
+        """The location of ``mem[index]`` for thread ``t`` (reads in ``index`` are logged)."""
+        return index64(self.ev(index, t, pred), index.type)
+
+    def local_array(self, mem: Memory) -> Val:
+        elem = mem.elem
+        if elem.kind == "vec":
+            return {f: z3.FreshConst(z3.ArraySort(z3.BitVecSort(64), z3_sort(vec_elem(elem))),
+                                     f"local.{mem.name}.{f}") for f in vec_fields(elem)}
+        s = z3_sort(elem)
+        return z3.FreshConst(z3.ArraySort(z3.BitVecSort(64), s), f"local.{mem.name}")
+
+    def ev_Load(self, e: K.Load, t: int, pred: z3.BoolRef) -> Val:
+        mem = e.mem
+        idx = self.address(e.index, t, pred)
+        if mem.can_race:
+            self.log(AccessKind.READ, mem, idx, t, pred, e.field)
+            return fresh(e.type, f"rd.{mem.name}")
+        elem = mem.elem
+        if mem.space == Space.LOCAL:
+            arrs = self.th[t].vars.get("@" + mem.name)
+            if arrs is None:
+                arrs = self.local_array(mem)
+                self.th[t].vars["@" + mem.name] = arrs
+            if isinstance(arrs, dict):
+                if e.field is not None and e.field in arrs:
+                    return conv(z3.Select(arrs[e.field], idx), vec_elem(elem), e.type)
+                return {f: z3.Select(a, idx) for f, a in arrs.items()}
+            return conv(z3.Select(arrs, idx), elem, e.type)
+        # constant / texture memory: read-only and the same for every thread
+        if elem.kind == "vec":
+            vals = {f: apply_uf(f"mem.{mem.name}.{f}", [idx], z3_sort(vec_elem(elem)))
+                    for f in vec_fields(elem)}
+            if e.field is not None and e.field in vals:
+                return conv(vals[e.field], vec_elem(elem), e.type)
+            return vals
+        s = sort_of(elem)
+        if s is None:
+            return fresh(e.type, f"rd.{mem.name}")
+        return conv(apply_uf(f"mem.{mem.name}", [idx], s), elem, e.type)
+
+    def ev_Atomic(self, e: K.Atomic, t: int, pred: z3.BoolRef) -> Val:
+        idx = self.address(e.index, t, pred)
+        for a in e.args:
+            self.ev(a, t, pred)
+        self.log(AccessKind.ATOMIC, e.mem, idx, t, pred, None)
+        return fresh(e.type, f"atomic.{e.mem.name}")
+
+    def assign_MemElem(self, s: K.Assign, t: int) -> None:
+        """``mem[index] = value`` for thread ``t``: index first, then the value."""
+        assert isinstance(s.target, K.MemElem)
+        th = self.th[t]
+        pred = th.pred
+        tgt = s.target
+        mem = tgt.mem
+        idx = self.address(tgt.index, t, pred)
+        v = self.ev(s.value, t, pred)
+        if mem.can_race:
+            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field)
+        elif mem.space == Space.LOCAL:
+            key = "@" + mem.name
+            arrs = th.vars.get(key)
+            if arrs is None:
+                arrs = self.local_array(mem)
+            elem = mem.elem
+            if isinstance(arrs, dict):
+                new_arrs = dict(arrs)
+                if tgt.field is not None and tgt.field in arrs:
+                    x = conv(v, s.value.type, vec_elem(elem))
+                    new_arrs[tgt.field] = z3.Store(arrs[tgt.field], idx, x)
+                else:
+                    vv = conv(v, s.value.type, elem)
+                    for f in arrs:
+                        comp = vv.get(f) if isinstance(vv, dict) else None
+                        if comp is not None:
+                            new_arrs[f] = z3.Store(arrs[f], idx, comp)
+                self.assign_var(t, key, new_arrs)
+            else:
+                x = conv(v, s.value.type, elem)
+                if isinstance(x, z3.ExprRef) and isinstance(arrs, z3.ArrayRef):
+                    self.assign_var(t, key, z3.Store(arrs, idx, x))

@@ -1,0 +1,336 @@
+"""The state of the two-thread SDV executor, and the primitives every stage shares.
+
+This is the base of the executor's stages (:mod:`oracle.sdv_memory`, :mod:`oracle.sdv_expr`,
+:mod:`oracle.sdv_stmt`, :mod:`oracle.sdv_loops`; assembled in :mod:`oracle.sdv_exec`): the
+machine state is declared once here (:class:`Machine`, one comment per field), together with
+what all stages use -- the z3 query engine, predicate combinators that fold constants, the
+snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
+a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from kpl import ast as K
+from oracle.base import OracleError
+from oracle.sdv_encode import Val, is_false, is_true, ite
+
+if TYPE_CHECKING:
+    from oracle.sdv_loops import LoopInfo
+    from oracle.sdv_memory import Access
+
+#: calls whose value depends on other threads or on time: a fresh value per call and thread
+IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
+                   "__reduce", "clock", "__clock", "curand", "rand", "__lane", "__syncwarp",
+                   "__threadfence", "__nanosleep", "atomic")
+TRUE = z3.BoolVal(True)
+FALSE = z3.BoolVal(False)
+
+
+class Unsupported(Exception):
+    """A construct the encoder does not model; becomes an :class:`oracle.base.Unknown`."""
+
+
+# --------------------------------------------------------------------------- visitor dispatch
+
+_METHODS: dict[tuple[type, str, type], Callable[..., Any]] = {}
+
+
+def method_for(owner: type, prefix: str, node: object, fallback: str) -> Callable[..., Any]:
+    """The method ``<prefix><ClassName>`` of class ``owner`` for ``node`` (else ``fallback``).
+
+    Like :class:`kpl.ast.NodeVisitor`, but the visitor methods take extra arguments (the
+    thread and its predicate) and the lookup is cached per (class, prefix, node class):
+    expression evaluation is the executor's hottest path."""
+    key = (owner, prefix, type(node))
+    m = _METHODS.get(key)
+    if m is None:
+        m = getattr(owner, prefix + type(node).__name__, None) or getattr(owner, fallback)
+        _METHODS[key] = m
+    return m
+
+
+# --------------------------------------------------------------------------- predicates
+
+
+def simp(e: z3.ExprRef) -> Any:
+    return z3.simplify(e)
+
+
+def mk_and(*xs: z3.BoolRef) -> z3.BoolRef:
+    parts: list[z3.BoolRef] = []
+    for x in xs:
+        if is_false(x):
+            return FALSE
+        if not is_true(x):
+            parts.append(x)
+    if not parts:
+        return TRUE
+    if len(parts) == 1:
+        return parts[0]
+    return simp(z3.And(parts))  # type: ignore[no-any-return]
+
+
+def mk_or(*xs: z3.BoolRef) -> z3.BoolRef:
+    parts: list[z3.BoolRef] = []
+    for x in xs:
+        if is_true(x):
+            return TRUE
+        if not is_false(x):
+            parts.append(x)
+    if not parts:
+        return FALSE
+    if len(parts) == 1:
+        return parts[0]
+    return simp(z3.Or(parts))  # type: ignore[no-any-return]
+
+
+def mk_not(x: z3.BoolRef) -> z3.BoolRef:
+    if is_true(x):
+        return FALSE
+    if is_false(x):
+        return TRUE
+    return simp(z3.Not(x))  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- KPL facts
+
+
+def strip_casts(e: K.Expr) -> K.Expr:
+    while isinstance(e, K.Cast):
+        e = e.operand
+    return e
+
+
+def expr_vars(e: K.Expr) -> set[str]:
+    return {x.name for x in K.walk_expr(e) if isinstance(x, K.Var)}
+
+
+def expr_pure(e: K.Expr) -> bool:
+    """No memory access and no impure call in ``e``."""
+    for x in K.walk_expr(e):
+        if isinstance(x, (K.Load, K.Atomic)):
+            return False
+        if isinstance(x, K.Call) and x.name.startswith(IMPURE_PREFIXES):
+            return False
+    return True
+
+
+class _StmtExprs:
+    """The expressions a statement evaluates itself (not those of its child blocks)."""
+
+    @staticmethod
+    def visit_Decl(s: K.Decl) -> list[K.Expr]:
+        return [s.init] if s.init is not None else []
+
+    @staticmethod
+    def visit_Assign(s: K.Assign) -> list[K.Expr]:
+        out = [s.value]
+        if isinstance(s.target, K.MemElem):
+            out.append(s.target.index)
+        return out
+
+    @staticmethod
+    def visit_ExprStmt(s: K.ExprStmt) -> list[K.Expr]:
+        return [s.expr]
+
+    @staticmethod
+    def visit_If(s: K.If) -> list[K.Expr]:
+        return [s.cond]
+
+    @staticmethod
+    def visit_Loop(s: K.Loop) -> list[K.Expr]:
+        return [s.cond]
+
+    @staticmethod
+    def visit_Return(s: K.Return) -> list[K.Expr]:
+        return [s.value] if s.value is not None else []
+
+    @staticmethod
+    def generic_visit(s: K.Stmt) -> list[K.Expr]:
+        return []
+
+
+def stmt_exprs(s: K.Stmt) -> list[K.Expr]:
+    """The expressions statement ``s`` evaluates itself (the index of a stored element
+    included; not those of its child blocks)."""
+    return method_for(_StmtExprs, "visit_", s, "generic_visit")(s)  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- solver
+
+
+class QueryEngine:
+    """The one z3 solver of a check, with resource limits, a query counter and a deadline."""
+
+    def __init__(self, deadline: float | None, query_ms: int, rlimit: int | None) -> None:
+        self._time = time.monotonic
+        self.solver = z3.Solver()
+        self.deadline = deadline
+        self.query_ms = query_ms
+        self.rlimit = rlimit
+        if rlimit:
+            self.solver.set("rlimit", rlimit)
+        self.queries = 0
+
+    def add(self, f: z3.BoolRef) -> None:
+        if not is_true(f):
+            self.solver.add(f)
+
+    def check(self, *fs: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+        ms = self.query_ms
+        if self.deadline is not None:
+            left = self.deadline - self._time()
+            if left <= 0:
+                raise OracleError("sdv: time limit reached", timeout=True)
+            ms = max(1, min(ms, int(left * 1000)))
+        self.solver.set("timeout", ms)
+        self.queries += 1
+        self.solver.push()
+        for f in fs:
+            self.solver.add(f)
+        r = self.solver.check()
+        model = self.solver.model() if r == z3.sat else None
+        self.solver.pop()
+        if r == z3.unknown and self.deadline is not None and self._time() >= self.deadline:
+            raise OracleError("sdv: time limit reached", timeout=True)
+        return r, model
+
+
+# --------------------------------------------------------------------------- machine state
+
+
+@dataclass
+class BarrierHit:
+    label: int
+    preds: tuple[z3.BoolRef, z3.BoolRef]
+
+
+@dataclass
+class ThreadState:
+    """One thread's part of the lock-step state: its variables and control masks."""
+
+    vars: dict[str, Val]
+    pred: z3.BoolRef = TRUE    # the thread executes the current statement
+    ret: z3.BoolRef = FALSE    # it has returned (from the kernel or the current Inline)
+    brk: z3.BoolRef = FALSE    # it has left the innermost loop/switch by ``break``
+    cont: z3.BoolRef = FALSE   # it has skipped the rest of the loop body by ``continue``
+
+    def copy(self) -> ThreadState:
+        return ThreadState(dict(self.vars), self.pred, self.ret, self.brk, self.cont)
+
+
+class Machine:
+    """The executor's state, for two symbolic threads in one mode (``same`` or ``cross``).
+
+    The stages add behaviour on top (memory, expressions, statements, loops); ``ev`` and
+    ``exec_block`` are theirs, declared here because every stage calls them."""
+
+    def __init__(self, kernel: K.Kernel, mode: str, engine: QueryEngine, *,
+                 max_unroll: int = 64, unroll_budget: int = 512) -> None:
+        launch = kernel.launch
+        dims = "xyz"
+        self.kernel = kernel                 # the kernel being run
+        self.mode = mode                     # "same" (one block) or "cross" (two blocks)
+        self.same = mode == "same"
+        self.q = engine                      # the solver: path facts are added to it
+        self.max_unroll = max_unroll         # most iterations unrolled exactly per loop
+        self.unroll_budget = unroll_budget   # iterations left to unroll in the whole run
+        self.block_dim = launch.block_dim
+        self.grid_dim = launch.grid_dim
+        self.accesses: list[Access] = []     # the log of shared/global accesses
+        self.barriers: list[BarrierHit] = []  # executed barriers, with both predicates
+        self.unknowns: list[tuple[str, int | None]] = []  # (reason, label) not modelled
+        self.named: list[int] = []           # labels of named barriers met (not modelled)
+        self.tags: list[tuple[int, z3.ArithRef]] = []  # (loop label, iteration) enclosing
+        self.epoch: z3.ArithRef = z3.IntVal(0)  # barrier epoch: bumped by each barrier
+        self.label: int = kernel.body.label  # label of the statement being executed
+        self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
+        self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
+        self._fresh = 0                      # counter of fresh_name
+        # symbolic thread and block ids; in ``same`` mode both threads share the block
+        self.tid = [tuple(z3.BitVec(f"t{t + 1}.{d}", 32) for d in dims) for t in range(2)]
+        if self.same:
+            b = tuple(z3.BitVec(f"b.{d}", 32) for d in dims)
+            self.bid = [b, b]
+        else:
+            self.bid = [tuple(z3.BitVec(f"b{t + 1}.{d}", 32) for d in dims) for t in range(2)]
+        self.launch_syms = {str(x) for ids in self.tid + self.bid for x in ids}
+        self.th = [ThreadState({}), ThreadState({})]  # the two threads' states
+
+    # ------------------------------------------------------------------ stage hooks
+
+    def ev(self, e: K.Expr, t: int, pred: z3.BoolRef) -> Val:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def exec_block(self, block: K.Block) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ setup
+
+    def base_constraints(self) -> list[z3.BoolRef]:
+        cs: list[z3.BoolRef] = []
+        for t in range(2):
+            for x, n in zip(self.tid[t], self.block_dim, strict=False):
+                cs.append(z3.ULT(x, n))
+            for x, n in zip(self.bid[t], self.grid_dim, strict=False):
+                cs.append(z3.ULT(x, n))
+        cs.append(z3.Or([a != b for a, b in zip(self.tid[0], self.tid[1], strict=False)])
+                  if self.same else
+                  z3.Or([a != b for a, b in zip(self.bid[0], self.bid[1], strict=False)]))
+        return cs
+
+    def linear_tid(self, t: int) -> z3.BitVecRef:
+        x, y, z = self.tid[t]
+        bx, by, _ = self.block_dim
+        return x + y * bx + z * (bx * by)  # type: ignore[no-any-return]
+
+    def fresh_name(self, base: str) -> str:
+        self._fresh += 1
+        return f"{base}!{self._fresh}"
+
+    # ------------------------------------------------------------------ snapshots
+
+    def snapshot(self) -> tuple[Any, ...]:
+        self.q.solver.push()
+        return ([th.copy() for th in self.th], self.epoch, list(self.tags), len(self.accesses),
+                len(self.barriers), len(self.unknowns), len(self.named), self.unroll_budget,
+                self.q.solver.num_scopes())
+
+    def restore(self, snap: tuple[Any, ...]) -> None:
+        ths, epoch, tags, na, nb, nu, nn, budget, scopes = snap
+        self.th = [th.copy() for th in ths]
+        self.epoch = epoch
+        self.tags = list(tags)
+        del self.accesses[na:]
+        del self.barriers[nb:]
+        del self.unknowns[nu:]
+        del self.named[nn:]
+        self.unroll_budget = budget
+        now = self.q.solver.num_scopes()
+        self.q.solver.pop(now - scopes + 1)
+
+    # ------------------------------------------------------------------ thread state
+
+    def unknown(self, reason: str, label: int | None = None) -> None:
+        self.unknowns.append((reason, self.label if label is None else label))
+
+    def preds(self) -> list[z3.BoolRef]:
+        return [th.pred for th in self.th]
+
+    def dead(self) -> bool:
+        return all(is_false(th.pred) for th in self.th)
+
+    def assign_var(self, t: int, name: str, value: Val) -> None:
+        th = self.th[t]
+        old = th.vars.get(name)
+        if old is None or is_true(th.pred):
+            th.vars[name] = value
+        else:
+            th.vars[name] = ite(th.pred, value, old)
