@@ -409,7 +409,7 @@ class Lowerer:
         definition is blanked where it stood and re-emitted per instantiation under the same
         line numbers, so prefer a non-blank copy."""
         if self._lowered is None:
-            from kpl.preprocess import line_map
+            from kpl.spans import line_map
 
             table: dict[int, str] = {}
             physical = self.parsed.lowered.split("\n")
@@ -1504,8 +1504,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                  grid_dim: Any = None, warp_sync: int | None = None) -> list[K.Kernel]:
     """Parse ``path`` (or ``text`` as if it were ``path``) into one Kernel per
     ``__global__`` function with a body, in file order."""
+    from kpl.cuda import parse_cuda
     from kpl.header import parse_header
-    from kpl.preprocess import parse_cuda
 
     if text is None:
         try:

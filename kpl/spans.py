@@ -10,6 +10,7 @@ matches brackets, and knows the shape of C statements (``if … else …``, ``do
 from __future__ import annotations
 
 import bisect
+import re
 
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -185,3 +186,71 @@ class SourceText:
                 start = i
             i -= 1
         return start
+
+
+# --------------------------------------------------------------------------- #line maps
+# The text-level stages (preprocess, templates, CUDA lowering) produce text interleaved with
+# ``#line`` directives; these map offsets of such text back to original (file, line, col).
+
+
+def parse_line_directive(line: str) -> tuple[int, str | None] | None:
+    """``#line 12 "f.cu"`` or ``# 12 "f.cu"`` -> (12, 'f.cu'); anything else -> None."""
+    s = line.strip()
+    if not s.startswith("#"):
+        return None
+    body = s[1:].strip()
+    if body.startswith("line"):
+        body = body[4:].strip()
+    parts = body.split(None, 1)
+    if not parts or not parts[0].isdigit():
+        return None
+    fname: str | None = None
+    if len(parts) > 1 and parts[1].startswith('"'):
+        end = parts[1].find('"', 1)
+        fname = parts[1][1:end] if end > 0 else parts[1][1:]
+    return int(parts[0]), fname
+
+
+def line_map(text: str, default_file: str | None = None) -> list[tuple[str, int] | None]:
+    """For each physical line of ``text`` (split on ``\\n``), the original (file, line) it
+    stands for after applying ``#line`` directives; None for the directive lines themselves
+    and for lines before the first directive when no ``default_file`` is given."""
+    out: list[tuple[str, int] | None] = []
+    cur_file = default_file
+    cur_line = 1
+    for phys in text.split("\n"):
+        d = parse_line_directive(phys) if phys.lstrip().startswith("#") else None
+        if d is not None:
+            cur_line = d[0]
+            if d[1] is not None:
+                cur_file = d[1]
+            out.append(None)
+            continue
+        out.append((cur_file, cur_line) if cur_file is not None else None)
+        cur_line += 1
+    return out
+
+
+def directive(line: int, file: str) -> str:
+    esc = file.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {line} "{esc}"'
+
+
+class Locator:
+    """Maps offsets of a text with ``#line`` directives to original (file, line, col)."""
+
+    def __init__(self, text: str, default_file: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.map = line_map(text, default_file)
+        self.default_file = default_file
+
+    def __call__(self, pos: int) -> tuple[str, int, int]:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        loc = self.map[i] if i < len(self.map) else None
+        col = pos - self.starts[i] + 1
+        if loc is None:
+            return self.default_file, i + 1, col
+        return loc[0], loc[1], col
+
+    def line_start(self, pos: int) -> int:
+        return self.starts[bisect.bisect_right(self.starts, pos) - 1]

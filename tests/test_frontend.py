@@ -219,3 +219,41 @@ def test_parse_speed_500_lines() -> None:
     elapsed = time.perf_counter() - start
     assert len(stmts_of(kernel, K.Assign)) == 490
     assert elapsed < 5.0
+
+
+# --------------------------------------------------------------------------- snapshot
+
+SNAPSHOT = "tests/golden/kpl_parse.json"
+SNAPSHOT_FILES = sorted(
+    f for d in ("microbench", "sdk_kernels", "tests/kernels") for f in glob.glob(f"{d}/**/*.cu", recursive=True))
+
+
+def _parse_digest(path: str) -> str:
+    """sha256 of the parsed KPL of ``path`` (``repr`` of every kernel: statements, labels,
+    accesses, types and spans), or of the error it reports."""
+    import hashlib
+
+    try:
+        text = "\n".join(repr(k) for k in load_kernels(path))
+    except KplError as exc:
+        text = f"ERROR {exc}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_every_repo_kernel_parses_to_the_recorded_kpl() -> None:
+    """Refactoring guard: every kernel file parses to exactly the KPL recorded in
+    ``tests/golden/kpl_parse.json``.  After an INTENDED change of the front end's output,
+    rerun with ``KPL_UPDATE_SNAPSHOT=1`` and list the changed files in the commit message."""
+    import json
+    import os
+
+    got = {f: _parse_digest(f) for f in SNAPSHOT_FILES}
+    if os.environ.get("KPL_UPDATE_SNAPSHOT"):
+        os.makedirs(os.path.dirname(SNAPSHOT), exist_ok=True)
+        with open(SNAPSHOT, "w", encoding="utf-8") as fh:
+            json.dump(got, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    with open(SNAPSHOT, encoding="utf-8") as fh:
+        want = json.load(fh)
+    changed = sorted(f for f in set(got) | set(want) if got.get(f) != want.get(f))
+    assert not changed, f"parsed KPL differs from the snapshot for: {changed}"

@@ -12,7 +12,7 @@ from pycparser import c_ast
 
 from kpl.cuda import STUB_FILE, parse_cuda
 from kpl.errors import KplError
-from kpl.preprocess import ParsedSource
+from kpl.source import ParsedSource
 
 
 def funcdefs(p: ParsedSource) -> dict[str, c_ast.FuncDef]:
