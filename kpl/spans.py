@@ -10,7 +10,13 @@ matches brackets, and knows the shape of C statements (``if … else …``, ``do
 from __future__ import annotations
 
 import bisect
+import os
 import re
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from kpl import ast as K
 
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -254,3 +260,118 @@ class Locator:
 
     def line_start(self, pos: int) -> int:
         return self.starts[bisect.bisect_right(self.starts, pos) - 1]
+
+
+def _token_at(text: str, pos: int) -> str:
+    if pos >= len(text):
+        return ""
+    if text[pos].isalnum() or text[pos] == "_":
+        end = pos
+        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        return text[pos:end]
+    return text[pos]
+
+
+def _token_positions(text: str, token: str) -> list[int]:
+    """Start offsets of ``token`` in ``text`` as a whole token (identifiers not inside
+    longer identifiers), skipping comments."""
+    cut = text.find("//")
+    if cut >= 0:
+        text = text[:cut]
+    out = []
+    start = text.find(token)
+    word = token[0].isalnum() or token[0] == "_"
+    while start >= 0:
+        before = text[start - 1] if start > 0 else " "
+        after = text[start + len(token)] if start + len(token) < len(text) else " "
+        if not word or not ((before.isalnum() or before == "_") or (after.isalnum() or after == "_")):
+            out.append(start)
+        start = text.find(token, start + 1)
+    return out
+
+
+# --------------------------------------------------------------------------- pycparser nodes
+
+
+class NodeSpans:
+    """Spans in the ORIGINAL text of pycparser nodes of the lowered text of ``path``.
+
+    pycparser's coordinates are lines of the original file (``#line``) but columns of the
+    lowered line; :meth:`span_of` maps the column back and measures the statement with
+    :class:`SourceText`.  One instance per lowered kernel (it caches the lowered lines).
+    """
+
+    def __init__(self, source: SourceText, path: str, original_line: Callable[[int], str],
+                 lowered: str) -> None:
+        self.source = source  # the original text of the main file
+        self.path = path  # its display path (pycparser's ``coord.file`` for its lines)
+        self.original_line = original_line  # 1-based line of the original main file
+        self.lowered = lowered  # the text pycparser parsed (stub + lowered source)
+        self._lowered: dict[int, str] | None = None  # main-file line -> lowered line
+
+    def span_of(self, node: c_ast.Node, *, decl: bool = False) -> K.Span | None:
+        """The statement's extent in the original text, or a line-only span when the text
+        there is not the statement verbatim (macro expansion, included file)."""
+        coord = getattr(node, "coord", None)
+        if coord is None or coord.line is None:
+            return None
+        file = str(coord.file)
+        col = coord.column or 1
+        if os.path.abspath(file) != os.path.abspath(self.path) and file != self.path:
+            return K.Span(file, coord.line, col)
+        col = self._original_column(coord.line, col)
+        if col is None:
+            return K.Span(file, coord.line, coord.column or 1)
+        start = self.source.offset(coord.line, col)
+        if decl:
+            start = self.source.declaration_start(start)
+        end = self.source.statement_end(start)
+        line, col = self.source.line_col(start)
+        if end < 0:
+            return K.Span(self.path, line, col)
+        end_line, end_col = self.source.line_col(end)
+        return K.Span(self.path, line, col, end_line, end_col, start, end)
+
+    def _original_column(self, line: int, col: int) -> int | None:
+        """Map a column of the lowered line to the original line.  Exact when the text
+        before it is unchanged (the usual case: no macro expanded earlier on the line);
+        otherwise the token there is matched by its rank among equal tokens on the line
+        (the k-th ``{`` in the lowered line is the k-th ``{`` in the original)."""
+        original = self.original_line(line)
+        lowered = self._lowered_line(line)
+        if original[: col - 1] == lowered[: col - 1] and col - 1 <= len(original):
+            return col
+        token = _token_at(lowered, col - 1)
+        if token:
+            rank = len(_token_positions(lowered[: col - 1], token))
+            found = _token_positions(original, token)
+            if rank < len(found):
+                return found[rank] + 1
+        if lowered[: col - 1].strip() == "" and original.strip():
+            return len(original) - len(original.lstrip()) + 1
+        return None
+
+    def _lowered_line(self, line: int) -> str:
+        """The line pycparser saw for original ``line`` of the main file.  A template's
+        definition is blanked where it stood and re-emitted per instantiation under the same
+        line numbers, so prefer a non-blank copy."""
+        if self._lowered is None:
+            table: dict[int, str] = {}
+            physical = self.lowered.split("\n")
+            for index, loc in enumerate(line_map(self.lowered)):
+                if loc is None or loc[0] != self.path:
+                    continue
+                if loc[1] not in table or (not table[loc[1]].strip() and physical[index].strip()):
+                    table[loc[1]] = physical[index]
+            self._lowered = table
+        return self._lowered.get(line, "")
+
+    def block_source(self, node: c_ast.Node) -> K.BlockSource:
+        """Offsets of a compound statement's braces in the original text (none if unbraced)."""
+        if not isinstance(node, c_ast.Compound):
+            return K.BlockSource()
+        span = self.span_of(node)
+        if span is None or span.start < 0 or self.source.text[span.start] != "{":
+            return K.BlockSource()
+        return K.BlockSource(span.start, span.end - 1)
