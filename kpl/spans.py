@@ -1,10 +1,16 @@
-"""Locating statements in the ORIGINAL source text.
+"""Source locations: the front end's one module for offsets, lines and columns.
 
-pycparser reports only where a node starts, and in the preprocessed text.  Rendering a patch
-that keeps every other byte of the user's file (DESIGN.md, "Rendering") needs the exact extent
-of each statement and the offsets of block braces in the original text.  This module is a
-small C scanner over the original text: it skips comments, strings and preprocessor lines,
-matches brackets, and knows the shape of C statements (``if … else …``, ``do … while (…);``).
+Three parts, each used by one side of the pipeline:
+
+* :class:`SourceText` -- the ORIGINAL text with offset/line/column conversions and a small C
+  scanner (comments, strings, preprocessor lines, brackets, the shape of ``if … else …`` and
+  ``do … while (…);``).  pycparser reports only where a node starts; rendering a patch that
+  keeps every other byte of the user's file (DESIGN.md, "Rendering") needs the exact extent
+  of each statement and the offsets of block braces.
+* ``#line`` maps (:func:`line_map`, :func:`directive`, :class:`Locator`) -- the text-level
+  stages (:mod:`kpl.preprocess`, :mod:`kpl.templates`, :mod:`kpl.lower_cuda`) emit text with
+  ``#line`` directives; these map offsets of it back to original (file, line, col).
+* :class:`NodeSpans` -- the :class:`kpl.ast.Span` of a pycparser node (used by :mod:`kpl.fe`).
 """
 
 from __future__ import annotations

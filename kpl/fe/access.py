@@ -16,6 +16,26 @@ from kpl.fe.types import TypesLowering
 
 
 class AccessLowering(TypesLowering):
+    # ------------------------------------------------------------------ the memory model
+    # Every KPL access to a memory is built by the three methods below; a different memory
+    # model (e.g. byte offset + width instead of element index + field) changes only them
+    # and the index arithmetic of `element`/`_advance`.
+
+    def location(self, mem: K.Memory, index: K.Expr, field: str | None = None) -> K.MemElem:
+        """Element ``index`` of ``mem`` (its ``field`` for a vector/struct element)."""
+        return K.MemElem(mem, index, field)
+
+    def load(self, mem: K.Memory, index: K.Expr, field: str | None = None) -> K.Load:
+        """A read of :meth:`location` ``(mem, index, field)``, typed by the element."""
+        typ = mem.elem if field is None else (mem.elem.elem or K.FLOAT)
+        return K.Load(mem, index, typ, field)
+
+    def atomic(self, name: str, at: PointerBinding, args: tuple[K.Expr, ...]) -> K.Atomic:
+        """Atomic read-modify-write ``name`` of the element ``at`` points to."""
+        return K.Atomic(name, at.mem, at.offset, args, at.mem.elem)
+
+    # ------------------------------------------------------------------ pointers
+
     def pointer(self, node: c_ast.Node, scope: Scope) -> PointerBinding | None:
         """Resolve a pointer-valued expression to (array, offset), or None."""
         if isinstance(node, c_ast.Cast):
@@ -122,27 +142,27 @@ class AccessLowering(TypesLowering):
             if isinstance(found, K.Var):
                 return found
             if isinstance(found, ScalarMemory):
-                return K.MemElem(found.mem, K.Const(0))
+                return self.location(found.mem, K.Const(0))
             raise self.error(f"cannot assign to '{node.name}'", node)
         if isinstance(node, c_ast.ArrayRef):
             mem, index = self.element(node, scope, pre)
-            return K.MemElem(mem, index)
+            return self.location(mem, index)
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             binding = self.pointer(node.expr, scope)
             if binding is None:
                 raise self.error("unsupported: dereference of an unknown pointer", node)
-            return K.MemElem(binding.mem, binding.offset)
+            return self.location(binding.mem, binding.offset)
         if isinstance(node, c_ast.StructRef):
             base = node.name
             if isinstance(base, (c_ast.ArrayRef,)) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
                 inner = self.lvalue(base, scope, pre)
                 assert isinstance(inner, K.MemElem)
-                return K.MemElem(inner.mem, inner.index, node.field.name)
+                return self.location(inner.mem, inner.index, node.field.name)
             if node.type == "->":
                 binding = self.pointer(base, scope)
                 if binding is None:
                     raise self.error("unsupported: '->' on an unknown pointer", node)
-                return K.MemElem(binding.mem, binding.offset, node.field.name)
+                return self.location(binding.mem, binding.offset, node.field.name)
             inner = self.lvalue(base, scope, pre)
             if isinstance(inner, K.Var):
                 return K.VarField(inner, node.field.name)
@@ -156,8 +176,7 @@ class AccessLowering(TypesLowering):
             return target
         if isinstance(target, K.VarField):
             return K.Field(target.var, target.name, target.var.type.elem or K.FLOAT)
-        typ = target.mem.elem if target.field is None else (target.mem.elem.elem or K.FLOAT)
-        return K.Load(target.mem, target.index, typ, target.field)
+        return self.load(target.mem, target.index, target.field)
 
     def _lvalue_type(self, target: K.LValue) -> K.CType:
         if isinstance(target, K.Var):

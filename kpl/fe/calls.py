@@ -99,7 +99,7 @@ class CallsLowering(ExprsLowering):
                 raise self.error(f"unsupported: the address given to '{name}' does not point "
                                  "into a known array", node)
             rest = tuple(self.expr(a, scope, pre) for a in args[1:])
-            return K.Atomic(name, binding.mem, binding.offset, rest, binding.mem.elem)
+            return self.atomic(name, binding, rest)
         if name in TEXTURE_FETCHES:
             if not args or not isinstance(args[0], c_ast.ID):
                 raise self.error(f"'{name}' needs a texture", node)
@@ -107,7 +107,7 @@ class CallsLowering(ExprsLowering):
             if not isinstance(mem, K.Memory):
                 raise self.error(f"'{args[0].name}' is not a texture", node)
             coords = tuple(self.expr(a, scope, pre) for a in args[1:])
-            return K.Load(mem, K.Call("__texel", coords, K.INT), mem.elem)
+            return self.load(mem, K.Call("__texel", coords, K.INT))
         if name.startswith("make_"):
             typ = vector_type(name[len("make_"):])
             if typ is not None:

@@ -48,7 +48,7 @@ class DeclsLowering(AccessLowering):
                     value = self.expr(item, scope, pre)
                     stmts.extend(pre)
                     pre = []
-                    stmts.append(K.Assign(K.MemElem(mem, K.Const(n)), value, label=self.label()))
+                    stmts.append(K.Assign(self.location(mem, K.Const(n)), value, label=self.label()))
             return stmts
         typ = self.ctype(decl.type, decl)
         if typ.kind == "ptr":

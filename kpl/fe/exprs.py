@@ -64,7 +64,7 @@ class ExprsLowering(DeclsLowering):
         if isinstance(found, K.Var):
             return found
         if isinstance(found, ScalarMemory):
-            return K.Load(found.mem, K.Const(0), found.mem.elem)
+            return self.load(found.mem, K.Const(0))
         if isinstance(found, (K.Memory, PointerBinding)):
             raise self.error(f"unsupported: array or pointer '{name}' used as a value", node)
         enum_value = self._enum_constant(name)
@@ -83,20 +83,18 @@ class ExprsLowering(DeclsLowering):
             binding = self.pointer(base, scope)
             if binding is None:
                 raise self.error("unsupported: '->' on an unknown pointer", node)
-            elem = binding.mem.elem
-            return K.Load(binding.mem, binding.offset, elem.elem or K.FLOAT, fname)
+            return self.load(binding.mem, binding.offset, fname)
         if isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
             target = self.lvalue(base, scope, pre)
             assert isinstance(target, K.MemElem)
-            elem = target.mem.elem
-            return K.Load(target.mem, target.index, elem.elem or K.FLOAT, fname)
+            return self.load(target.mem, target.index, fname)
         value = self.expr(base, scope, pre)
         elem = value.type.elem if value.type.kind == "vec" and value.type.elem else K.FLOAT
         return K.Field(value, fname, elem)
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         mem, index = self.element(node, scope, pre)
-        return K.Load(mem, index, mem.elem)
+        return self.load(mem, index)
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         op = node.op
@@ -123,7 +121,7 @@ class ExprsLowering(DeclsLowering):
             binding = self.pointer(node.expr, scope)
             if binding is None:
                 raise self.error("unsupported: dereference of an unknown pointer", node)
-            return K.Load(binding.mem, binding.offset, binding.mem.elem)
+            return self.load(binding.mem, binding.offset)
         if op == "&":
             raise self.error("unsupported: address-of outside an atomic call or pointer "
                              "initialiser", node)
