@@ -76,7 +76,7 @@ class Expanded:
 
 
 class TemplateExpander:
-    """Alg.-free textual template instantiation (Sec. VI of the brief: one C function per
+    """Textual template instantiation (one C function per
     instantiation, parameters replaced token-wise)."""
 
     MAX_INSTANCES = 256

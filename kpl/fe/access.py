@@ -16,6 +16,8 @@ from kpl.fe.types import TypesLowering
 
 
 class AccessLowering(TypesLowering):
+    """Pointers, array elements, lvalues and assignments: how C names memory."""
+
     # ------------------------------------------------------------------ the memory model
     # Every KPL access to a memory is built by the three methods below; a different memory
     # model (e.g. byte offset + width instead of element index + field) changes only them

@@ -21,6 +21,8 @@ from kpl.fe.types import vector_type
 
 
 class CallsLowering(ExprsLowering):
+    """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
+
     def _call_name(self, node: c_ast.FuncCall) -> str:
         return node.name.name if isinstance(node.name, c_ast.ID) else ""
 

@@ -13,6 +13,8 @@ from kpl.fe.base import PointerBinding, ScalarMemory, Scope, UnboundPointer
 
 
 class DeclsLowering(AccessLowering):
+    """Local declarations; memories declared inside the kernel join ``self.memories``."""
+
     def declaration(self, decl: c_ast.Decl, scope: Scope) -> list[K.Stmt]:
         if decl.name is None:
             if isinstance(decl.type, c_ast.Struct):

@@ -20,6 +20,8 @@ from kpl.fe.types import int_type
 
 
 class ExprsLowering(DeclsLowering):
+    """``expr_<Node>``: one method per pycparser expression class."""
+
     def condition(self, node: c_ast.Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         """A memory-free condition; memory reads are hoisted into a synthetic leaf."""
         before = len(pre)

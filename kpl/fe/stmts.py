@@ -16,6 +16,8 @@ from kpl.fe.calls import CallsLowering
 
 
 class StmtsLowering(CallsLowering):
+    """Blocks, statement lists and ``stmt_<Node>``: one method per pycparser statement class."""
+
     def block(self, node: c_ast.Node | None, scope: Scope, *, main: bool = False,
               placeable: bool = True) -> K.Block:
         label = self.label()

@@ -7,9 +7,7 @@ from pycparser import c_ast
 from kpl import ast as K
 from kpl.errors import KplError
 from kpl.fe.base import LowererBase, ScalarMemory
-from kpl.fe.names import (
-    VECTOR_FIELDS,
-)
+from kpl.fe.names import VECTOR_FIELDS
 from kpl.source import FunctionInfo, ParsedSource
 
 INT_NAMES: dict[str, tuple[int, bool]] = {
@@ -45,6 +43,9 @@ def vector_type(name: str) -> K.CType | None:
 
 
 class TypesLowering(LowererBase):
+    """C types of declarations and casts, file-scope names, constant folding and the
+    conversions of assignments and arithmetic."""
+
     def __init__(self, parsed: ParsedSource, func: c_ast.FuncDef, info: FunctionInfo,
                  launch: K.Launch) -> None:
         super().__init__(parsed, func, info, launch)
