@@ -257,3 +257,39 @@ def test_every_repo_kernel_parses_to_the_recorded_kpl() -> None:
         want = json.load(fh)
     changed = sorted(f for f in set(got) | set(want) if got.get(f) != want.get(f))
     assert not changed, f"parsed KPL differs from the snapshot for: {changed}"
+
+
+# --------------------------------------------------------------------------- expression types
+
+
+def _decl_init(kernel: K.Kernel, name: str) -> K.Expr:
+    for d in stmts_of(kernel, K.Decl):
+        if d.var.name == name and d.init is not None:
+            return d.init
+    raise AssertionError(f"no initialised declaration of {name}")
+
+
+def test_expression_types_follow_the_shared_c_rules() -> None:
+    """The front end types expressions with kpl.ctypes, as the oracles do: a vector operand
+    makes a vector, narrow integers promote to int, ``x op= v`` computes in C's type."""
+    kernel = parse_kernel_text(
+        "__global__ void k(float4 *a, float s, int *b) {\n"
+        "  float4 v = a[0] * s;\n"
+        "  float4 w = s + a[1];\n"
+        "  unsigned char c = b[0];\n"
+        "  int n = ~c;\n"
+        "  unsigned u = b[1];\n"
+        "  long long m = u + (long long)b[2];\n"
+        "  int i = b[3];\n"
+        "  i *= 0.5f;\n"
+        "  a[2] = v + w; b[4] = n + i + (int)m;\n"
+        "}\n")
+    assert _decl_init(kernel, "v").type.name == "float4"
+    assert _decl_init(kernel, "w").type.name == "float4"
+    assert _decl_init(kernel, "n").type == K.INT
+    assert _decl_init(kernel, "m").type == K.LONG
+    scaled = [s for s in stmts_of(kernel, K.Assign) if isinstance(s.target, K.Var) and s.target.name == "i"]
+    assert len(scaled) == 1
+    value = scaled[0].value
+    assert isinstance(value, K.Cast) and value.type == K.INT
+    assert isinstance(value.operand, K.Binary) and value.operand.type == K.FLOAT

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.ctypes import binary_type, common_type
 from kpl.fe.base import Binding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.fe.types import TypesLowering
 
@@ -122,7 +123,7 @@ class AccessLowering(TypesLowering):
                     raise self.error(f"unsupported: unknown extent of dimension {n + 1} of "
                                      f"'{mem.name}'", node)
                 index = K.Binary("+", K.Binary("*", index, K.Const(extent), index.type), value,
-                                 self._arith(index.type, value.type))
+                                 common_type(index.type, value.type))
         assert index is not None
         stride = 1
         for d in dims[len(subscripts):]:
@@ -136,7 +137,7 @@ class AccessLowering(TypesLowering):
             return b
         if isinstance(b, K.Const) and b.value == 0:
             return a
-        return K.Binary("+", a, b, self._arith(a.type, b.type))
+        return K.Binary("+", a, b, common_type(a.type, b.type))
 
     def lvalue(self, node: c_ast.Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
         if isinstance(node, c_ast.ID):
@@ -199,7 +200,8 @@ class AccessLowering(TypesLowering):
         target = self.lvalue(node.lvalue, scope, out)
         if node.op != "=":
             current = self.read_lvalue(target)
-            value = K.Binary(node.op[:-1], current, value, current.type)
+            op = node.op[:-1]  # `x op= v` computes `x op v` in C's type for it, then converts
+            value = K.Binary(op, current, value, binary_type(op, current.type, value.type))
         value = self._convert(value, self._lvalue_type(target))
         out.append(K.Assign(target, value, label=self.label()))
         return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.ctypes import common_type
 from kpl.errors import KplError
 from kpl.fe.base import Scope
 from kpl.fe.exprs import ExprsLowering
@@ -143,7 +144,7 @@ class CallsLowering(ExprsLowering):
             data = [a.type for a in args if a.type.kind != "void"]
             if name.startswith("__shfl") and len(args) >= 2:
                 return args[1].type if name.endswith("_sync") else args[0].type
-            return self._arith(data[0], data[-1]) if data else K.INT
+            return common_type(data[0], data[-1]) if data else K.INT
         if name.startswith(float_like) or name.endswith("f"):
             return K.FLOAT
         for ext in self.parsed.ast.ext:

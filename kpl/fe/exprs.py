@@ -9,6 +9,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.ctypes import binary_type, common_type, unary_type
 from kpl.fe.base import PointerBinding, ScalarMemory, Scope
 from kpl.fe.decls import DeclsLowering
 from kpl.fe.names import (
@@ -130,12 +131,7 @@ class ExprsLowering(DeclsLowering):
         operand = self.expr(node.expr, scope, pre)
         if op == "+":
             return operand
-        if op == "!":
-            return K.Unary("!", operand, K.INT)
-        typ = operand.type if operand.type.kind != "bool" else K.INT
-        if typ.kind == "int" and typ.bits < 32:
-            typ = K.INT
-        return K.Unary(op, operand, typ)
+        return K.Unary(op, operand, unary_type(op, operand.type))
 
     def expr_BinaryOp(self, node: c_ast.BinaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         op = node.op
@@ -147,16 +143,10 @@ class ExprsLowering(DeclsLowering):
             right = self.expr(node.right, scope, right_pre)
             if right_pre:
                 raise self.error(f"unsupported: side effect on the right of '{op}'", node.right)
-            return K.Binary(op, left, right, K.INT)
+            return K.Binary(op, left, right, binary_type(op, left.type, right.type))
         left = self.expr(node.left, scope, pre)
         right = self.expr(node.right, scope, pre)
-        if op in ("<", ">", "<=", ">=", "==", "!="):
-            return K.Binary(op, left, right, K.INT)
-        if op in ("<<", ">>"):
-            typ = left.type if left.type.kind == "int" and left.type.bits >= 32 else (
-                K.INT if left.type.kind != "float" else left.type)
-            return K.Binary(op, left, right, typ)
-        return K.Binary(op, left, right, self._arith(left.type, right.type))
+        return K.Binary(op, left, right, binary_type(op, left.type, right.type))
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         cond = self.expr(node.cond, scope, pre)
@@ -165,7 +155,7 @@ class ExprsLowering(DeclsLowering):
         els = self.expr(node.iffalse, scope, arm_pre)
         if arm_pre:
             raise self.error("unsupported: side effect inside '?:'", node)
-        return K.Cond(cond, then, els, self._arith(then.type, els.type))
+        return K.Cond(cond, then, els, common_type(then.type, els.type))
 
     def expr_Cast(self, node: c_ast.Cast, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         typ = self.ctype(node.to_type.type, node)

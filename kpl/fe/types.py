@@ -238,24 +238,6 @@ class TypesLowering(LowererBase):
                         return value
         return None
 
-    def _arith(self, a: K.CType, b: K.CType) -> K.CType:
-        """C's usual arithmetic conversions, reduced to what the verifiers model."""
-        if a.kind == "float" or b.kind == "float":
-            bits = max(a.bits if a.kind == "float" else 0, b.bits if b.kind == "float" else 0)
-            return K.DOUBLE if bits == 64 else K.FLOAT
-        if a.kind == "vec":
-            return a
-        if b.kind == "vec":
-            return b
-        if a.kind == "ptr":
-            return a
-        bits_a = max(a.bits, 32) if a.kind in ("int", "bool") else 32
-        bits_b = max(b.bits, 32) if b.kind in ("int", "bool") else 32
-        bits = max(bits_a, bits_b)
-        unsigned = ((a.kind == "int" and not a.signed and a.bits >= 32 and a.bits == bits)
-                    or (b.kind == "int" and not b.signed and b.bits >= 32 and b.bits == bits))
-        return int_type(bits, not unsigned)
-
     def _convert(self, value: K.Expr, typ: K.CType) -> K.Expr:
         if typ.kind in ("ptr", "void", "vec") or value.type == typ:
             return value
