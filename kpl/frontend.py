@@ -9,7 +9,8 @@ table of constructs in :mod:`kpl.fe`):
   C hides inside expressions (``A[i++]``, a call to a ``__device__`` function) are made
   explicit as synthetic leaves *before* the statement, marked ``placeable=False`` so a barrier
   never lands between two halves of one C statement (DESIGN.md, "Labels");
-* conditions that read memory are hoisted into synthetic leaves (Fig. 9's ``p := e``);
+* conditions that read memory are hoisted into synthetic leaves ([AutoSync] Fig. 9,
+  ``p := e``);
 * ``__device__`` functions are inlined at the call site (recursion is an error);
 * array indices are flattened, pointer variables resolved to (array, offset) pairs;
 * every statement gets a :class:`Span` in the ORIGINAL text (via :class:`SourceText`) so
