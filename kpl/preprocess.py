@@ -12,125 +12,21 @@ Include policy (a verifier must never silently read the system's headers): ``#in
 "x.h"`` resolves next to the including file and in ``include_dirs`` only; every ``#include
 <...>`` resolves to an empty file, because the bundled stub ``kpl/stubs/cuda.h`` is always
 prepended to the lowered text by :mod:`kpl.cuda`.
+
+Stage: ``(path, text, defines)`` -> :class:`Preprocessed`.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from pcpp import Preprocessor  # type: ignore[import-untyped]
 
 from kpl.errors import KplError
-from kpl.header import KernelHeader
-
-if TYPE_CHECKING:
-    from pycparser import c_ast
-
-
-@dataclass
-class FunctionInfo:
-    """One function of the source (kernel, device function or host function)."""
-
-    name: str
-    display_name: str
-    base_name: str
-    kind: str
-    launch_bounds: tuple[int, ...] | None
-    has_body: bool
-    file: str
-    line: int
-    col: int
-
-
-@dataclass
-class ParsedSource:
-    """A parsed ``.cu`` file: pycparser AST of the lowered text plus the side tables that the
-    lowering to C99 had to take out of the text (memory spaces, kernels, textures)."""
-
-    path: str
-    text: str
-    header: KernelHeader
-    ast: c_ast.FileAST
-    lowered: str
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    var_spaces: dict[tuple[str | None, str], str] = field(default_factory=dict)
-    extern_shared: set[tuple[str | None, str]] = field(default_factory=set)
-    textures: dict[str, tuple[str, int]] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-    _lowered_map: dict[tuple[str, int], str] | None = field(default=None, repr=False, compare=False)
-
-    def original_line(self, file: str, line: int) -> str:
-        """Line ``line`` (1-based) of the original ``file``, without its newline; '' if absent."""
-        text = self.files.get(file)
-        if text is None:
-            return ""
-        lines = text.splitlines()
-        return lines[line - 1] if 1 <= line <= len(lines) else ""
-
-    def lowered_line(self, file: str, line: int) -> str:
-        """The physical line pycparser saw for original ``(file, line)``; '' if absent.
-
-        When a line was emitted several times (a template definition is blanked where it
-        stood and re-emitted per instantiation), the first non-blank copy wins.
-        """
-        if self._lowered_map is None:
-            mapping: dict[tuple[str, int], str] = {}
-            phys = self.lowered.split("\n")
-            for i, loc in enumerate(line_map(self.lowered)):
-                if loc is not None and (loc not in mapping or (not mapping[loc].strip() and phys[i].strip())):
-                    mapping[loc] = phys[i]
-            self._lowered_map = mapping
-        return self._lowered_map.get((file, line), "")
-
-
-# --------------------------------------------------------------------------- line maps
-
-
-def parse_line_directive(line: str) -> tuple[int, str | None] | None:
-    """``#line 12 "f.cu"`` or ``# 12 "f.cu"`` -> (12, 'f.cu'); anything else -> None."""
-    s = line.strip()
-    if not s.startswith("#"):
-        return None
-    body = s[1:].strip()
-    if body.startswith("line"):
-        body = body[4:].strip()
-    parts = body.split(None, 1)
-    if not parts or not parts[0].isdigit():
-        return None
-    fname: str | None = None
-    if len(parts) > 1 and parts[1].startswith('"'):
-        end = parts[1].find('"', 1)
-        fname = parts[1][1:end] if end > 0 else parts[1][1:]
-    return int(parts[0]), fname
-
-
-def line_map(text: str, default_file: str | None = None) -> list[tuple[str, int] | None]:
-    """For each physical line of ``text`` (split on ``\\n``), the original (file, line) it
-    stands for after applying ``#line`` directives; None for the directive lines themselves
-    and for lines before the first directive when no ``default_file`` is given."""
-    out: list[tuple[str, int] | None] = []
-    cur_file = default_file
-    cur_line = 1
-    for phys in text.split("\n"):
-        d = parse_line_directive(phys) if phys.lstrip().startswith("#") else None
-        if d is not None:
-            cur_line = d[0]
-            if d[1] is not None:
-                cur_file = d[1]
-            out.append(None)
-            continue
-        out.append((cur_file, cur_line) if cur_file is not None else None)
-        cur_line += 1
-    return out
-
-
-def directive(line: int, file: str) -> str:
-    esc = file.replace("\\", "\\\\").replace('"', '\\"')
-    return f'#line {line} "{esc}"'
-
+from kpl.spans import directive
 
 # --------------------------------------------------------------------------- pcpp driver
 
@@ -247,11 +143,3 @@ def preprocess(path: str, text: str, defines: dict[str, str] | None = None,
                 pass
     files = dict(pp.files)
     return Preprocessed("".join(out), files)
-
-
-def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
-               include_dirs: list[str] | None = None) -> ParsedSource:
-    """See :func:`kpl.cuda.parse_cuda` (re-exported here)."""
-    from kpl.cuda import parse_cuda as _parse
-
-    return _parse(path, text, defines=defines, include_dirs=include_dirs)

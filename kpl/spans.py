@@ -1,15 +1,28 @@
-"""Locating statements in the ORIGINAL source text.
+"""Source locations: the front end's one module for offsets, lines and columns.
 
-pycparser reports only where a node starts, and in the preprocessed text.  Rendering a patch
-that keeps every other byte of the user's file (DESIGN.md, "Rendering") needs the exact extent
-of each statement and the offsets of block braces in the original text.  This module is a
-small C scanner over the original text: it skips comments, strings and preprocessor lines,
-matches brackets, and knows the shape of C statements (``if … else …``, ``do … while (…);``).
+Three parts, each used by one side of the pipeline:
+
+* :class:`SourceText` -- the ORIGINAL text with offset/line/column conversions and a small C
+  scanner (comments, strings, preprocessor lines, brackets, the shape of ``if … else …`` and
+  ``do … while (…);``).  pycparser reports only where a node starts; rendering a patch that
+  keeps every other byte of the user's file (DESIGN.md, "Rendering") needs the exact extent
+  of each statement and the offsets of block braces.
+* ``#line`` maps (:func:`line_map`, :func:`directive`, :class:`Locator`) -- the text-level
+  stages (:mod:`kpl.preprocess`, :mod:`kpl.templates`, :mod:`kpl.lower_cuda`) emit text with
+  ``#line`` directives; these map offsets of it back to original (file, line, col).
+* :class:`NodeSpans` -- the :class:`kpl.ast.Span` of a pycparser node (used by :mod:`kpl.fe`).
 """
 
 from __future__ import annotations
 
 import bisect
+import os
+import re
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from kpl import ast as K
 
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -185,3 +198,186 @@ class SourceText:
                 start = i
             i -= 1
         return start
+
+
+# --------------------------------------------------------------------------- #line maps
+# The text-level stages (preprocess, templates, CUDA lowering) produce text interleaved with
+# ``#line`` directives; these map offsets of such text back to original (file, line, col).
+
+
+def parse_line_directive(line: str) -> tuple[int, str | None] | None:
+    """``#line 12 "f.cu"`` or ``# 12 "f.cu"`` -> (12, 'f.cu'); anything else -> None."""
+    s = line.strip()
+    if not s.startswith("#"):
+        return None
+    body = s[1:].strip()
+    if body.startswith("line"):
+        body = body[4:].strip()
+    parts = body.split(None, 1)
+    if not parts or not parts[0].isdigit():
+        return None
+    fname: str | None = None
+    if len(parts) > 1 and parts[1].startswith('"'):
+        end = parts[1].find('"', 1)
+        fname = parts[1][1:end] if end > 0 else parts[1][1:]
+    return int(parts[0]), fname
+
+
+def line_map(text: str, default_file: str | None = None) -> list[tuple[str, int] | None]:
+    """For each physical line of ``text`` (split on ``\\n``), the original (file, line) it
+    stands for after applying ``#line`` directives; None for the directive lines themselves
+    and for lines before the first directive when no ``default_file`` is given."""
+    out: list[tuple[str, int] | None] = []
+    cur_file = default_file
+    cur_line = 1
+    for phys in text.split("\n"):
+        d = parse_line_directive(phys) if phys.lstrip().startswith("#") else None
+        if d is not None:
+            cur_line = d[0]
+            if d[1] is not None:
+                cur_file = d[1]
+            out.append(None)
+            continue
+        out.append((cur_file, cur_line) if cur_file is not None else None)
+        cur_line += 1
+    return out
+
+
+def directive(line: int, file: str) -> str:
+    esc = file.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {line} "{esc}"'
+
+
+class Locator:
+    """Maps offsets of a text with ``#line`` directives to original (file, line, col)."""
+
+    def __init__(self, text: str, default_file: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.map = line_map(text, default_file)
+        self.default_file = default_file
+
+    def __call__(self, pos: int) -> tuple[str, int, int]:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        loc = self.map[i] if i < len(self.map) else None
+        col = pos - self.starts[i] + 1
+        if loc is None:
+            return self.default_file, i + 1, col
+        return loc[0], loc[1], col
+
+    def line_start(self, pos: int) -> int:
+        return self.starts[bisect.bisect_right(self.starts, pos) - 1]
+
+
+def _token_at(text: str, pos: int) -> str:
+    if pos >= len(text):
+        return ""
+    if text[pos].isalnum() or text[pos] == "_":
+        end = pos
+        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        return text[pos:end]
+    return text[pos]
+
+
+def _token_positions(text: str, token: str) -> list[int]:
+    """Start offsets of ``token`` in ``text`` as a whole token (identifiers not inside
+    longer identifiers), skipping comments."""
+    cut = text.find("//")
+    if cut >= 0:
+        text = text[:cut]
+    out = []
+    start = text.find(token)
+    word = token[0].isalnum() or token[0] == "_"
+    while start >= 0:
+        before = text[start - 1] if start > 0 else " "
+        after = text[start + len(token)] if start + len(token) < len(text) else " "
+        if not word or not ((before.isalnum() or before == "_") or (after.isalnum() or after == "_")):
+            out.append(start)
+        start = text.find(token, start + 1)
+    return out
+
+
+# --------------------------------------------------------------------------- pycparser nodes
+
+
+class NodeSpans:
+    """Spans in the ORIGINAL text of pycparser nodes of the lowered text of ``path``.
+
+    pycparser's coordinates are lines of the original file (``#line``) but columns of the
+    lowered line; :meth:`span_of` maps the column back and measures the statement with
+    :class:`SourceText`.  One instance per lowered kernel (it caches the lowered lines).
+    """
+
+    def __init__(self, source: SourceText, path: str, original_line: Callable[[int], str],
+                 lowered: str) -> None:
+        self.source = source  # the original text of the main file
+        self.path = path  # its display path (pycparser's ``coord.file`` for its lines)
+        self.original_line = original_line  # 1-based line of the original main file
+        self.lowered = lowered  # the text pycparser parsed (stub + lowered source)
+        self._lowered: dict[int, str] | None = None  # main-file line -> lowered line
+
+    def span_of(self, node: c_ast.Node, *, decl: bool = False) -> K.Span | None:
+        """The statement's extent in the original text, or a line-only span when the text
+        there is not the statement verbatim (macro expansion, included file)."""
+        coord = getattr(node, "coord", None)
+        if coord is None or coord.line is None:
+            return None
+        file = str(coord.file)
+        col = coord.column or 1
+        if os.path.abspath(file) != os.path.abspath(self.path) and file != self.path:
+            return K.Span(file, coord.line, col)
+        col = self._original_column(coord.line, col)
+        if col is None:
+            return K.Span(file, coord.line, coord.column or 1)
+        start = self.source.offset(coord.line, col)
+        if decl:
+            start = self.source.declaration_start(start)
+        end = self.source.statement_end(start)
+        line, col = self.source.line_col(start)
+        if end < 0:
+            return K.Span(self.path, line, col)
+        end_line, end_col = self.source.line_col(end)
+        return K.Span(self.path, line, col, end_line, end_col, start, end)
+
+    def _original_column(self, line: int, col: int) -> int | None:
+        """Map a column of the lowered line to the original line.  Exact when the text
+        before it is unchanged (the usual case: no macro expanded earlier on the line);
+        otherwise the token there is matched by its rank among equal tokens on the line
+        (the k-th ``{`` in the lowered line is the k-th ``{`` in the original)."""
+        original = self.original_line(line)
+        lowered = self._lowered_line(line)
+        if original[: col - 1] == lowered[: col - 1] and col - 1 <= len(original):
+            return col
+        token = _token_at(lowered, col - 1)
+        if token:
+            rank = len(_token_positions(lowered[: col - 1], token))
+            found = _token_positions(original, token)
+            if rank < len(found):
+                return found[rank] + 1
+        if lowered[: col - 1].strip() == "" and original.strip():
+            return len(original) - len(original.lstrip()) + 1
+        return None
+
+    def _lowered_line(self, line: int) -> str:
+        """The line pycparser saw for original ``line`` of the main file.  A template's
+        definition is blanked where it stood and re-emitted per instantiation under the same
+        line numbers, so prefer a non-blank copy."""
+        if self._lowered is None:
+            table: dict[int, str] = {}
+            physical = self.lowered.split("\n")
+            for index, loc in enumerate(line_map(self.lowered)):
+                if loc is None or loc[0] != self.path:
+                    continue
+                if loc[1] not in table or (not table[loc[1]].strip() and physical[index].strip()):
+                    table[loc[1]] = physical[index]
+            self._lowered = table
+        return self._lowered.get(line, "")
+
+    def block_source(self, node: c_ast.Node) -> K.BlockSource:
+        """Offsets of a compound statement's braces in the original text (none if unbraced)."""
+        if not isinstance(node, c_ast.Compound):
+            return K.BlockSource()
+        span = self.span_of(node)
+        if span is None or span.start < 0 or self.source.text[span.start] != "{":
+            return K.BlockSource()
+        return K.BlockSource(span.start, span.end - 1)

@@ -219,3 +219,77 @@ def test_parse_speed_500_lines() -> None:
     elapsed = time.perf_counter() - start
     assert len(stmts_of(kernel, K.Assign)) == 490
     assert elapsed < 5.0
+
+
+# --------------------------------------------------------------------------- snapshot
+
+SNAPSHOT = "tests/golden/kpl_parse.json"
+SNAPSHOT_FILES = sorted(
+    f for d in ("microbench", "sdk_kernels", "tests/kernels") for f in glob.glob(f"{d}/**/*.cu", recursive=True))
+
+
+def _parse_digest(path: str) -> str:
+    """sha256 of the parsed KPL of ``path`` (``repr`` of every kernel: statements, labels,
+    accesses, types and spans), or of the error it reports."""
+    import hashlib
+
+    try:
+        text = "\n".join(repr(k) for k in load_kernels(path))
+    except KplError as exc:
+        text = f"ERROR {exc}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_every_repo_kernel_parses_to_the_recorded_kpl() -> None:
+    """Refactoring guard: every kernel file parses to exactly the KPL recorded in
+    ``tests/golden/kpl_parse.json``.  After an INTENDED change of the front end's output,
+    rerun with ``KPL_UPDATE_SNAPSHOT=1`` and list the changed files in the commit message."""
+    import json
+    import os
+
+    got = {f: _parse_digest(f) for f in SNAPSHOT_FILES}
+    if os.environ.get("KPL_UPDATE_SNAPSHOT"):
+        os.makedirs(os.path.dirname(SNAPSHOT), exist_ok=True)
+        with open(SNAPSHOT, "w", encoding="utf-8") as fh:
+            json.dump(got, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    with open(SNAPSHOT, encoding="utf-8") as fh:
+        want = json.load(fh)
+    changed = sorted(f for f in set(got) | set(want) if got.get(f) != want.get(f))
+    assert not changed, f"parsed KPL differs from the snapshot for: {changed}"
+
+
+# --------------------------------------------------------------------------- expression types
+
+
+def _decl_init(kernel: K.Kernel, name: str) -> K.Expr:
+    for d in stmts_of(kernel, K.Decl):
+        if d.var.name == name and d.init is not None:
+            return d.init
+    raise AssertionError(f"no initialised declaration of {name}")
+
+
+def test_expression_types_follow_the_shared_c_rules() -> None:
+    """The front end types expressions with kpl.ctypes, as the oracles do: a vector operand
+    makes a vector, narrow integers promote to int, ``x op= v`` computes in C's type."""
+    kernel = parse_kernel_text(
+        "__global__ void k(float4 *a, float s, int *b) {\n"
+        "  float4 v = a[0] * s;\n"
+        "  float4 w = s + a[1];\n"
+        "  unsigned char c = b[0];\n"
+        "  int n = ~c;\n"
+        "  unsigned u = b[1];\n"
+        "  long long m = u + (long long)b[2];\n"
+        "  int i = b[3];\n"
+        "  i *= 0.5f;\n"
+        "  a[2] = v + w; b[4] = n + i + (int)m;\n"
+        "}\n")
+    assert _decl_init(kernel, "v").type.name == "float4"
+    assert _decl_init(kernel, "w").type.name == "float4"
+    assert _decl_init(kernel, "n").type == K.INT
+    assert _decl_init(kernel, "m").type == K.LONG
+    scaled = [s for s in stmts_of(kernel, K.Assign) if isinstance(s.target, K.Var) and s.target.name == "i"]
+    assert len(scaled) == 1
+    value = scaled[0].value
+    assert isinstance(value, K.Cast) and value.type == K.INT
+    assert isinstance(value.operand, K.Binary) and value.operand.type == K.FLOAT

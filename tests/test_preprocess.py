@@ -12,7 +12,7 @@ from pycparser import c_ast
 
 from kpl.cuda import STUB_FILE, parse_cuda
 from kpl.errors import KplError
-from kpl.preprocess import ParsedSource
+from kpl.source import ParsedSource
 
 
 def funcdefs(p: ParsedSource) -> dict[str, c_ast.FuncDef]:
@@ -566,3 +566,33 @@ def test_unsupported_class_template() -> None:
     with pytest.raises(KplError) as ei:
         parse_cuda("ct.cu", "template <class T> class Vec { T x; };\n")
     assert "C++ class template 'Vec'" in ei.value.message
+
+
+def test_text_stages_run_one_by_one_with_typed_outputs() -> None:
+    """preprocess -> templates -> CUDA lowering, each a module with a dataclass output."""
+    from kpl.lower_cuda import CudaLowerer, Lowered
+    from kpl.preprocess import Preprocessed, preprocess
+    from kpl.templates import Expanded, TemplateExpander
+
+    text = ("template<int N> __global__ void k(int *a) { __shared__ int s[N]; s[threadIdx.x] = a[0]; }\n"
+            "template __global__ void k<64>(int*);\n")
+    pre = preprocess("k.cu", text)
+    assert isinstance(pre, Preprocessed) and pre.files == {"k.cu": text}
+    expanded = TemplateExpander(pre.text, "k.cu", {}).run()
+    assert isinstance(expanded, Expanded)
+    assert [(m, i.display, i.line, i.col) for m, i in expanded.instances.items()] == [("k__64", "k<64>", 1, 33)]
+    low = CudaLowerer(expanded.text, "k.cu", expanded.instances).run()
+    assert isinstance(low, Lowered)
+    assert low.functions["k__64"].kind == "global"
+    assert low.var_spaces == {("k__64", "s"): "shared"}
+    assert "int s[64];" in low.text and "__shared__" not in low.text
+
+
+def test_preprocess_stage_does_not_import_later_stages() -> None:
+    """The stages import forwards only (the old kpl.cuda <-> kpl.preprocess cycle is gone)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, kpl.preprocess; "
+            "assert not {'kpl.cuda', 'kpl.templates', 'kpl.lower_cuda', 'kpl.frontend'} & set(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,198 @@
+"""Calls: barriers (plain and named, [WEFT]), atomics, textures, annotations, builtins and
+``__device__`` functions, which are inlined at the call site (recursion is an error)."""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from kpl import ast as K
+from kpl.ctypes import common_type
+from kpl.errors import KplError
+from kpl.fe.base import Scope
+from kpl.fe.exprs import ExprsLowering
+from kpl.fe.names import (
+    ANNOTATIONS,
+    ASSUMPTIONS,
+    ATOMICS,
+    BARRIER_CALLS,
+    NAMED_BARRIERS,
+    TEXTURE_FETCHES,
+)
+from kpl.fe.types import vector_type
+
+
+class CallsLowering(ExprsLowering):
+    """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
+
+    def _call_name(self, node: c_ast.FuncCall) -> str:
+        return node.name.name if isinstance(node.name, c_ast.ID) else ""
+
+    def _is_device(self, name: str) -> bool:
+        info = self.parsed.functions.get(name)
+        return info is None or info.kind in ("device", "global", "host")
+
+    def inline_call(self, node: c_ast.FuncCall, scope: Scope, result_type: K.CType | None) -> list[K.Stmt]:
+        """Inline a ``__device__`` function at its call site (DESIGN: procedures are inlined;
+        the paper does not support them at all)."""
+        name = self._call_name(node)
+        if name in self.call_stack:
+            raise self.error(f"recursion is not supported: '{name}' calls itself "
+                             f"(via {' -> '.join(self.call_stack + [name])})", node)
+        func = self.functions[name]
+        out: list[K.Stmt] = []
+        args = list(node.args.exprs) if node.args is not None else []
+        params = self._params(func.decl)
+        if len(args) != len(params):
+            raise self.error(f"call to '{name}' with {len(args)} arguments, expected {len(params)}",
+                             node)
+        inner = Scope(self.globals)
+        binds: list[K.Stmt] = []
+        for param, arg in zip(params, args, strict=True):
+            ptype = self.ctype(param.type, param)
+            if ptype.kind == "ptr":
+                binding = self.pointer(arg, scope)
+                if binding is None:
+                    raise self.error(f"unsupported: argument for pointer parameter '{param.name}' "
+                                     f"of '{name}' does not point into a known array", node)
+                inner.names[param.name] = binding
+            else:
+                value = self._convert(self.expr(arg, scope, out), ptype)
+                var = K.Var(self.unique(f"{name}.{param.name}"), ptype)
+                inner.names[param.name] = var
+                binds.append(K.Decl(var, value, label=self.label(), placeable=False,
+                                    synthetic=True))
+        ret_type = self.ctype(func.decl.type.type, func)
+        result = None
+        if ret_type.kind != "void":
+            result = K.Var(self.unique(f"{name}.ret"), ret_type)
+        label = self.label()
+        self.call_stack.append(name)
+        self.inline_depth += 1
+        self.result_vars.append(result)
+        saved_func = self.current_func
+        self.current_func = name
+        try:
+            body = self.block(func.body, inner)
+        finally:
+            self.current_func = saved_func
+            self.result_vars.pop()
+            self.inline_depth -= 1
+            self.call_stack.pop()
+        body.label = label
+        if result is not None:
+            binds.insert(0, K.Decl(result, None, label=self.label(), placeable=False,
+                                   synthetic=True))
+        body.stmts[:0] = binds
+        body.placeable_start = False
+        out.append(K.Inline(name, body, result, label=label))
+        return out
+
+    def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        name = self._call_name(node)
+        args = list(node.args.exprs) if node.args is not None else []
+        if not name:
+            raise self.error("unsupported: call through a function pointer", node)
+        if name in BARRIER_CALLS:
+            raise self.error(f"'{name}()' must be a statement of its own", node)
+        if name in ATOMICS:
+            if not args:
+                raise self.error(f"'{name}' needs an address", node)
+            binding = self.pointer(args[0], scope)
+            if binding is None:
+                raise self.error(f"unsupported: the address given to '{name}' does not point "
+                                 "into a known array", node)
+            rest = tuple(self.expr(a, scope, pre) for a in args[1:])
+            return self.atomic(name, binding, rest)
+        if name in TEXTURE_FETCHES:
+            if not args or not isinstance(args[0], c_ast.ID):
+                raise self.error(f"'{name}' needs a texture", node)
+            mem = scope.lookup(args[0].name)
+            if not isinstance(mem, K.Memory):
+                raise self.error(f"'{args[0].name}' is not a texture", node)
+            coords = tuple(self.expr(a, scope, pre) for a in args[1:])
+            return self.load(mem, K.Call("__texel", coords, K.INT))
+        if name.startswith("make_"):
+            typ = vector_type(name[len("make_"):])
+            if typ is not None:
+                parts = tuple(self._convert(self.expr(a, scope, pre), typ.elem or K.FLOAT)
+                              for a in args)
+                return K.VecInit(typ, parts)
+        if name in ANNOTATIONS or name in ASSUMPTIONS:
+            return K.Const(1)
+        if name in self.functions and self._is_device(name):
+            func = self.functions[name]
+            ret_type = self.ctype(func.decl.type.type, func)
+            stmts = self.inline_call(node, scope, ret_type)
+            pre.extend(stmts)
+            inline = stmts[-1]
+            assert isinstance(inline, K.Inline)
+            if inline.result is None:
+                raise self.error(f"'{name}' returns void but its value is used", node)
+            return inline.result
+        values = tuple(self.expr(a, scope, pre) for a in args)
+        return K.Call(name, values, self._call_type(name, values))
+
+    def _call_type(self, name: str, args: tuple[K.Expr, ...]) -> K.CType:
+        float_like = ("f", "sqrt", "exp", "log", "sin", "cos", "tan", "pow", "fabs", "floor",
+                      "ceil", "rsqrt", "fmin", "fmax", "__fdividef", "__expf", "__logf",
+                      "__saturatef", "__int_as_float", "__fmul", "__fadd", "fma")
+        int_like = ("__popc", "__ffs", "__clz", "__ballot", "__any", "__all", "__mul24",
+                    "__umul24", "__float_as_int", "__brev", "__activemask", "abs")
+        if name.startswith(int_like):
+            return K.UINT if name.startswith(("__ballot", "__activemask", "__umul24", "__brev")) else K.INT
+        if name.startswith("__shfl") or name in ("min", "max", "umin", "umax"):
+            data = [a.type for a in args if a.type.kind != "void"]
+            if name.startswith("__shfl") and len(args) >= 2:
+                return args[1].type if name.endswith("_sync") else args[0].type
+            return common_type(data[0], data[-1]) if data else K.INT
+        if name.startswith(float_like) or name.endswith("f"):
+            return K.FLOAT
+        for ext in self.parsed.ast.ext:
+            if isinstance(ext, c_ast.Decl) and ext.name == name and isinstance(ext.type, c_ast.FuncDecl):
+                try:
+                    return self.ctype(ext.type.type, ext)
+                except KplError:
+                    return K.INT
+        return K.INT
+
+    def stmt_FuncCall(self, node: c_ast.FuncCall, scope: Scope) -> list[K.Stmt]:
+        name = self._call_name(node)
+        args = list(node.args.exprs) if node.args is not None else []
+        if name in BARRIER_CALLS or name in ("__syncthreads_count", "__syncthreads_and",
+                                             "__syncthreads_or"):
+            return [K.Barrier(spelling=self._barrier_spelling(node), label=self.label())]
+        if name in NAMED_BARRIERS:
+            self.uses_named = True
+            if not args:
+                raise self.error("named barrier without a barrier id", node)
+            pre: list[K.Stmt] = []
+            bid = self.expr(args[0], scope, pre)
+            count = self.expr(args[1], scope, pre) if len(args) > 1 else None
+            return pre + [K.NamedBarrier(NAMED_BARRIERS[name], bid, count, label=self.label())]
+        if name in ASSUMPTIONS:
+            pre = []
+            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            if ASSUMPTIONS[name] == "requires":
+                self.requires.append(cond)
+            return pre + [K.Assume(cond, kind=ASSUMPTIONS[name], label=self.label())]
+        if name in ANNOTATIONS:
+            return [K.Annotation(name, label=self.label())]
+        if name in ("__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
+                    "mem_fence", "read_mem_fence", "write_mem_fence", "printf", "assert"):
+            return []
+        return self.effects(node, scope)
+
+    def _barrier_spelling(self, node: c_ast.FuncCall) -> str:
+        span = self.spans.span_of(node)
+        if span is not None and span.start >= 0 and span.end > span.start:
+            text = self.source.text[span.start:span.end].rstrip(";").strip()
+            if text:
+                return text
+        return self._call_name(node) + "()"
+
+    def _annotation_name(self, node: c_ast.Node) -> str | None:
+        if isinstance(node, c_ast.FuncCall):
+            name = self._call_name(node)
+            if name in ANNOTATIONS:
+                return name
+        return None

@@ -1,0 +1,184 @@
+"""Expressions: one ``expr_<Node>`` per pycparser node class (calls in :mod:`kpl.fe.calls`).
+
+``expr(node, scope, pre)`` returns a side-effect-free KPL expression; side effects that C hides
+inside it (``A[i++]``, assignments, inlined calls) are appended to ``pre`` as leaves that run
+before the statement."""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from kpl import ast as K
+from kpl.ctypes import binary_type, common_type, unary_type
+from kpl.fe.base import PointerBinding, ScalarMemory, Scope
+from kpl.fe.decls import DeclsLowering
+from kpl.fe.names import (
+    BUILTIN_DIMS,
+    VECTOR_FIELDS,
+    WARP_SIZE,
+)
+from kpl.fe.types import int_type
+
+
+class ExprsLowering(DeclsLowering):
+    """``expr_<Node>``: one method per pycparser expression class."""
+
+    def condition(self, node: c_ast.Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """A memory-free condition; memory reads are hoisted into a synthetic leaf."""
+        before = len(pre)
+        value = self.expr(node, scope, pre)
+        if len(pre) != before or any(isinstance(e, (K.Load, K.Atomic)) for e in K.walk_expr(value)):
+            tmp = self.temp(K.INT, "cond")
+            pre.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
+            return tmp
+        return value
+
+    def expr_Constant(self, node: c_ast.Constant, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        text = node.value
+        if node.type in ("char",):
+            body = text[1:-1]
+            value = ord(body.encode().decode("unicode_escape")) if body else 0
+            return K.Const(value, int_type(8, True))
+        if node.type == "string":
+            return K.Call("__string", (), K.INT)
+        lowered = text.lower()
+        if node.type in ("float", "double", "long double") or (
+                ("." in text or "e" in lowered) and not lowered.startswith("0x")):
+            is_float = lowered.endswith("f")
+            return K.Const(float(lowered.rstrip("fl")), K.FLOAT if is_float else K.DOUBLE)
+        digits = lowered.rstrip("ul")
+        suffix = lowered[len(digits):]
+        value = int(digits, 0) if not (digits.startswith("0") and digits[1:].isdigit()) else int(digits, 8)
+        unsigned = "u" in suffix
+        bits = 64 if ("l" in suffix and suffix.count("l") >= 1 and value > 0x7FFFFFFF) or value > 0xFFFFFFFF else 32
+        if not unsigned and value > 0x7FFFFFFF and bits == 32:
+            unsigned = True
+        return K.Const(value, int_type(bits, not unsigned))
+
+    def expr_ID(self, node: c_ast.ID, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        name = node.name
+        if name == "warpSize":
+            return K.Const(WARP_SIZE, K.INT)
+        if name in ("true", "false"):
+            return K.Const(1 if name == "true" else 0, K.BOOL)
+        if name in ("CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE", "NULL"):
+            return K.Const(0)
+        found = scope.lookup(name)
+        if isinstance(found, K.Var):
+            return found
+        if isinstance(found, ScalarMemory):
+            return self.load(found.mem, K.Const(0))
+        if isinstance(found, (K.Memory, PointerBinding)):
+            raise self.error(f"unsupported: array or pointer '{name}' used as a value", node)
+        enum_value = self._enum_constant(name)
+        if enum_value is not None:
+            return K.Const(enum_value)
+        raise self.error(f"unknown identifier '{name}'", node)
+
+    def expr_StructRef(self, node: c_ast.StructRef, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        base = node.name
+        fname = node.field.name
+        if isinstance(base, c_ast.ID) and base.name in BUILTIN_DIMS and scope.lookup(base.name) is None:
+            if fname not in ("x", "y", "z"):
+                raise self.error(f"'{base.name}' has no field '{fname}'", node)
+            return K.Builtin(base.name, fname, K.UINT)
+        if node.type == "->":
+            binding = self.pointer(base, scope)
+            if binding is None:
+                raise self.error("unsupported: '->' on an unknown pointer", node)
+            return self.load(binding.mem, binding.offset, fname)
+        if isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
+            target = self.lvalue(base, scope, pre)
+            assert isinstance(target, K.MemElem)
+            return self.load(target.mem, target.index, fname)
+        value = self.expr(base, scope, pre)
+        elem = value.type.elem if value.type.kind == "vec" and value.type.elem else K.FLOAT
+        return K.Field(value, fname, elem)
+
+    def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        mem, index = self.element(node, scope, pre)
+        return self.load(mem, index)
+
+    def expr_UnaryOp(self, node: c_ast.UnaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        op = node.op
+        if op == "sizeof":
+            target = node.expr
+            if isinstance(target, c_ast.Typename):
+                typ = self.ctype(target.type, node)
+            else:
+                typ = self.expr(target, scope, []).type
+            size = max(1, typ.bits // 8) * (len(typ.fields) if typ.kind == "vec" else 1)
+            return K.Const(size, K.ULONG)
+        if op in ("p++", "p--", "++", "--"):
+            target = self.lvalue(node.expr, scope, pre)
+            current = self.read_lvalue(target)
+            delta = K.Binary("+" if "+" in op else "-", current, K.Const(1), current.type)
+            if op.startswith("p"):
+                tmp = self.temp(current.type)
+                pre.append(K.Decl(tmp, current, label=self.label()))
+                pre.append(K.Assign(target, delta, label=self.label()))
+                return tmp
+            pre.append(K.Assign(target, delta, label=self.label()))
+            return self.read_lvalue(target)
+        if op == "*":
+            binding = self.pointer(node.expr, scope)
+            if binding is None:
+                raise self.error("unsupported: dereference of an unknown pointer", node)
+            return self.load(binding.mem, binding.offset)
+        if op == "&":
+            raise self.error("unsupported: address-of outside an atomic call or pointer "
+                             "initialiser", node)
+        operand = self.expr(node.expr, scope, pre)
+        if op == "+":
+            return operand
+        return K.Unary(op, operand, unary_type(op, operand.type))
+
+    def expr_BinaryOp(self, node: c_ast.BinaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        op = node.op
+        if op in ("&&", "||"):
+            # reads on the right happen only if the left does not decide: keep them in
+            # the expression (no hoisting of side effects past the short circuit)
+            right_pre: list[K.Stmt] = []
+            left = self.expr(node.left, scope, pre)
+            right = self.expr(node.right, scope, right_pre)
+            if right_pre:
+                raise self.error(f"unsupported: side effect on the right of '{op}'", node.right)
+            return K.Binary(op, left, right, binary_type(op, left.type, right.type))
+        left = self.expr(node.left, scope, pre)
+        right = self.expr(node.right, scope, pre)
+        return K.Binary(op, left, right, binary_type(op, left.type, right.type))
+
+    def expr_TernaryOp(self, node: c_ast.TernaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        cond = self.expr(node.cond, scope, pre)
+        arm_pre: list[K.Stmt] = []
+        then = self.expr(node.iftrue, scope, arm_pre)
+        els = self.expr(node.iffalse, scope, arm_pre)
+        if arm_pre:
+            raise self.error("unsupported: side effect inside '?:'", node)
+        return K.Cond(cond, then, els, common_type(then.type, els.type))
+
+    def expr_Cast(self, node: c_ast.Cast, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        typ = self.ctype(node.to_type.type, node)
+        value = self.expr(node.expr, scope, pre)
+        return self._convert(value, typ)
+
+    def expr_ExprList(self, node: c_ast.ExprList, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        for e in node.exprs[:-1]:
+            pre.extend(self.effects(e, scope))
+        return self.expr(node.exprs[-1], scope, pre)
+
+    def expr_Assignment(self, node: c_ast.Assignment, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        stmts = self.assignment(node, scope)
+        pre.extend(stmts)
+        last = stmts[-1]
+        assert isinstance(last, K.Assign)
+        return self.read_lvalue(last.target)
+
+    def expr_InitList(self, node: c_ast.InitList, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        parts = tuple(self.expr(e, scope, pre) for e in node.exprs)
+        return K.VecInit(K.CType("vec", 32, True, "init", K.FLOAT, VECTOR_FIELDS[:len(parts)]), parts)
+
+    def expr_CompoundLiteral(self, node: c_ast.CompoundLiteral, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        typ = self.ctype(node.type.type, node)
+        parts = tuple(self.expr(e, scope, pre) for e in node.init.exprs)
+        return K.VecInit(typ, parts)
