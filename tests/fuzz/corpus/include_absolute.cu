@@ -1,0 +1,6 @@
+//--blockDim=64 --gridDim=1
+// Absolute include of a system file outside the kernel's folder.
+#include "/etc/passwd"
+__global__ void k(int *a) {
+  a[threadIdx.x] = 1;
+}

@@ -1,0 +1,6 @@
+//--blockDim=64 --gridDim=1
+// A system-style include of an absolute path.
+#include </etc/passwd>
+__global__ void k(int *a) {
+  a[threadIdx.x] = 1;
+}

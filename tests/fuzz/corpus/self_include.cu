@@ -1,0 +1,6 @@
+//--blockDim=64 --gridDim=1
+// The file includes itself: must end (error or guard), not recurse forever.
+#include "self_include.cu"
+__global__ void k(int *a) {
+  a[threadIdx.x] = 1;
+}
