@@ -276,13 +276,12 @@ def print_table(rows: list[Row], limit: float) -> None:
         print("  ".join(str(c).rjust(w) for c, w in zip(ln, widths, strict=True)))
 
 
-def doubling_ratio(rows: list[Row], attr: str) -> float | None:
-    """Geometric mean of t(2n)/t(n) over consecutive measured straight-line sizes."""
+def doubling_ratios(rows: list[Row], attr: str) -> list[tuple[int, int, float]]:
+    """(n, n', t(n')/t(n) scaled to one doubling) for consecutive measured straight-line sizes."""
     pts = sorted((int(r.size[1:]), getattr(r, attr)) for r in rows
                  if r.kernel == "straight" and getattr(r, attr) is not None)
-    logs = [math.log(t2 / t1) / math.log2(n2 / n1)
+    return [(n1, n2, math.exp(math.log(t2 / t1) / math.log2(n2 / n1)))
             for (n1, t1), (n2, t2) in zip(pts, pts[1:], strict=False) if t1 > 0 and n2 > n1]
-    return math.exp(sum(logs) / len(logs)) if logs else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,9 +301,11 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(measure(c, work, a.limit))
     print_table(rows, a.limit)
     for attr, what in (("check_s", "check"), ("fix_s", "fix")):
-        ratio = doubling_ratio(rows, attr)
-        if ratio is not None:
-            print(f"straight-line {what}: x{ratio:.2f} time per doubling of statements")
+        steps = doubling_ratios(rows, attr)
+        if steps:
+            mean = math.exp(sum(math.log(r) for _, _, r in steps) / len(steps))
+            each = ", ".join(f"{n1}->{n2} x{r:.2f}" for n1, n2, r in steps)
+            print(f"straight-line {what}: x{mean:.2f} time per doubling of statements ({each})")
     if a.json:
         a.json.write_text(json.dumps([asdict(r) for r in rows], indent=2))
     return 0

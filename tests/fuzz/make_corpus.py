@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-HEADER = "//--blockDim=64 --gridDim=1\n"
+HEADER = "//--blockDim=64 --gridDim=1\n// fuzz-expect-exit: 0\n"   # run.py checks the exit code
 
 
 def deep_if(depth: int) -> str:
@@ -78,9 +78,9 @@ def generated() -> dict[str, bytes]:
         "crlf.cu": PLAIN.replace("\n", "\r\n").encode(),
         "bom.cu": b"\xef\xbb\xbf" + PLAIN.encode(),
         "bom_crlf.cu": b"\xef\xbb\xbf" + PLAIN.replace("\n", "\r\n").encode(),
-        "latin1_comment.cu": PLAIN.encode().replace(
+        "latin1_comment.cu": PLAIN.replace("exit: 0", "exit: 2").encode().replace(
             b"__global__", "// caf\xe9 cr\xe8me\n__global__".encode("latin-1"), 1),
-        "nul_byte.cu": PLAIN.encode().replace(b"s[64];", b"s[64];\x00", 1),
+        "nul_byte.cu": PLAIN.replace("exit: 0", "exit: 2").encode().replace(b"s[64];", b"s[64];\x00", 1),
     }
 
 

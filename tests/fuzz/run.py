@@ -37,6 +37,8 @@ from mutate import REPO, Canary, Mutant, make_mutant, seed_files  # noqa: E402
 
 ENV_SENTINEL_VAR = "AUTOSYNC_FUZZ_ENV_CANARY"
 # an error located INSIDE one of these files proves the file was opened and read
+# a corpus file may state the exit code `check` must give (e.g. 2 for blockDim over 1,024)
+EXPECT_RE = re.compile(rb"fuzz-expect-exit: (\d)")
 READ_PROOF_RE = re.compile(r"(/etc/passwd|/proc/self/environ|secret\.h|/dev/\w+):\d+")
 
 
@@ -138,6 +140,9 @@ def run_one(m: Mutant, root: Path, canary: Canary, timeout: float, keep: bool = 
     stderr = err_b.decode("utf-8", errors="replace")
     modified = not path.exists() or path.read_bytes() != m.data
     findings = classify(rc, stdout, stderr, [canary.sentinel, env_sentinel], modified)
+    want = EXPECT_RE.search(m.data)
+    if want and rc is not None and rc != int(want.group(1)) and command == "check":
+        findings.append(f"unexpected-exit(want {int(want.group(1))}, got {rc})")
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return Result(m.mutant_id, m.seed_file, list(m.ops), command, rc, secs, stdout, stderr, findings)
@@ -145,7 +150,8 @@ def run_one(m: Mutant, root: Path, canary: Canary, timeout: float, keep: bool = 
 
 def dedup_key(r: Result) -> str:
     """Findings group by class and first error line with numbers and temp paths blurred."""
-    msg = re.sub(r"\d+", "N", r.first_line)
+    msg = re.sub(r"AUTOSYNC_CANARY_\w+", "AUTOSYNC_CANARY", r.first_line)
+    msg = re.sub(r"\d+", "N", msg)
     msg = re.sub(r"/tmp/\S+?/m/N-\w+/", "", msg)
     return f"{r.command}: {'+'.join(r.findings)} | {msg[:160]}"
 

@@ -1,4 +1,5 @@
 //--blockDim=64 --gridDim=1
+// fuzz-expect-exit: 0
 // Anonymous structs and unions, typedef'd and in shared memory.
 typedef struct { int key; float val; } pair_t;
 typedef union { int i; float f; } pun_t;

@@ -1,4 +1,5 @@
 //--blockDim=64 --gridDim=1
+// fuzz-expect-exit: 1
 // The kernel's only barrier lives in a macro body, BEFORE the store it should follow: fixing
 // the race needs a barrier after the macro's use (or the macro's barrier moved), never an
 // edit inside the #define.

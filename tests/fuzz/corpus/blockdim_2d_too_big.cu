@@ -1,4 +1,5 @@
 //--blockDim=[64,64] --gridDim=1
+// fuzz-expect-exit: 2
 // 64 x 64 = 4,096 threads per block (each dimension is legal, the product is not).
 __global__ void big2(float *a) {
   __shared__ float s[64][64];

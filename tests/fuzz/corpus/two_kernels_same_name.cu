@@ -1,4 +1,5 @@
 //--blockDim=64 --gridDim=1
+// fuzz-expect-exit: 2
 // Two __global__ kernels with one name (a redefinition: bad input).
 __global__ void twin(int *a) {
   __shared__ int s[64];
