@@ -13,9 +13,32 @@ verification of one candidate kernel, races and divergences together.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from kpl.ast import Kernel, Space
+
+
+class AccessKind(str, Enum):
+    """How a statement touches a memory cell.  A ``str`` enum so that race kinds print and
+    serialise as ``read`` / ``write`` / ``atomic`` (the JSON and SARIF outputs name them)."""
+
+    READ = "read"
+    WRITE = "write"
+    ATOMIC = "atomic"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def conflicts(a: AccessKind | str, b: AccessKind | str) -> bool:
+    """Whether two accesses to one cell by different threads race (the one conflict rule of
+    every oracle): at least one of them writes, and they are not both atomic
+    ([WarpsAtomics] Sec. 4: atomics do not race with atomics, but do with plain accesses)."""
+    a, b = AccessKind(a), AccessKind(b)
+    if a is AccessKind.READ and b is AccessKind.READ:
+        return False
+    return not (a is AccessKind.ATOMIC and b is AccessKind.ATOMIC)
 
 
 @dataclass(frozen=True)
@@ -57,7 +80,7 @@ class Race:
     first: int
     second: int
     array: str
-    kinds: tuple[str, str]
+    kinds: tuple[AccessKind, AccessKind]
     space: Space = Space.SHARED
     witness: Witness | None = None
     loop_depth: int | None = None

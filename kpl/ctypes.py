@@ -1,0 +1,245 @@
+"""C value semantics shared by the front end and every interpreter (one definition).
+
+Three parts of AutoSync compute with C values: the front end types every expression
+(:mod:`kpl.frontend`), the symbolic verifier encodes it in bit-vectors (``oracle.sdv*``) and
+the concrete checkers run it (``oracle.dynamic``, the named-barrier emulator).  When each of
+them carried its own conversion rules they disagreed (``float4 * float`` was ``float`` in the
+front end and ``float4`` in the oracles; a shift by 40 gave different answers in ``dynamic``
+and ``sdv``), and an oracle that disagrees with the front end about a value can disagree about
+an index -- a race found or missed for the wrong reason.  This module is the single place that
+says what a C operator does to types and values.
+
+Type rules (C11 6.3.1): :func:`promote` (integer promotion), :func:`common_type` (the usual
+arithmetic conversions, extended to CUDA vector types, where a vector operand makes the
+result a vector: ``float4 * float`` is ``float4``) and :func:`binary_type` / :func:`unary_type`
+(the result type of an operator).
+
+Concrete values (used by the concrete interpreters; the symbolic encoding follows the same
+rules with z3 bit-vectors): :func:`convert` (wrap to width and signedness, round to single
+precision, normalise ``bool``), :func:`arith` (one binary operator in a given type) and
+:func:`int_div` (C division truncates toward zero).
+
+Shift counts.  C leaves ``x << n`` undefined for ``n`` outside ``[0, width)``; the GPU does
+not: nvcc emits PTX ``shl``/``shr``, which *clamp* the count, so a count at or above the width
+shifts every bit out (``0``, or all sign bits for a signed ``>>``).  That is also SMT-LIB's
+``bvshl``/``bvlshr``/``bvashr``, so :func:`shift` and the symbolic encoding agree by
+construction.  A negative count is read as its unsigned bit pattern (a huge count).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Any
+
+from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
+
+__all__ = [
+    "COMPARISONS", "LOGICAL", "SHIFTS", "arith", "binary_type", "common_type", "convert",
+    "f32", "int_div", "promote", "shift", "to_int", "unary_type", "wrap_int",
+]
+
+#: operators whose result is ``int`` 0/1 whatever the operand types
+COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+LOGICAL = frozenset({"&&", "||"})
+#: operators whose result type is the promoted LEFT operand's (C11 6.5.7)
+SHIFTS = frozenset({"<<", ">>"})
+
+
+# --------------------------------------------------------------------------- type rules
+
+
+def promote(t: CType) -> CType:
+    """Integer promotion (C11 6.3.1.1): ``bool`` and integers narrower than ``int`` become
+    ``int``; everything else is unchanged (a pointer stays a pointer)."""
+    if t.kind == "bool" or (t.kind == "int" and t.bits < 32):
+        return INT
+    return t
+
+
+def common_type(a: CType, b: CType) -> CType:
+    """The usual arithmetic conversions (C11 6.3.1.8) on two operand types.
+
+    Extended as CUDA's vector operators are: a vector operand makes the result that vector
+    type (``float4 * float`` → ``float4``); pointer arithmetic keeps the pointer type.
+    """
+    if a.kind == "vec":
+        return a
+    if b.kind == "vec":
+        return b
+    if a.kind == "ptr":
+        return a
+    if b.kind == "ptr":
+        return b
+    if a.kind == "float" or b.kind == "float":
+        bits = max(t.bits for t in (a, b) if t.kind == "float")
+        return DOUBLE if bits == 64 else FLOAT
+    a, b = promote(a), promote(b)
+    if a.kind != "int" or b.kind != "int":  # void / unknown operands: model as int
+        return INT if a.kind != "int" else a
+    if a.signed == b.signed:
+        return a if a.bits >= b.bits else b
+    uns, sig = (a, b) if not a.signed else (b, a)
+    if uns.bits >= sig.bits:
+        return uns
+    # the signed type is wider and can hold every value of the unsigned one (C11 6.3.1.8)
+    return sig
+
+
+def binary_type(op: str, a: CType, b: CType) -> CType:
+    """The type of ``a op b``: ``int`` for comparisons and ``&&``/``||`` (a vector
+    comparison gives a vector, as CUDA's helper operators do), the promoted left operand for
+    shifts, the common type otherwise."""
+    if op in LOGICAL:
+        return INT
+    if op in COMPARISONS:
+        return a if a.kind == "vec" else (b if b.kind == "vec" else INT)
+    if op in SHIFTS:
+        return promote(a)
+    return common_type(a, b)
+
+
+def unary_type(op: str, t: CType) -> CType:
+    """The type of ``op t`` for ``-``, ``+``, ``~`` and ``!``."""
+    if op == "!":
+        return INT
+    return promote(t)
+
+
+# --------------------------------------------------------------------------- concrete values
+
+
+def f32(v: float) -> float:
+    """Round a Python float to IEEE single precision (overflow goes to ±inf)."""
+    try:
+        return float(struct.unpack("f", struct.pack("f", v))[0])
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
+def wrap_int(v: int, bits: int, signed: bool) -> int:
+    """``v`` reduced modulo 2**bits, read as signed or unsigned."""
+    v &= (1 << bits) - 1
+    if signed and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def to_int(v: Any) -> int:
+    """A concrete value as a Python int: floats truncate toward zero (NaN/inf → 0), a
+    vector gives its first component, a missing value 0."""
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return 0
+        return int(v)
+    if isinstance(v, tuple):
+        return to_int(v[0]) if v else 0
+    if v is None:
+        return 0
+    return int(v)
+
+
+def convert(v: Any, t: CType) -> Any:
+    """C conversion of ``v`` to type ``t``: integers wrap to their width and signedness,
+    ``float`` rounds to single precision, ``bool`` normalises to 0/1, a scalar converted to a
+    vector type is broadcast."""
+    kind = t.kind
+    if kind == "int":
+        return wrap_int(to_int(v), t.bits or 32, t.signed)
+    if kind == "bool":
+        if isinstance(v, tuple):
+            v = v[0] if v else 0
+        return 1 if v else 0
+    if kind == "float":
+        if isinstance(v, tuple):
+            v = v[0] if v else 0.0
+        f = float(v) if v is not None else 0.0
+        return f32(f) if t.bits == 32 else f
+    if kind == "ptr":
+        return wrap_int(to_int(v), 64, True)
+    if kind == "vec":
+        elem = t.elem or FLOAT
+        n = len(t.fields) or 1
+        parts = list(v[:n]) + [0] * (n - len(v)) if isinstance(v, tuple) else [v] * n
+        return tuple(convert(p, elem) for p in parts)
+    return v
+
+
+def int_div(a: int, b: int) -> int:
+    """C integer division: truncates toward zero.  Division by zero is undefined in C; the
+    concrete interpreters give 0 (the symbolic one leaves the value unconstrained)."""
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def shift(op: str, a: int, count: int, bits: int, signed: bool) -> int:
+    """``a << count`` / ``a >> count`` in a ``bits``-wide type, with PTX's clamping of the
+    count (module docstring): a count outside ``[0, bits)`` shifts every bit out."""
+    count &= (1 << bits) - 1  # the count's bit pattern, as the hardware reads it
+    a = wrap_int(a, bits, signed)
+    if op == "<<":
+        return wrap_int(a << min(count, bits), bits, signed)
+    if count >= bits:
+        return -1 if (signed and a < 0) else 0
+    return a >> count if signed else (a & ((1 << bits) - 1)) >> count
+
+
+def arith(op: str, a: Any, b: Any, t: CType) -> Any:
+    """``a op b`` computed in type ``t`` (operands already converted to ``t``; for a shift,
+    ``t`` is the promoted left type).  Vectors are computed component-wise."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        at = a if isinstance(a, tuple) else (a,) * len(b)
+        bt = b if isinstance(b, tuple) else (b,) * len(a)
+        elem = t.elem if t.kind == "vec" and t.elem is not None else FLOAT
+        return tuple(arith(op, x, y, elem) for x, y in zip(at, bt, strict=False))
+    if t.kind == "float":
+        return _float_arith(op, float(a), float(b), t)
+    ia, ib = int(a), int(b)
+    bits = t.bits or 32
+    if op in SHIFTS:
+        return shift(op, ia, ib, bits, t.signed)
+    if op == "+":
+        r = ia + ib
+    elif op == "-":
+        r = ia - ib
+    elif op == "*":
+        r = ia * ib
+    elif op == "/":
+        r = int_div(ia, ib)
+    elif op == "%":
+        r = ia - ib * int_div(ia, ib) if ib != 0 else 0
+    elif op == "&":
+        r = ia & ib
+    elif op == "|":
+        r = ia | ib
+    elif op == "^":
+        r = ia ^ ib
+    else:
+        raise ValueError(f"unknown operator {op!r}")
+    return wrap_int(r, bits, t.signed)
+
+
+def _float_arith(op: str, fa: float, fb: float, t: CType) -> float:
+    try:
+        if op == "+":
+            r = fa + fb
+        elif op == "-":
+            r = fa - fb
+        elif op == "*":
+            r = fa * fb
+        elif op == "/":
+            if fb == 0.0:
+                r = math.nan if fa == 0.0 or math.isnan(fa) else (
+                    math.copysign(math.inf, fa) * math.copysign(1.0, fb))
+            else:
+                r = fa / fb
+        elif op == "%":
+            r = math.fmod(fa, fb) if fb != 0.0 else math.nan
+        else:  # bit operators on floats do not type-check in C; keep the old behaviour
+            r = float(arith(op, to_int(fa), to_int(fb), LONG))
+    except (OverflowError, ValueError):
+        r = math.nan
+    return convert(r, t)  # type: ignore[no-any-return]
+
