@@ -34,7 +34,7 @@ from kernelgen import kernels, render  # noqa: E402
 
 from kpl.ast import Kernel, Memory, Space  # noqa: E402
 from kpl.labels import LabelTree  # noqa: E402
-from oracle import dynamic as dyn  # noqa: E402
+from oracle import dynamic_exec as dyn  # noqa: E402
 from oracle.base import Verdict  # noqa: E402
 from oracle.dynamic import DynamicOracle  # noqa: E402
 

@@ -64,9 +64,10 @@ from kpl.ast import (  # noqa: E402
     Switch,
     Var,
 )
+from kpl.ctypes import common_type, convert  # noqa: E402
 from kpl.labels import LabelTree  # noqa: E402
 from oracle.base import Race, Verdict  # noqa: E402
-from oracle.dynamic import DynamicOracle, common_type, convert  # noqa: E402
+from oracle.dynamic import DynamicOracle  # noqa: E402
 from oracle.registry import get_oracle  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
