@@ -1,6 +1,6 @@
 """The oracle interface: the paper's minimal contract between search and verification.
 
-AutoSync (Sec. V of papers/003) needs only two answers from a verifier: the *race locations*
+AutoSync ([AutoSync] Sec. V) needs only two answers from a verifier: the *race locations*
 ``races(kernel)`` -- pairs of leaf labels ⟨ℓ, ℓ'⟩ with ℓ ⪯ ℓ' in text order -- and the
 *divergent barriers* ``divergences(kernel)``.  Everything else here is optional information an
 oracle MAY give (witnesses, whether a loop race is intra- or inter-iteration, named-barrier
