@@ -28,6 +28,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 # --------------------------------------------------------------------------- types
 
@@ -561,21 +562,30 @@ def assign_labels(kernel: Kernel, on_stmt: Callable[[Stmt], None] | None = None)
 
 
 class NodeVisitor:
-    """Dispatches ``visit(node)`` to ``visit_<ClassName>``, falling back to
-    ``generic_visit`` -- the shape of pycparser's ``c_ast.NodeVisitor``."""
+    """Dispatches ``visit(node, *args)`` to ``visit_<ClassName>(node, *args)``, falling back
+    to ``generic_visit`` -- the shape of pycparser's ``c_ast.NodeVisitor``.  Extra arguments
+    (e.g. the interpreters' set of enabled threads) are passed through; the method found for
+    a (visitor class, node class) pair is cached, since interpreters dispatch per node."""
 
-    def visit(self, node: object) -> object:
-        method = getattr(self, "visit_" + type(node).__name__, self.generic_visit)
-        return method(node)
+    _dispatch: dict[tuple[type, type], Callable[..., Any]] = {}
 
-    def generic_visit(self, node: object) -> object:
+    def visit(self, node: object, *args: Any) -> Any:
+        key = (type(self), type(node))
+        method = NodeVisitor._dispatch.get(key)
+        if method is None:
+            method = getattr(type(self), "visit_" + type(node).__name__, None)
+            method = method or type(self).generic_visit
+            NodeVisitor._dispatch[key] = method
+        return method(self, node, *args)
+
+    def generic_visit(self, node: object, *args: Any) -> Any:
         if isinstance(node, Block):
             for stmt in node.stmts:
-                self.visit(stmt)
+                self.visit(stmt, *args)
         elif isinstance(node, Stmt):
             for sub in child_blocks(node):
-                self.visit(sub)
+                self.visit(sub, *args)
             if isinstance(node, Loop):
                 for stmt in node.latch:
-                    self.visit(stmt)
+                    self.visit(stmt, *args)
         return None

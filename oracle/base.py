@@ -1,6 +1,6 @@
 """The oracle interface: the paper's minimal contract between search and verification.
 
-AutoSync (Sec. V of papers/003) needs only two answers from a verifier: the *race locations*
+AutoSync ([AutoSync] Sec. V) needs only two answers from a verifier: the *race locations*
 ``races(kernel)`` -- pairs of leaf labels ⟨ℓ, ℓ'⟩ with ℓ ⪯ ℓ' in text order -- and the
 *divergent barriers* ``divergences(kernel)``.  Everything else here is optional information an
 oracle MAY give (witnesses, whether a loop race is intra- or inter-iteration, named-barrier
@@ -29,6 +29,11 @@ class AccessKind(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    def __hash__(self) -> int:
+        # equal to its text ("read" == AccessKind.READ), so it must hash like it: a set or
+        # dict key mixing the two (an oracle still using strings) then still matches
+        return str.__hash__(self)
 
 
 def conflicts(a: AccessKind | str, b: AccessKind | str) -> bool:
@@ -80,12 +85,16 @@ class Race:
     first: int
     second: int
     array: str
-    kinds: tuple[AccessKind, AccessKind]
+    kinds: tuple[str, str]  # AccessKind values; a plain "read"/... is normalised on creation
     space: Space = Space.SHARED
     witness: Witness | None = None
     loop_depth: int | None = None
     loop_depths: tuple[int, ...] = ()
     cross_block: bool = False
+
+    def __post_init__(self) -> None:
+        kinds = (AccessKind(self.kinds[0]), AccessKind(self.kinds[1]))
+        object.__setattr__(self, "kinds", kinds)
 
     @property
     def kind(self) -> str:

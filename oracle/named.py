@@ -1,4 +1,4 @@
-"""The named-barrier oracle: WEFT (papers/000) from CUDA source.
+"""The named-barrier oracle: WEFT ([WEFT]) from CUDA source.
 
 Warp-specialised kernels synchronise with PTX named barriers -- ``bar.sync b, n`` blocks,
 ``bar.arrive b, n`` does not -- and can fail in ways ``__syncthreads()`` code cannot.  This
@@ -30,18 +30,22 @@ oracle checks one CTA the way WEFT does:
 
 Scope as in WEFT (Sec. 3): shared memory only, one CTA (more when the code depends on
 ``blockIdx``), no reasoning about atomics-based synchronisation.
+
+Modules: step 1 is :mod:`oracle.named_emulate`, steps 3 and 5 :mod:`oracle.named_races`;
+this one holds the oracle, the barrier schedule (step 2) and the diagnostics of steps 2 and 4.
+It is one piece (over 400 lines) because every diagnostic is phrased from the simulated
+schedule's own state (units, generations, pending registrations).
 """
 
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from kpl.ast import Barrier, Kernel, NamedBarrier, Space, walk_stmts
+from kpl.ast import Barrier, Kernel, NamedBarrier, walk_stmts
 from kpl.labels import LabelTree
 from oracle.base import (
     Divergence,
@@ -51,7 +55,6 @@ from oracle.base import (
     Race,
     Unknown,
     Verdict,
-    Witness,
 )
 from oracle.named_emulate import (
     NUM_BARRIERS,
@@ -60,8 +63,7 @@ from oracle.named_emulate import (
     OpEvent,
     Programs,
 )
-
-INF = 1 << 60
+from oracle.named_races import Generation, RaceIntervals
 
 #: the finding kinds this oracle reports (for CLI/SARIF rule tables)
 FINDING_KINDS = ("deadlock", "over-arrival", "count-mismatch", "arrivals-only",
@@ -88,24 +90,10 @@ class NamedStats:
     seconds: float = 0.0
 
 
-@dataclass
-class _Gen:
-    """One generation of a named barrier in the simulated trace."""
-
-    barrier: int
-    number: int  # 1-based generation number of this barrier
-    count: int
-    registered: int = 0
-    members: list[tuple[int, int]] = field(default_factory=list)  # (unit, op position)
-    syncers: list[tuple[int, int]] = field(default_factory=list)
-    mismatch: list[tuple[int, int, int]] = field(default_factory=list)  # (unit, pos, count)
-    twice: list[tuple[int, int]] = field(default_factory=list)  # units registering again
-
-
 class _Overflow(Exception):
     """A unit of several threads does not fit the current generation: reschedule per thread."""
 
-    def __init__(self, unit: int, pos: int, gen: _Gen) -> None:
+    def __init__(self, unit: int, pos: int, gen: Generation) -> None:
         super().__init__()
         self.unit, self.pos, self.gen = unit, pos, gen
 
@@ -146,7 +134,7 @@ def describe_threads(tids: Iterable[int], warp: int = 32) -> str:
 
 
 class NamedBarrierOracle(OracleBase):
-    """WEFT's checks (papers/000, Sec. 3-5) on one CTA of a KPL kernel.
+    """WEFT's checks ([WEFT] Sec. 3-5) on one CTA of a KPL kernel.
 
     Options: ``warp_sync`` (None: follow ``kernel.launch.warp_sync``) -- lanes of one warp
     run in lock-step, so their accesses in different statements are ordered (Sec. 5.1's
@@ -241,7 +229,7 @@ class NamedBarrierOracle(OracleBase):
 # ----------------------------------------------------------------------------- analysis
 
 
-class _Analysis:
+class _Analysis(RaceIntervals):
     """Steps 2-5 of the module docstring on one emulated CTA."""
 
     def __init__(self, kernel: Kernel, prog: Programs, tree: LabelTree, warp: int,
@@ -338,7 +326,7 @@ class _Analysis:
     # ------------------------------------------------------------------ simulation
 
     def _simulate(self, units: list[list[int]]) -> tuple[
-            list[_Gen], list[list[int]], dict[int, _Gen], list[int]]:
+            list[Generation], list[list[int]], dict[int, Generation], list[int]]:
         """One trace of the sync/arrive commands under the semantics of Sec. 3.3.
 
         A unit runs until it blocks on a sync (WEFT: "continue emulating an individual
@@ -350,9 +338,9 @@ class _Analysis:
         weight = [len(u) for u in units]
         node_of = [[-1] * len(p) for p in progs]
         ip = [0] * len(units)
-        cur: dict[int, _Gen] = {}
+        cur: dict[int, Generation] = {}
         gens: dict[int, int] = {}
-        nodes: list[_Gen] = []
+        nodes: list[Generation] = []
         ready = deque(range(len(units)))
         while ready:
             u = ready.popleft()
@@ -366,7 +354,7 @@ class _Analysis:
                 g = cur.get(b)
                 if g is None:
                     gens[b] = gens.get(b, 0) + 1
-                    g = cur[b] = _Gen(b, gens[b], max(ev.count, 1))
+                    g = cur[b] = Generation(b, gens[b], max(ev.count, 1))
                 elif ev.count != g.count:
                     g.mismatch.append((u, i, ev.count))
                 if g.registered + w > g.count:
@@ -419,7 +407,7 @@ class _Analysis:
                                       for lab in labels) if ln is not None})
         return ", ".join(map(str, lines)) if lines else "?"
 
-    def _report_pending(self, units: list[list[int]], pending: dict[int, _Gen],
+    def _report_pending(self, units: list[list[int]], pending: dict[int, Generation],
                         ip: list[int]) -> bool:
         """Generations that never complete: blocked syncs are a deadlock (Listing 1);
         arrivals that no generation absorbs are an over-arrival."""
@@ -461,7 +449,7 @@ class _Analysis:
         # only on a registered sync of the current generation.
         return deadlocked
 
-    def _report_mismatch(self, units: list[list[int]], nodes: list[_Gen]) -> None:
+    def _report_mismatch(self, units: list[list[int]], nodes: list[Generation]) -> None:
         for g in nodes + list(self._pending.values()):
             for u, i in g.twice:
                 ev = self._op_at(units, u, i)
@@ -487,81 +475,9 @@ class _Analysis:
                 f"barrier {g.barrier} generation {g.number}: participants disagree on the "
                 f"thread count: {'; '.join(parts)}", tuple(sorted(labels)), g.barrier))
 
-    # ------------------------------------------------------------------ happens-before
-
-    def _happens_before(self, units: list[list[int]], nodes: list[_Gen],
-                        node_of: list[list[int]]) -> None:
-        """LHB/EHA per dynamic barrier and unit (Sec. 5.2), O(D * U) memory.
-
-        Edges: a unit's last *sync* node before an op -> the op's node (its completion is
-        after everything the unit did after that sync).  Arrives add no incoming order.
-        The trace's completion order is topological for these edges."""
-        ops = self.prog.ops
-        progs = [self.prog.thread_ops[u[0]] for u in units]
-        U = len(units)
-        D = len(nodes)
-        self.is_sync = [[ops[e].kind == "sync" for e in p] for p in progs]
-        preds: list[set[int]] = [set() for _ in range(D)]
-        for u in range(U):
-            last = -1
-            nu = node_of[u]
-            syn = self.is_sync[u]
-            for j in range(len(nu)):
-                nid = nu[j]
-                if last >= 0 and last != nid:
-                    preds[nid].add(last)
-                if syn[j]:
-                    last = nid
-        succs: list[list[int]] = [[] for _ in range(D)]
-        for nid in range(D):
-            for p in preds[nid]:
-                succs[p].append(nid)
-        lhb: list[list[int]] = []
-        for nid in range(D):
-            vec = [-1] * U
-            for p in preds[nid]:
-                vec = list(map(max, vec, lhb[p]))
-            for u, j in nodes[nid].members:
-                if j > vec[u]:
-                    vec[u] = j
-            lhb.append(vec)
-        eha: list[list[int]] = [[]] * D
-        for nid in range(D - 1, -1, -1):
-            vec = [INF] * U
-            for s in succs[nid]:
-                vec = list(map(min, vec, eha[s]))
-            for u, j in nodes[nid].syncers:
-                if j < vec[u]:
-                    vec[u] = j
-            eha[nid] = vec
-        self.lhb, self.eha, self.node_of = lhb, eha, node_of
-        self._seg_cache: dict[tuple[int, int], tuple[list[int] | None, list[int] | None]] = {}
-
-    def _window(self, u: int, s: int) -> tuple[list[int] | None, list[int] | None]:
-        """(LHB, EHA) op indices, per unit, for an access in segment ``s`` of unit ``u``."""
-        key = (u, s)
-        hit = self._seg_cache.get(key)
-        if hit is not None:
-            return hit
-        syn = self.is_sync[u]
-        nodes = self.node_of[u]
-        before: list[int] | None = None
-        for j in range(s - 1, -1, -1):
-            if syn[j]:
-                before = self.lhb[nodes[j]]
-                break
-        after: list[int] | None = None
-        for j in range(s, len(nodes)):
-            vec = self.eha[nodes[j]]
-            after = vec if after is None else list(map(min, after, vec))
-            if syn[j]:
-                break
-        self._seg_cache[key] = (before, after)
-        return before, after
-
     # ------------------------------------------------------------------ Fig. 4
 
-    def _well_synchronized(self, units: list[list[int]], nodes: list[_Gen]) -> None:
+    def _well_synchronized(self, units: list[list[int]], nodes: list[Generation]) -> None:
         """Fig. 4, lines 18-22, generalised to arrivals-only generations."""
         by_barrier: dict[int, list[int]] = {}
         for nid, g in enumerate(nodes):
@@ -596,105 +512,3 @@ class _Analysis:
                         f"{self._lines(labels)}), so another schedule can match its "
                         f"registrations with generation {g.number}",
                         tuple(sorted(set(labels) | set(lab2))), b))
-
-    def _after_generation(self, units: list[list[int]], g: _Gen, u2: int, j2: int) -> bool:
-        """Does the point just before op ``j2`` of unit ``u2`` happen after ``g`` completes?"""
-        if g.syncers:
-            # every sync of g executes at g's completion: one is enough (Fig. 4, line 19)
-            nid = self.node_of[g.syncers[0][0]][g.syncers[0][1]]
-            return self.eha[nid][u2] < j2
-        for u1, j1 in g.members:
-            if u1 == u2 and len(units[u1]) == 1 and j1 < j2:
-                continue  # program order of one thread
-            _, after = self._window(u1, j1)
-            if after is None or not after[u2] < j2:
-                return False
-        return True
-
-    # ------------------------------------------------------------------ races
-
-    def _races(self, units: list[list[int]], unit_of: list[int]) -> None:
-        """Sec. 5.2's constant-time race tests, one binary search per (write, unit)."""
-        accesses = self.prog.accesses
-        written: dict[str, set[int]] = {}
-        for ev in accesses:
-            if ev.kind != "read":
-                w = written.setdefault(ev.mem.name, set())
-                if isinstance(ev.addrs, list):
-                    w.update(ev.addrs)
-                else:
-                    w.add(ev.addrs)
-        if not written:
-            return
-        # (mem, addr) -> unit -> (segs, tids, event ids); segments ascend per unit because a
-        # unit's threads share their op counts at every point of the emulation
-        index: dict[tuple[str, int], dict[int, tuple[list[int], list[int], list[int]]]] = {}
-        for eid, ev in enumerate(accesses):
-            wr = written.get(ev.mem.name)
-            if not wr:
-                continue
-            name = ev.mem.name
-            addrs = ev.addrs if isinstance(ev.addrs, list) else [ev.addrs] * len(ev.tids)
-            for t, a, s in zip(ev.tids, addrs, ev.segs, strict=True):
-                if a not in wr:
-                    continue
-                per = index.get((name, a))
-                if per is None:
-                    per = index[(name, a)] = {}
-                u = unit_of[t]
-                lists = per.get(u)
-                if lists is None:
-                    lists = per[u] = ([], [], [])
-                lists[0].append(s)
-                lists[1].append(t)
-                lists[2].append(eid)
-        self.shared_addresses = len(index)
-        found: dict[tuple[int, int, str], Race] = {}
-        tests = 0
-        lockstep = self.lockstep
-        warp = self.warp
-        for eid, ev in enumerate(accesses):
-            if ev.kind == "read":
-                continue
-            name = ev.mem.name
-            addrs = ev.addrs if isinstance(ev.addrs, list) else [ev.addrs] * len(ev.tids)
-            for p, a, s in zip(ev.tids, addrs, ev.segs, strict=True):
-                per = index[(name, a)]
-                before, after = self._window(unit_of[p], s)
-                for uq, (segs, tids, eids) in per.items():
-                    tests += 1
-                    lo = before[uq] if before is not None else -1
-                    hi = after[uq] if after is not None else INF
-                    i = bisect_right(segs, lo)
-                    j = bisect_right(segs, hi)
-                    for k in range(i, j):
-                        q = tids[k]
-                        if q == p:
-                            continue
-                        other = accesses[eids[k]]
-                        if ev.kind == "atomic" and other.kind == "atomic":
-                            continue
-                        if lockstep and p // warp == q // warp and not (
-                                eids[k] == eid and other.kind == "write" and ev.kind == "write"):
-                            continue
-                        self._record(found, ev, p, other, q, a)
-                        if len(found) >= self.max_race_pairs:
-                            break
-        self.race_tests = tests
-        self.races = sorted(found.values(), key=lambda r: (self.tree.order(r.first),
-                                                           self.tree.order(r.second), r.array))
-
-    def _record(self, found: dict[tuple[int, int, str], Race], a: Any, ta: int, b: Any,
-                tb: int, addr: int) -> None:
-        if self.tree.order(a.label) > self.tree.order(b.label):
-            a, ta, b, tb = b, tb, a, ta
-        key = (a.label, b.label, a.mem.name)
-        if key in found:
-            return
-        bx, by, _ = self.kernel.launch.block_dim
-
-        def tid3(t: int) -> tuple[int, int, int]:
-            return (t % bx, (t // bx) % by, t // (bx * by))
-
-        found[key] = Race(a.label, b.label, a.mem.name, (a.kind, b.kind), Space.SHARED,
-                          Witness(tid3(ta), tid3(tb), self.prog.block, self.prog.block, addr))

@@ -1,4 +1,4 @@
-"""Concrete emulation of one CTA into WEFT thread programs (papers/000, Sec. 5.1).
+"""Concrete emulation of one CTA into WEFT thread programs ([WEFT] Sec. 5.1).
 
 WEFT turns a kernel into one straight-line *program* per thread -- a sequence of commands
 ``read g``, ``write g``, ``sync b n`` and ``arrive b n`` (Sec. 3.1) -- by emulating every
@@ -8,7 +8,7 @@ known about the kernel's inputs.  This module does the same on KPL.
 Why vectorised: a warp-specialised kernel has hundreds of threads that run the same code
 modulo their thread id, and the checker must handle >= 1,000,000 commands in pure Python.
 So statements are evaluated once per *set of active threads* (predicated execution, like
-Fig. 9 of the AutoSync paper, but with each thread's data kept concrete): a value is either a
+[AutoSync] Fig. 9, but with each thread's data kept concrete): a value is either a
 scalar (the same in every active thread) or a list aligned with the active-thread list, and
 one executed statement becomes one *event* holding the threads, their addresses and their
 segment numbers.  A thread's program is the subsequence of events that contain it, in
@@ -21,13 +21,17 @@ to *branch* on it raises :class:`RuntimeDependence`.  Sec. 5.1: "If WEFT encount
 conditional statement, shared memory access, or barrier statement which cannot be emulated
 because the inputs depend on dynamic parameters ... WEFT will raise an error" -- we report
 ``Unknown("cannot analyze: line L depends on runtime data")``, never a silent pass.
+
+Stages: values and their operators are :mod:`oracle.named_values` (on :mod:`kpl.ctypes`),
+expressions :mod:`oracle.named_eval`; this module is the statement visitor plus the two kinds
+of event it emits (barrier commands, shared accesses).  It is one piece (over 400 lines)
+because the events are positioned by the statement walk itself: a thread's segment number is
+the count of commands it has executed so far, so emission and control flow share one state.
 """
 
 from __future__ import annotations
 
-import operator
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,26 +39,20 @@ from kpl.ast import (
     Annotation,
     Assign,
     Assume,
-    Atomic,
     Barrier,
     Binary,
     Block,
     Break,
     Builtin,
-    Call,
     Cast,
-    Cond,
     Const,
     Continue,
-    CType,
     Decl,
     Expr,
     ExprStmt,
-    Field,
     If,
     Inline,
     Kernel,
-    Load,
     Loop,
     Memory,
     NamedBarrier,
@@ -62,69 +60,27 @@ from kpl.ast import (
     Space,
     Stmt,
     Switch,
-    Unary,
     Var,
     VarField,
-    VecInit,
     walk_expr,
     walk_stmts,
 )
-from oracle.base import OracleError
+from oracle.base import AccessKind, OracleError
+from oracle.named_eval import ExprEmulator, line_of
+from oracle.named_values import (
+    RT,
+    EmulationAbort,
+    RuntimeDependence,
+    Uniform,
+    Value,
+    convert_vec,
+)
 
-#: hardware named barriers per SM (papers/000, Sec. 2.2: "16 physical named barriers")
+__all__ = ["NUM_BARRIERS", "AccessEvent", "EmulationAbort", "Emulator", "OpEvent", "Programs",
+           "RuntimeDependence", "block_tainted_vars"]
+
+#: hardware named barriers per SM ([WEFT] Sec. 2.2: "16 physical named barriers")
 NUM_BARRIERS = 16
-
-Value = Any  # int | float | bool | tuple | RT, or a list of those (one per active thread)
-
-
-class RT:
-    """A runtime value the emulator cannot know (WEFT "dynamic parameters to the CTA").
-
-    Arithmetic and comparisons on it give it back, so data that never steers control flow or
-    an address costs nothing; ``bool()`` on it raises :class:`RuntimeDependence`.
-    """
-
-    __slots__ = ("why",)
-
-    def __init__(self, why: str) -> None:
-        self.why = why
-
-    def _same(self, *_: object) -> RT:
-        return self
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _same
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _same
-    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _same
-    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _same
-    __lt__ = __le__ = __gt__ = __ge__ = _same
-    __neg__ = __invert__ = __pos__ = __abs__ = _same
-    __hash__ = object.__hash__
-
-    def __eq__(self, other: object) -> RT:  # type: ignore[override]
-        return self
-
-    def __ne__(self, other: object) -> RT:  # type: ignore[override]
-        return self
-
-    def __bool__(self) -> bool:
-        raise RuntimeDependence(self.why)
-
-    def __repr__(self) -> str:
-        return f"RT({self.why})"
-
-
-class RuntimeDependence(Exception):
-    """Control flow (or a barrier operand) depends on data the emulator cannot know."""
-
-
-class EmulationAbort(Exception):
-    """The kernel cannot be turned into thread programs; carries the Unknown's fields."""
-
-    def __init__(self, reason: str, label: int | None, line: int | None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.label = label
-        self.line = line
 
 
 @dataclass
@@ -150,7 +106,7 @@ class AccessEvent:
     """
 
     label: int
-    kind: str  # 'read' | 'write' | 'atomic'
+    kind: AccessKind
     mem: Memory
     tids: list[int]
     addrs: int | list[int]
@@ -171,108 +127,6 @@ class Programs:
     #: first line where control flow, a barrier or a shared address depends on blockIdx
     block_dependent_line: int | None = None
     commands: int = 0
-
-
-# ----------------------------------------------------------------------------- scalar ops
-
-
-def _cdiv(a: Any, b: Any) -> Any:
-    """C division: truncation toward zero for integers."""
-    if a.__class__ is RT:
-        return a
-    if b.__class__ is RT:
-        return b
-    if isinstance(a, float) or isinstance(b, float):
-        return a / b if b else RT("division by zero")
-    if b == 0:
-        return RT("integer division by zero")
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _cmod(a: Any, b: Any) -> Any:
-    q = _cdiv(a, b)
-    if q.__class__ is RT:
-        return q
-    return a - b * q
-
-
-def _land(a: Any, b: Any) -> Any:
-    if a.__class__ is RT:
-        return a
-    if not a:
-        return 0
-    if b.__class__ is RT:
-        return b
-    return 1 if b else 0
-
-
-def _lor(a: Any, b: Any) -> Any:
-    if a.__class__ is RT:
-        return a
-    if a:
-        return 1
-    if b.__class__ is RT:
-        return b
-    return 1 if b else 0
-
-
-def _truth(a: Any) -> Any:
-    if a.__class__ is RT:
-        return a
-    return 1 if a else 0
-
-
-def _lnot(a: Any) -> Any:
-    if a.__class__ is RT:
-        return a
-    return 0 if a else 1
-
-
-_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul,
-    "/": _cdiv, "%": _cmod,
-    "<<": operator.lshift, ">>": operator.rshift,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor,
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "==": operator.eq, "!=": operator.ne,
-}
-
-_PURE_CALLS: dict[str, Callable[..., Any]] = {
-    "min": min, "max": max, "umin": min, "umax": max, "llmin": min, "llmax": max,
-    "abs": abs, "__mul24": operator.mul, "__umul24": operator.mul,
-}
-
-
-def _wrap(v: Any, ty: CType) -> Any:
-    """Integer conversion to ``ty`` (unsigned wrap-around, signed narrowing)."""
-    if v.__class__ is RT or ty.kind != "int":
-        return v
-    if isinstance(v, float):
-        v = int(v)
-    mask = (1 << ty.bits) - 1
-    if ty.signed:
-        if -(1 << (ty.bits - 1)) <= v < (1 << (ty.bits - 1)):
-            return v
-        v &= mask
-        return v - (1 << ty.bits) if v >> (ty.bits - 1) else v
-    return v if 0 <= v <= mask else v & mask
-
-
-def _convert(v: Any, ty: CType) -> Any:
-    if v.__class__ is RT:
-        return v
-    if ty.kind == "int":
-        return _wrap(int(v) if isinstance(v, (float, bool)) else v, ty)
-    if ty.kind == "float":
-        return float(v) if isinstance(v, (int, float)) else RT("non-numeric cast")
-    if ty.kind == "bool":
-        return 1 if v else 0
-    return v
-
-
-def _line(stmt: Stmt | None) -> int | None:
-    return stmt.span.line if stmt is not None and stmt.span is not None else None
 
 
 # ----------------------------------------------------------------------------- emulator
@@ -316,7 +170,7 @@ def block_tainted_vars(kernel: Kernel) -> set[str]:
     return tainted
 
 
-class Emulator:
+class Emulator(ExprEmulator):
     """Emulates all threads of CTA ``block`` of ``kernel`` (WEFT Sec. 5.1)."""
 
     def __init__(self, kernel: Kernel, block: tuple[int, int, int] = (0, 0, 0),
@@ -386,7 +240,7 @@ class Emulator:
 
     def _abort(self, why: str) -> EmulationAbort:
         stmt = self.cur
-        line = _line(stmt)
+        line = line_of(stmt)
         where = f"line {line}" if line is not None else f"statement #{stmt.label if stmt else '?'}"
         return EmulationAbort(f"cannot analyze: {where} depends on runtime data ({why})",
                               stmt.label if stmt is not None else None, line)
@@ -401,7 +255,7 @@ class Emulator:
                 isinstance(s, Var) and s.name in self._tainted) for s in walk_expr(expr))
             self._block_dep_cache[key] = dep
         if dep:
-            self.prog.block_dependent_line = _line(self.cur) or 0
+            self.prog.block_dependent_line = line_of(self.cur) or 0
 
     # ------------------------------------------------------------------ statements
 
@@ -413,65 +267,68 @@ class Emulator:
         return active
 
     def exec_stmt(self, stmt: Stmt, active: list[int]) -> list[int]:
+        """Run ``stmt`` for the active threads; returns the threads active after it."""
         self.cur = stmt
         try:
-            if isinstance(stmt, Assign):
-                self._assign(stmt, active)
-            elif isinstance(stmt, Decl):
-                if stmt.array is None:
-                    value = self.eval(stmt.init, active) if stmt.init is not None else RT(
-                        f"'{stmt.var.name}' is uninitialised")
-                    self.set_var(stmt.var.name, value, active)
-            elif isinstance(stmt, ExprStmt):
-                self.eval(stmt.expr, active)
-            elif isinstance(stmt, If):
-                return self._if(stmt, active)
-            elif isinstance(stmt, Loop):
-                return self._loop(stmt, active)
-            elif isinstance(stmt, Barrier):
-                self._op(stmt, "sync", 0, self.n, active, stmt.spelling)
-            elif isinstance(stmt, NamedBarrier):
-                self._named(stmt, active)
-            elif isinstance(stmt, Break):
-                for ctx in reversed(self.ctx):
-                    if ctx.kind in ("loop", "switch"):
-                        ctx.brk.extend(active)
-                        break
-                return []
-            elif isinstance(stmt, Continue):
-                for ctx in reversed(self.ctx):
-                    if ctx.kind == "loop":
-                        ctx.cont.extend(active)
-                        break
-                return []
-            elif isinstance(stmt, Return):
-                return self._return(stmt, active)
-            elif isinstance(stmt, Switch):
-                return self._switch(stmt, active)
-            elif isinstance(stmt, Inline):
-                return self._inline(stmt, active)
-            elif isinstance(stmt, (Assume, Annotation)):
-                pass
-            else:  # pragma: no cover - exhaustive over kpl.ast
-                raise EmulationAbort(f"cannot analyze: unsupported statement {type(stmt).__name__}",
-                                     stmt.label, _line(stmt))
+            return self.visit(stmt, active)  # type: ignore[no-any-return]
         except RuntimeDependence as exc:
             self.cur = stmt
             raise self._abort(str(exc)) from None
+
+    def generic_visit(self, node: object, *args: Any) -> Any:
+        if isinstance(node, Stmt):  # pragma: no cover - exhaustive over kpl.ast
+            raise EmulationAbort(f"cannot analyze: unsupported statement {type(node).__name__}",
+                                 node.label, line_of(node))
+        return super().generic_visit(node, *args)
+
+    def visit_Decl(self, stmt: Decl, active: list[int]) -> list[int]:
+        if stmt.array is None:
+            value = self.eval(stmt.init, active) if stmt.init is not None else RT(
+                f"'{stmt.var.name}' is uninitialised")
+            self.set_var(stmt.var.name, value, active)
         return active
 
-    def _assign(self, stmt: Assign, active: list[int]) -> None:
+    def visit_ExprStmt(self, stmt: ExprStmt, active: list[int]) -> list[int]:
+        self.eval(stmt.expr, active)
+        return active
+
+    def visit_Barrier(self, stmt: Barrier, active: list[int]) -> list[int]:
+        self._op(stmt, "sync", 0, self.n, active, stmt.spelling)
+        return active
+
+    def visit_Break(self, stmt: Break, active: list[int]) -> list[int]:
+        for ctx in reversed(self.ctx):
+            if ctx.kind in ("loop", "switch"):
+                ctx.brk.extend(active)
+                break
+        return []
+
+    def visit_Continue(self, stmt: Continue, active: list[int]) -> list[int]:
+        for ctx in reversed(self.ctx):
+            if ctx.kind == "loop":
+                ctx.cont.extend(active)
+                break
+        return []
+
+    def visit_Assume(self, stmt: Assume, active: list[int]) -> list[int]:
+        return active
+
+    def visit_Annotation(self, stmt: Annotation, active: list[int]) -> list[int]:
+        return active
+
+    def visit_Assign(self, stmt: Assign, active: list[int]) -> list[int]:
         target = stmt.target
         value = self.eval(stmt.value, active)
         if isinstance(target, Var):
-            self.set_var(target.name, _convert_vec(value, target.type), active)
+            self.set_var(target.name, convert_vec(value, target.type), active)
         elif isinstance(target, VarField):
             # vector components rarely steer control flow: forget the whole vector
             self.set_var(target.var.name, RT(f"component of vector '{target.var.name}'"), active)
         else:
-            self._access(target.mem, target.index, "write", active)
+            self._access(target.mem, target.index, AccessKind.WRITE, active)
+        return active
 
-    def _if(self, stmt: If, active: list[int]) -> list[int]:
+    def visit_If(self, stmt: If, active: list[int]) -> list[int]:
         self._note_block_dependence(stmt.cond)
         cond = self.eval(stmt.cond, active)
         if isinstance(cond, list):
@@ -492,7 +349,7 @@ class Emulator:
             return out_else
         return sorted(out_then + out_else)
 
-    def _loop(self, stmt: Loop, active: list[int]) -> list[int]:
+    def visit_Loop(self, stmt: Loop, active: list[int]) -> list[int]:
         ctx = _Ctx("loop")
         self.ctx.append(ctx)
         exited: list[int] = []
@@ -501,11 +358,11 @@ class Emulator:
             self.iterations += 1
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 raise OracleError("named-barrier check timed out during emulation",
-                                  _line(stmt), timeout=True)
+                                  line_of(stmt), timeout=True)
             if self.iterations > self.max_iterations:
                 raise EmulationAbort(
-                    f"cannot analyze: loop at line {_line(stmt)} exceeds "
-                    f"{self.max_iterations} emulated iterations", stmt.label, _line(stmt))
+                    f"cannot analyze: loop at line {line_of(stmt)} exceeds "
+                    f"{self.max_iterations} emulated iterations", stmt.label, line_of(stmt))
             if stmt.test_first or not first:
                 self.cur = stmt
                 self._note_block_dependence(stmt.cond)
@@ -546,21 +403,21 @@ class Emulator:
         rest = exited + ctx.brk
         return sorted(rest)
 
-    def _switch(self, stmt: Switch, active: list[int]) -> list[int]:
+    def visit_Switch(self, stmt: Switch, active: list[int]) -> list[int]:
         ctx = _Ctx("switch")
         self.ctx.append(ctx)
         out = self.exec_block(stmt.body, active)
         self.ctx.pop()
         return sorted(out + ctx.brk) if ctx.brk else out
 
-    def _inline(self, stmt: Inline, active: list[int]) -> list[int]:
+    def visit_Inline(self, stmt: Inline, active: list[int]) -> list[int]:
         ctx = _Ctx("inline", result=stmt.result)
         self.ctx.append(ctx)
         out = self.exec_block(stmt.body, active)
         self.ctx.pop()
         return sorted(out + ctx.ret) if ctx.ret else out
 
-    def _return(self, stmt: Return, active: list[int]) -> list[int]:
+    def visit_Return(self, stmt: Return, active: list[int]) -> list[int]:
         for ctx in reversed(self.ctx):
             if ctx.kind == "inline":
                 if stmt.value is not None:
@@ -586,9 +443,9 @@ class Emulator:
         self.prog.commands += k
         if self.prog.commands > self.max_commands:
             raise EmulationAbort(f"cannot analyze: more than {self.max_commands} commands",
-                                 self.cur.label if self.cur else None, _line(self.cur))
+                                 self.cur.label if self.cur else None, line_of(self.cur))
 
-    def _access(self, mem: Memory, index: Expr, kind: str, active: list[int]) -> None:
+    def _access(self, mem: Memory, index: Expr, kind: AccessKind, active: list[int]) -> None:
         idx = self.eval(index, active)
         if mem.space != Space.SHARED:
             return  # WEFT checks shared memory only (Sec. 3: global memory is out of scope)
@@ -623,13 +480,13 @@ class Emulator:
             return
         self._unknown_labels.add(label)
         why = value.why if value.__class__ is RT else f"non-integer index {value!r}"
-        line = _line(self.cur)
+        line = line_of(self.cur)
         where = f"line {line}" if line is not None else f"statement #{label}"
         self.prog.unknown_accesses.append(
             (f"cannot analyze: {where} depends on runtime data (address of shared "
              f"'{mem.name}': {why})", label, line))
 
-    def _named(self, stmt: NamedBarrier, active: list[int]) -> None:
+    def visit_NamedBarrier(self, stmt: NamedBarrier, active: list[int]) -> list[int]:
         self._note_block_dependence(stmt.barrier)
         self._note_block_dependence(stmt.count)
         bar = self.eval(stmt.barrier, active)
@@ -637,7 +494,7 @@ class Emulator:
         spelling = f"bar.{stmt.op}"
         if not isinstance(bar, list) and not isinstance(cnt, list):
             self._op(stmt, stmt.op, self._int(bar), self._int(cnt), active, spelling)
-            return
+            return active
         bars = bar if isinstance(bar, list) else [bar] * len(active)
         cnts = cnt if isinstance(cnt, list) else [cnt] * len(active)
         groups: dict[tuple[int, int], list[int]] = {}
@@ -645,6 +502,7 @@ class Emulator:
             groups.setdefault((self._int(b), self._int(c)), []).append(t)
         for (b, c), tids in groups.items():
             self._op(stmt, stmt.op, b, c, tids, spelling)
+        return active
 
     def _int(self, v: Any) -> int:
         if v.__class__ is RT:
@@ -657,7 +515,7 @@ class Emulator:
             spelling: str) -> None:
         prog = self.prog
         eid = len(prog.ops)
-        prog.ops.append(OpEvent(stmt.label, _line(stmt), kind, bar, cnt, tids, spelling))
+        prog.ops.append(OpEvent(stmt.label, line_of(stmt), kind, bar, cnt, tids, spelling))
         thread_ops = prog.thread_ops
         for t in tids:
             thread_ops[t].append(eid)
@@ -669,10 +527,10 @@ class Emulator:
     def set_var(self, name: str, value: Value, active: list[int]) -> None:
         cur = self.env.get(name)
         if len(active) == self.n and not isinstance(value, list):
-            self.env[name] = _Uniform(value)
+            self.env[name] = Uniform(value)
             return
         if not isinstance(cur, list):
-            fill = cur.value if isinstance(cur, _Uniform) else RT(f"'{name}' is unset")
+            fill = cur.value if isinstance(cur, Uniform) else RT(f"'{name}' is unset")
             cur = [fill] * self.n
             self.env[name] = cur
         if isinstance(value, list):
@@ -681,228 +539,3 @@ class Emulator:
         else:
             for t in active:
                 cur[t] = value
-
-    def get_var(self, var: Var, active: list[int]) -> Value:
-        cur = self.env.get(var.name)
-        if isinstance(cur, _Uniform):
-            return cur.value
-        if cur is None:
-            if var.name == "warpSize":
-                return 32
-            return RT(f"'{var.name}' is not known")
-        if isinstance(cur, list):
-            return [cur[t] for t in active]
-        return cur  # a parameter (scalar or RT)
-
-    # ------------------------------------------------------------------ expressions
-
-    def eval(self, e: Expr, active: list[int]) -> Value:
-        cls = e.__class__
-        if cls is Const:
-            return e.value  # type: ignore[union-attr]
-        if cls is Var:
-            return self.get_var(e, active)  # type: ignore[arg-type]
-        if cls is Binary:
-            return self._binary(e, active)  # type: ignore[arg-type]
-        if cls is Builtin:
-            return self._builtin(e, active)  # type: ignore[arg-type]
-        if cls is Load:
-            assert isinstance(e, Load)
-            self._access(e.mem, e.index, "read", active)
-            return RT(f"value read from '{e.mem.name}'")
-        if cls is Cast:
-            assert isinstance(e, Cast)
-            v = self.eval(e.operand, active)
-            ty = e.type
-            if isinstance(v, list):
-                return [_convert(x, ty) for x in v]
-            return _convert(v, ty)
-        if cls is Unary:
-            return self._unary(e, active)  # type: ignore[arg-type]
-        if cls is Cond:
-            return self._cond(e, active)  # type: ignore[arg-type]
-        if cls is Atomic:
-            assert isinstance(e, Atomic)
-            for arg in e.args:
-                self.eval(arg, active)
-            self._access(e.mem, e.index, "atomic", active)
-            return RT(f"result of {e.op}")
-        if cls is Call:
-            assert isinstance(e, Call)
-            args = [self.eval(a, active) for a in e.args]
-            fn = _PURE_CALLS.get(e.name)
-            if fn is None:
-                return RT(f"result of {e.name}()")
-            if any(isinstance(a, list) for a in args):
-                cols = [a if isinstance(a, list) else [a] * len(active) for a in args]
-                return [_call(fn, row) for row in zip(*cols, strict=True)]
-            return _call(fn, args)
-        if cls is Field:
-            assert isinstance(e, Field)
-            base = self.eval(e.base, active)
-            pos = "xyzw".find(e.name)
-            if isinstance(base, list):
-                return [b[pos] if isinstance(b, tuple) and 0 <= pos < len(b) else
-                        RT(f"component .{e.name}") for b in base]
-            if isinstance(base, tuple) and 0 <= pos < len(base):
-                return base[pos]
-            return RT(f"component .{e.name}")
-        if cls is VecInit:
-            assert isinstance(e, VecInit)
-            parts = [self.eval(p, active) for p in e.parts]
-            if any(isinstance(p, list) for p in parts):
-                cols = [p if isinstance(p, list) else [p] * len(active) for p in parts]
-                return [tuple(row) for row in zip(*cols, strict=True)]
-            return tuple(parts)
-        raise EmulationAbort(f"cannot analyze: unsupported expression {cls.__name__}",
-                             self.cur.label if self.cur else None, _line(self.cur))
-
-    def _builtin(self, e: Builtin, active: list[int]) -> Value:
-        k = "xyz".index(e.dim) if e.dim in "xyz" else 0
-        if e.name == "threadIdx":
-            arr = (self.tx, self.ty, self.tz)[k]
-            if len(active) == self.n:
-                return arr
-            return [arr[t] for t in active]
-        if e.name == "blockIdx":
-            return self.block[k]
-        if e.name == "blockDim":
-            return self.kernel.launch.block_dim[k]
-        if e.name == "gridDim":
-            return self.kernel.launch.grid_dim[k]
-        return RT(f"builtin {e.name}")
-
-    def _binary(self, e: Binary, active: list[int]) -> Value:
-        op = e.op
-        if op in ("&&", "||"):
-            return self._logical(e, active)
-        left = self.eval(e.left, active)
-        right = self.eval(e.right, active)
-        ty = e.type
-        if ty.kind == "float" and op == "/":
-            fn: Callable[[Any, Any], Any] = _fdiv
-        else:
-            fn = _BINOPS[op]
-        wrap = ty.kind == "int" and not ty.signed
-        if isinstance(left, list):
-            if isinstance(right, list):
-                out = list(map(fn, left, right))
-            else:
-                out = [fn(a, right) for a in left]
-        elif isinstance(right, list):
-            out = [fn(left, b) for b in right]
-        else:
-            v = fn(left, right)
-            return _wrap(v, ty) if wrap else v
-        if wrap:
-            return [_wrap(v, ty) for v in out]
-        return out
-
-    def _logical(self, e: Binary, active: list[int]) -> Value:
-        """Short-circuit: the right operand's reads happen only where the left one does not
-        decide (papers/002); where the left one is runtime data, conservatively evaluate."""
-        is_and = e.op == "&&"
-        left = self.eval(e.left, active)
-        fn = _land if is_and else _lor
-        if not isinstance(left, list):
-            if left.__class__ is not RT and bool(left) != is_and:
-                return 0 if is_and else 1
-            right = self.eval(e.right, active)
-            if isinstance(right, list):
-                return [fn(left, b) for b in right]
-            return fn(left, right)
-        need = [i for i, a in enumerate(left) if a.__class__ is RT or bool(a) == is_and]
-        out = [(0 if is_and else 1)] * len(left)
-        if need:
-            sub = [active[i] for i in need]
-            right = self.eval(e.right, sub)
-            if isinstance(right, list):
-                for i, b in zip(need, right, strict=True):
-                    out[i] = fn(left[i], b)
-            else:
-                for i in need:
-                    out[i] = fn(left[i], right)
-        return out
-
-    def _unary(self, e: Unary, active: list[int]) -> Value:
-        v = self.eval(e.operand, active)
-        op = e.op
-        fn: Callable[[Any], Any]
-        if op == "-":
-            fn = operator.neg
-        elif op == "!":
-            fn = _lnot
-        elif op == "~":
-            fn = operator.invert
-        elif op == "+":
-            fn = operator.pos
-        else:
-            return RT(f"operator {op}")
-        ty = e.type
-        wrap = ty.kind == "int" and not ty.signed
-        if isinstance(v, list):
-            out = [fn(x) for x in v]
-            return [_wrap(x, ty) for x in out] if wrap else out
-        r = fn(v)
-        return _wrap(r, ty) if wrap else r
-
-    def _cond(self, e: Cond, active: list[int]) -> Value:
-        c = self.eval(e.cond, active)
-        if not isinstance(c, list):
-            if c.__class__ is RT:
-                self.eval(e.then, active)
-                self.eval(e.els, active)
-                return c
-            return self.eval(e.then if c else e.els, active)
-        t_idx = [i for i, x in enumerate(c) if x.__class__ is RT or x]
-        f_idx = [i for i, x in enumerate(c) if x.__class__ is RT or not x]
-        out: list[Any] = [None] * len(c)
-        for idx, branch in ((t_idx, e.then), (f_idx, e.els)):
-            if not idx:
-                continue
-            vals = self.eval(branch, [active[i] for i in idx])
-            for j, i in enumerate(idx):
-                out[i] = vals[j] if isinstance(vals, list) else vals
-        for i, x in enumerate(c):
-            if x.__class__ is RT:
-                out[i] = x
-        return out
-
-
-class _Uniform:
-    """A variable with the same value in every thread of the CTA."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def _fdiv(a: Any, b: Any) -> Any:
-    if a.__class__ is RT:
-        return a
-    if b.__class__ is RT:
-        return b
-    return a / b if b else RT("division by zero")
-
-
-def _call(fn: Callable[..., Any], args: Any) -> Any:
-    for a in args:
-        if a.__class__ is RT:
-            return a
-    try:
-        return fn(*args)
-    except (TypeError, ValueError):
-        return RT("call")
-
-
-def _convert_vec(value: Value, ty: CType) -> Value:
-    """Assignment converts to the variable's type (``int x = 3.7`` stores 3)."""
-    if ty.kind not in ("int", "bool"):
-        return value
-    if isinstance(value, list):
-        if ty.kind == "int" and ty.signed and ty.bits == 32 and all(
-                v.__class__ is int and -2147483648 <= v <= 2147483647 for v in value):
-            return value
-        return [_convert(v, ty) for v in value]
-    return _convert(value, ty)

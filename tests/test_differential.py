@@ -28,7 +28,7 @@ from kernelgen import kernels, render
 
 from kpl.ast import Kernel, Memory, Space
 from kpl.labels import LabelTree
-from oracle import dynamic as dyn
+from oracle import dynamic_exec as dyn
 from oracle.base import Verdict
 from oracle.dynamic import DynamicOracle
 from oracle.sdv import SDVOracle

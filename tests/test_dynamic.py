@@ -61,9 +61,10 @@ from kpl.ast import (
     Switch,
     Var,
 )
+from kpl.ctypes import common_type, convert
 from kpl.labels import LabelTree
 from oracle.base import Race, Verdict
-from oracle.dynamic import DynamicOracle, common_type, convert
+from oracle.dynamic import DynamicOracle
 from oracle.registry import get_oracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,0 +1,274 @@
+"""``dynamic``, expression evaluation and memory: one visitor method per :mod:`kpl.ast`
+expression class, vectorised over the enabled threads.
+
+An expression node evaluated once yields the values of all enabled threads (the reads of one
+lock-step instruction happen before its writes, as on the hardware).  Memory reads and
+writes go through :meth:`Evaluator._read` / :meth:`Evaluator._write`, which log each access
+of a shared or global cell to the race detector (:class:`oracle.dynamic_races.RaceLog`).  The
+C arithmetic is :mod:`kpl.ctypes`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kpl.ast import (
+    FLOAT,
+    INT,
+    LONG,
+    Atomic,
+    Binary,
+    Builtin,
+    Call,
+    Cast,
+    Cond,
+    Const,
+    CType,
+    Expr,
+    Field,
+    Load,
+    Memory,
+    NodeVisitor,
+    Space,
+    Unary,
+    Var,
+    VecInit,
+)
+from kpl.ctypes import SHIFTS, arith, common_type, convert, promote, to_int, unary_type, wrap_int
+from oracle.base import AccessKind
+from oracle.dynamic_races import RaceLog
+from oracle.dynamic_values import COMPARE, call_value, default_value, truthy
+
+__all__ = ["Evaluator", "Unsupported"]
+
+
+class Unsupported(Exception):
+    """A construct the concrete interpreter does not model (the verdict says unknown)."""
+
+    def __init__(self, message: str, label: int | None) -> None:
+        super().__init__(message)
+        self.label = label
+
+
+class Evaluator(RaceLog, NodeVisitor):
+    """Expressions and memory of a concrete run; :class:`oracle.dynamic_exec._Run` adds the
+    statements and owns the state declared here."""
+
+    T: int
+    seed: int
+    env: dict[str, list[Any]]
+    builtins: dict[tuple[str, str], list[Any]]
+    glob: dict[str, dict[int, Any]]
+    shared: dict[str, dict[int, Any]]
+    #: thread-local arrays: name -> thread -> index -> value
+    local: dict[str, dict[int, dict[int, Any]]]
+
+    def ev(self, e: Expr, act: list[int]) -> list[Any]:
+        """The values of ``e`` for the enabled threads ``act`` (aligned with ``act``)."""
+        return self.visit(e, act)  # type: ignore[no-any-return]
+
+    def generic_visit(self, node: object, *args: Any) -> Any:
+        raise Unsupported(f"expression {type(node).__name__}", self.label)
+
+    # ------------------------------------------------------------------ expressions
+
+    def visit_Const(self, e: Const, act: list[int]) -> list[Any]:
+        return [convert(e.value, e.type)] * len(act)
+
+    def visit_Var(self, e: Var, act: list[int]) -> list[Any]:
+        slot = self.env.get(e.name)
+        if slot is None:
+            slot = [convert(0, e.type)] * self.T
+            self.env[e.name] = slot
+        return [slot[t] for t in act]
+
+    def visit_Builtin(self, e: Builtin, act: list[int]) -> list[Any]:
+        vals = self.builtins.get((e.name, e.dim))
+        if vals is None:
+            if e.name == "warpSize":
+                return [self.warp_sync or 32] * len(act)
+            raise Unsupported(f"unknown builtin {e.name}.{e.dim}", self.label)
+        return [vals[t] for t in act]
+
+    def visit_Unary(self, e: Unary, act: list[int]) -> list[Any]:
+        vals = self.ev(e.operand, act)
+        if e.op == "!":
+            return [0 if truthy(v) else 1 for v in vals]
+        t = e.type if e.type.kind in ("int", "float", "vec") else _numeric(unary_type(e.op, e.operand.type))
+        if e.op == "-":
+            return [arith("-", convert(0, t), convert(v, t), t) for v in vals]
+        if e.op == "~":
+            return [wrap_int(~to_int(convert(v, t)), t.bits or 32, t.signed) for v in vals]
+        if e.op == "+":
+            return [convert(v, t) for v in vals]
+        raise Unsupported(f"unary operator {e.op!r}", self.label)
+
+    def visit_Cond(self, e: Cond, act: list[int]) -> list[Any]:
+        cvals = self.ev(e.cond, act)
+        pos_t = [k for k, c in enumerate(cvals) if truthy(c)]
+        pos_f = [k for k, c in enumerate(cvals) if not truthy(c)]
+        out: list[Any] = [None] * len(act)
+        if pos_t:
+            tv = self.ev(e.then, [act[k] for k in pos_t])
+            for k, v in zip(pos_t, tv, strict=True):
+                out[k] = convert(v, e.type)
+        if pos_f:
+            fv = self.ev(e.els, [act[k] for k in pos_f])
+            for k, v in zip(pos_f, fv, strict=True):
+                out[k] = convert(v, e.type)
+        return out
+
+    def visit_Cast(self, e: Cast, act: list[int]) -> list[Any]:
+        return [convert(v, e.type) for v in self.ev(e.operand, act)]
+
+    def visit_Load(self, e: Load, act: list[int]) -> list[Any]:
+        idx = self.ev(e.index, act)
+        return [self._read(e.mem, to_int(i), t, e.field) for t, i in zip(act, idx, strict=True)]
+
+    def visit_Call(self, e: Call, act: list[int]) -> list[Any]:
+        argvals = [self.ev(a, act) for a in e.args]
+        return [call_value(e.name, [col[k] for col in argvals], e.type) for k in range(len(act))]
+
+    def visit_Field(self, e: Field, act: list[int]) -> list[Any]:
+        vals = self.ev(e.base, act)
+        fields = e.base.type.fields if e.base.type.kind == "vec" else ()
+        pos = fields.index(e.name) if e.name in fields else "xyzw".find(e.name)
+        return [v[pos] if isinstance(v, tuple) and 0 <= pos < len(v) else v for v in vals]
+
+    def visit_VecInit(self, e: VecInit, act: list[int]) -> list[Any]:
+        cols = [self.ev(p, act) for p in e.parts]
+        return [convert(tuple(col[k] for col in cols), e.type) for k in range(len(act))]
+
+    def visit_Binary(self, e: Binary, act: list[int]) -> list[Any]:
+        op = e.op
+        if op in ("&&", "||"):  # short-circuit per thread: only the chosen operand's reads
+            left = self.ev(e.left, act)
+            need = [k for k, v in enumerate(left) if truthy(v) == (op == "&&")]
+            out = [0 if op == "&&" else 1] * len(act)
+            if need:
+                right = self.ev(e.right, [act[k] for k in need])
+                for k, v in zip(need, right, strict=True):
+                    out[k] = 1 if truthy(v) else 0
+            return out
+        left = self.ev(e.left, act)
+        right = self.ev(e.right, act)
+        if op in SHIFTS:
+            lt = _numeric(promote(e.left.type))
+            return [arith(op, convert(a, lt), to_int(b), lt)
+                    for a, b in zip(left, right, strict=True)]
+        ct = _numeric(common_type(e.left.type, e.right.type))
+        cmp = COMPARE.get(op)
+        if cmp is not None:
+            return [1 if cmp(convert(a, ct), convert(b, ct)) else 0
+                    for a, b in zip(left, right, strict=True)]
+        if op == ",":
+            return right
+        return [arith(op, convert(a, ct), convert(b, ct), ct) for a, b in zip(left, right, strict=True)]
+
+    def visit_Atomic(self, e: Atomic, act: list[int]) -> list[Any]:
+        idx = self.ev(e.index, act)
+        argvals = [self.ev(a, act) for a in e.args]
+        op = e.op.lower()
+        if op.startswith("atomic"):
+            op = op[len("atomic"):]
+        op = op.lstrip("_")
+        mem = e.mem
+        elem = mem.elem
+        out: list[Any] = []
+        # atomics of one instruction serialise in some order: thread order
+        for k, (t, i) in enumerate(zip(act, idx, strict=True)):
+            ii = to_int(i)
+            args = [col[k] for col in argvals]
+            old = self._cell_value(mem, ii, t)
+            new = _atomic_new(op, old, args, elem)
+            out.append(old)
+            if mem.can_race:
+                self._access(mem, ii, t, AccessKind.ATOMIC)
+            if mem.space == Space.LOCAL:
+                self.local.setdefault(mem.name, {}).setdefault(t, {})[ii] = new
+            else:
+                self._store(mem)[ii] = new
+        return out
+
+    # ------------------------------------------------------------------ memory
+
+    def _store(self, mem: Memory) -> dict[int, Any]:
+        if mem.space == Space.SHARED:
+            return self.shared.setdefault(mem.name, {})
+        return self.glob.setdefault(mem.name, {})
+
+    def _cell_value(self, mem: Memory, idx: int, t: int) -> Any:
+        if mem.space == Space.LOCAL:
+            lstore = self.local.setdefault(mem.name, {}).setdefault(t, {})
+            if idx not in lstore:
+                lstore[idx] = default_value(mem.elem, self.seed, "local", mem.name, idx, t)
+            return lstore[idx]
+        store = self._store(mem)
+        if idx not in store:
+            block_key = self.block if mem.space == Space.SHARED else None
+            store[idx] = default_value(mem.elem, self.seed, mem.name, idx, block_key)
+        return store[idx]
+
+    def _read(self, mem: Memory, idx: int, t: int, fld: str | None,
+              kind: AccessKind = AccessKind.READ) -> Any:
+        value = self._cell_value(mem, idx, t)
+        if mem.can_race:
+            self._access(mem, idx, t, kind)
+        if fld is not None and isinstance(value, tuple):
+            fields = mem.elem.fields
+            return value[fields.index(fld)] if fld in fields else value[0]
+        return value
+
+    def _write(self, mem: Memory, idx: int, t: int, value: Any, fld: str | None,
+               kind: AccessKind = AccessKind.WRITE) -> None:
+        if mem.space in (Space.CONSTANT, Space.TEXTURE):
+            raise Unsupported(f"write to read-only memory '{mem.name}'", self.label)
+        if fld is not None and mem.elem.kind == "vec":
+            cur = self._cell_value(mem, idx, t)
+            parts = list(cur) if isinstance(cur, tuple) else [cur]
+            fields = mem.elem.fields
+            pos = fields.index(fld) if fld in fields else 0
+            parts[pos] = convert(value, mem.elem.elem or FLOAT)
+            new: Any = tuple(parts)
+        else:
+            new = convert(value, mem.elem)
+        if mem.space == Space.LOCAL:
+            self.local.setdefault(mem.name, {}).setdefault(t, {})[idx] = new
+        else:
+            self._store(mem)[idx] = new
+        if mem.can_race:
+            self._access(mem, idx, t, kind)
+
+
+def _numeric(t: CType) -> CType:
+    """The type a concrete run computes ``t``'s values in: a pointer is a 64-bit integer
+    (an address), ``void``/unknown operands are ``int``."""
+    if t.kind == "ptr":
+        return LONG
+    return t if t.kind in ("int", "float", "vec") else INT
+
+
+def _atomic_new(op: str, old: Any, args: list[Any], elem: CType) -> Any:
+    """The value an atomic ``op`` leaves in a cell holding ``old``."""
+    a = args[0] if args else 0
+    if op == "add":
+        return convert(arith("+", convert(old, elem), convert(a, elem), elem), elem)
+    if op == "sub":
+        return convert(arith("-", convert(old, elem), convert(a, elem), elem), elem)
+    if op in ("exch", "xchg"):
+        return convert(a, elem)
+    if op == "min":
+        return convert(min(old, convert(a, elem)), elem)
+    if op == "max":
+        return convert(max(old, convert(a, elem)), elem)
+    if op == "inc":  # ((old >= a) ? 0 : old + 1), unsigned
+        return convert(0 if old >= convert(a, elem) else old + 1, elem)
+    if op == "dec":
+        return convert(a if old == 0 or old > convert(a, elem) else old - 1, elem)
+    if op == "cas":
+        compare, val = (args + [0, 0])[:2]
+        return convert(val, elem) if old == convert(compare, elem) else old
+    if op in ("and", "or", "xor"):
+        sym = {"and": "&", "or": "|", "xor": "^"}[op]
+        return convert(arith(sym, to_int(old), to_int(a), elem), elem)
+    return default_value(elem, "atomic", op, old, tuple(args))

@@ -1,0 +1,137 @@
+"""``dynamic``, race detection: the shadow memory that turns the access log into races.
+
+The interpreter (:mod:`oracle.dynamic_exec`) calls :meth:`RaceLog._access` for every access
+of a shared or global cell; this stage decides, from the accesses recorded since the last
+barrier, whether it races (BARRACUDA-style shadow memory, [BARRACUDA] Sec. 3.3 and 4.3.3,
+simplified by lock-step execution -- see :mod:`oracle.dynamic` for the full rule).  The
+conflict rule itself is :func:`oracle.base.conflicts`, shared with every oracle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kpl.ast import Memory, Space
+from kpl.labels import LabelTree
+from oracle.base import AccessKind, Race, Witness, conflicts
+from oracle.dynamic_values import Dim3, Iters, linear_to_dim3
+
+__all__ = ["RaceLog"]
+
+
+@dataclass
+class _Cell:
+    """Shadow state of one memory cell for the current epoch of the current block:
+    kind -> (label, iteration vector) -> {warp: one thread of that warp}."""
+
+    epoch: int
+    acc: dict[AccessKind, dict[tuple[int, Iters], dict[int, int]]]
+
+
+@dataclass(frozen=True)
+class _Access:
+    label: int
+    kind: AccessKind
+    thread: int
+    block: int
+    iters: Iters
+    seq: int
+
+
+class RaceLog:
+    """The race-detection half of a concrete run (a base class of the interpreter, whose
+    position -- current label, iteration vector, block, epoch -- it reads)."""
+
+    # state owned by the interpreter, read here
+    tree: LabelTree
+    tids: list[Dim3]
+    grid_dim: Dim3
+    warp_sync: int | None
+    warp_of: list[int]
+    block: int
+    label: int
+    iters: Iters
+
+    def __init__(self) -> None:
+        #: global cells: (array, index) -> block -> (label, kind) -> one thread (cross-block races)
+        self.xblock: dict[tuple[str, int], dict[int, dict[tuple[int, AccessKind], int]]] = {}
+        #: races found, keyed by (first, second, array, kinds, depth, space)
+        self.races: dict[tuple[Any, ...], Race] = {}
+        self.reset_shadow()
+
+    def reset_shadow(self) -> None:
+        """Forget the per-block shadow (a new block starts)."""
+        #: per-cell accesses of the current epoch
+        self.shadow: dict[tuple[str, int], _Cell] = {}
+        #: warp-synchronous mode: updates of one instruction instance, per cell and warp
+        self.inst: dict[tuple[str, int], dict[int, tuple[int, AccessKind]]] = {}
+        #: barrier count of the block (accesses of different epochs never race)
+        self.epoch = 0
+
+    def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind) -> None:
+        key = (mem.name, idx)
+        cell = self.shadow.get(key)
+        if cell is None or cell.epoch != self.epoch:
+            cell = _Cell(self.epoch, {k: {} for k in AccessKind})
+            self.shadow[key] = cell
+        w = self.warp_of[t]
+        label, iters = self.label, self.iters
+        for k2 in AccessKind:
+            if not conflicts(kind, k2):
+                continue
+            for (lab2, it2), threads in cell.acc[k2].items():
+                for w2, t2 in threads.items():
+                    if w2 != w:
+                        self._report(mem, idx, _Access(lab2, k2, t2, self.block, it2, 0),
+                                     _Access(label, kind, t, self.block, iters, 1), True)
+                        break
+        slot = cell.acc[kind].setdefault((label, iters), {})
+        if w not in slot and len(slot) < 2:
+            slot[w] = t
+        if self.warp_sync and kind is not AccessKind.READ:
+            # same warp, same instruction instance: only two updates of one cell race
+            inst = self.inst.setdefault(key, {})
+            prev = inst.get(w)
+            if prev is not None and prev[0] != t and conflicts(prev[1], kind):
+                self._report(mem, idx, _Access(label, prev[1], prev[0], self.block, iters, 0),
+                             _Access(label, kind, t, self.block, iters, 1), True)
+            elif prev is None:
+                inst[w] = (t, kind)
+        if mem.space == Space.GLOBAL:
+            per_block = self.xblock.setdefault(key, {})
+            for b2, seen in per_block.items():
+                if b2 == self.block:
+                    continue
+                for (lab2, k2), t2 in seen.items():
+                    if conflicts(kind, k2):
+                        self._report(mem, idx, _Access(lab2, k2, t2, b2, (), 0),
+                                     _Access(label, kind, t, self.block, iters, 1), False)
+            mine = per_block.setdefault(self.block, {})
+            mine.setdefault((label, kind), t)
+
+    def _report(self, mem: Memory, idx: int, a: _Access, b: _Access, same_block: bool) -> None:
+        """Record the race of the earlier access ``a`` with ``b``, ordered by text order."""
+        oa, ob = self.tree.order(a.label), self.tree.order(b.label)
+        first, second = (a, b) if oa <= ob else (b, a)
+        depth: int | None
+        if same_block:
+            depth = 0
+            for j, (x, y) in enumerate(zip(a.iters, b.iters, strict=False)):
+                if x[0] != y[0]:
+                    break
+                if x[1] != y[1]:
+                    depth = j + 1
+                    break
+        else:
+            depth = None
+        kinds = (first.kind, second.kind)
+        key = (first.label, second.label, mem.name, kinds, depth, mem.space)
+        if key in self.races:
+            return
+        bd = self.grid_dim
+        self.races[key] = Race(
+            first.label, second.label, mem.name, kinds, mem.space,
+            Witness(self.tids[first.thread], self.tids[second.thread],
+                    linear_to_dim3(first.block, bd), linear_to_dim3(second.block, bd), idx),
+            depth)
