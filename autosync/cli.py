@@ -720,7 +720,7 @@ def _fix(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solv
         return outcome
     edits = []
     for f in todo:
-        f.edits = plan_edits(f.kernel, f.result.labels, target=target, tag=f.kernel.name)
+        f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name)
         edits += f.edits
     rendered = apply_edits(original, edits)
     outcome.rendered = rendered
@@ -929,38 +929,28 @@ def _barrier_rows(outcome: FixOutcome, locs: dict[str, Any], shown_file: str) ->
     rows: list[dict[str, Any]] = []
     if outcome.rendered is None:
         return rows
-    src_lines = _line_starts(outcome.original)
+    from kpl.lineindex import LineIndex
+
+    src_lines = LineIndex(outcome.original)
     seen: set[tuple[int, str]] = set()
     for f in outcome.fixes:
         if f.result.status != "fixed":
             continue
-        costs = {lab: c for lab, c in f.result.barriers}
         for bar in outcome.rendered.inserted:
             if bar.tag != f.kernel.name:
                 continue
             if (bar.offset, f.kernel.name) in seen:
                 continue
             seen.add((bar.offset, f.kernel.name))
-            oline, ocol = _line_col(src_lines, bar.original_offset)
+            oline, ocol = src_lines.line_col(bar.original_offset)
             rows.append({
                 "kernel": f.kernel.name, "file": shown_file, "line": bar.line, "column": bar.column,
                 "anchor": bar.anchor, "after": locs[f.kernel.name].name(bar.anchor),
-                "cost": report.number(costs.get(bar.anchor, 0)), "text": bar.text,
+                "cost": report.number(f.result.placement.cost_at(bar.anchor)), "text": bar.text,
                 "original_offset": bar.original_offset, "original_line": oline, "original_column": ocol,
             })
     rows.sort(key=lambda r: (r["line"], r["column"]))
     return rows
-
-
-def _line_starts(text: str) -> list[int]:
-    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-
-
-def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
-    import bisect
-
-    i = bisect.bisect_right(starts, offset) - 1
-    return i + 1, offset - starts[i] + 1
 
 
 def _fix_json(outcome: FixOutcome, locs: dict[str, Any], rows: list[dict[str, Any]], written: str | None,
@@ -1009,11 +999,13 @@ def _fix_sarif(outcome: FixOutcome, locs: dict[str, Any], rows: list[dict[str, A
 
     fixes: list[dict[str, Any]] = []
     if outcome.status == "fixed" and outcome.rendered is not None:
-        starts = _line_starts(outcome.original)
+        from kpl.lineindex import LineIndex
+
+        starts = LineIndex(outcome.original)
         grouped: dict[int, str] = {}
         for edit in outcome.rendered.edits:  # sorted; merge insertions at one offset in order
             grouped[edit.start] = grouped.get(edit.start, "") + edit.replacement
-        insertions = [(off, *_line_col(starts, off), text) for off, text in sorted(grouped.items())]
+        insertions = [(off, *starts.line_col(off), text) for off, text in sorted(grouped.items())]
         total = sum((Fraction(f.result.cost) for f in outcome.fixes), Fraction(0))
         fixes = [report.sarif_fix(outcome.file, f"insert {report.plural(len(rows), 'barrier')} "
                                   f"(AutoSync, total cost {_fmt_cost(report.number(total))})", insertions)]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast as pyast
 import os
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NoReturn
@@ -34,6 +33,7 @@ from pycparser.c_parser import Coord, ParseError
 
 from kpl.errors import KplError
 from kpl.header import parse_header
+from kpl.lineindex import LineIndex
 from kpl.preprocess import (
     FunctionInfo,
     ParsedSource,
@@ -201,20 +201,19 @@ class _Locator:
     """Maps offsets of a text with ``#line`` directives to original (file, line, col)."""
 
     def __init__(self, text: str, default_file: str) -> None:
-        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.index = LineIndex(text)
         self.map = line_map(text, default_file)
         self.default_file = default_file
 
     def __call__(self, pos: int) -> tuple[str, int, int]:
-        i = bisect_right(self.starts, pos) - 1
-        loc = self.map[i] if i < len(self.map) else None
-        col = pos - self.starts[i] + 1
+        line, col = self.index.line_col(pos)
+        loc = self.map[line - 1] if line - 1 < len(self.map) else None
         if loc is None:
-            return self.default_file, i + 1, col
+            return self.default_file, line, col
         return loc[0], loc[1], col
 
     def line_start(self, pos: int) -> int:
-        return self.starts[bisect_right(self.starts, pos) - 1]
+        return self.index.line_start(pos)
 
 
 def _err(msg: str, loc: _Locator, pos: int) -> KplError:
