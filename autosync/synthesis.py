@@ -32,6 +32,9 @@ Every ``oracle.check`` call counts in ``oracle_calls`` (Tables I/II), including 
 one on the input; a candidate placement the solver proposes twice is answered from a cache
 instead of a second oracle call (its verdict cannot change: the oracle is a function of the
 kernel).
+
+One module (a little over 400 lines): the result types, the loop and its steps are one stage,
+and splitting the steps from the loop would make the algorithm harder to read, not easier.
 """
 
 from __future__ import annotations
@@ -219,32 +222,28 @@ class Synthesizer:
 
     def run(self) -> SynthesisResult:
         self.verdict0 = self.get_races(self.kernel)  # line 4: GETRACES(kernel)
-        refused = self.refuse_input()
-        if refused is not None:
-            return refused
-        self.add_races(self.verdict0.races)  # lines 5–12
-        while len(self.trace) < self.max_iterations:  # line 16: while races ≠ ∅
-            model = self.solve()  # lines 17–18
-            if model is None:
+        outcome = self.refuse_input()
+        if outcome is None:
+            self.add_races(self.verdict0.races)  # lines 5–12
+        while outcome is None and len(self.trace) < self.max_iterations:  # line 16
+            model = self.solve()  # line 17
+            if model is None:  # line 18: "No solution"
                 return self.result(UNFIXABLE, reason=self.cs.explain(),
                                    conflicts=[r.key for r in self.cs.conflicting_races()])
-            step = self.check_candidate(model)  # lines 19–21, 27
+            step = self.check_candidate(model)  # lines 19–21
             verdict = step.candidate.verdict
             if verdict.unknowns:
-                return self.finish(step, "unknown", self.result(
-                    UNKNOWN, reason=_unknown_reason(self.tree, verdict), placement=step.placement))
-            if verdict.divergences:  # lines 22–25
-                stop = self.on_divergence(step)
-                if stop is not None:
-                    return stop
-                continue
-            if verdict.findings:
-                return self.finish(step, "findings", self.result(
-                    UNFIXABLE, reason=_findings_reason(verdict), placement=step.placement))
-            if not verdict.races:  # races = ∅ -> return kernel'
-                return self.finish(step, "verified", self.accepted(step))
-            self.on_races(step)  # lines 27–29
-        return self.result(UNKNOWN, reason=f"iteration limit ({self.max_iterations}) reached")
+                outcome = self.undecided(step)
+            elif verdict.divergences:  # lines 22–25
+                outcome = self.on_divergence(step)
+            elif verdict.findings:
+                outcome = self.undecided(step)
+            elif verdict.races:  # lines 27–29
+                self.on_races(step)
+            else:  # races = ∅: return kernel'
+                outcome = self.accepted(step)
+        return outcome or self.result(UNKNOWN, reason=f"iteration limit ({self.max_iterations}) "
+                                      "reached")
 
     # ------------------------------------------------------------------ named steps
 
@@ -353,8 +352,18 @@ class Synthesizer:
     def accepted(self, step: Step) -> SynthesisResult:
         """Line 16 with races = ∅: kernel' is the answer."""
         cand = step.candidate
-        return self.result(FIXED, kernel=cand.kernel, placement=step.placement,
-                           barrier_map=dict(cand.mapping), verdict=cand.verdict)
+        return self.finish(step, "verified", self.result(
+            FIXED, kernel=cand.kernel, placement=step.placement, barrier_map=dict(cand.mapping),
+            verdict=cand.verdict))
+
+    def undecided(self, step: Step) -> SynthesisResult:
+        """The oracle could not decide the candidate, or reports errors barriers cannot fix."""
+        verdict = step.candidate.verdict
+        if verdict.unknowns:
+            return self.finish(step, "unknown", self.result(
+                UNKNOWN, reason=_unknown_reason(self.tree, verdict), placement=step.placement))
+        return self.finish(step, "findings", self.result(
+            UNFIXABLE, reason=_findings_reason(verdict), placement=step.placement))
 
     def finish(self, step: Step, outcome: str,
                result: SynthesisResult | None = None) -> SynthesisResult:
