@@ -16,25 +16,34 @@ from __future__ import annotations
 
 import difflib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
+from autosync.cost import CostModel
 from autosync.render import render_patch
-from autosync.synthesis import SynthesisResult, placement_cost, synthesize
+from autosync.synthesis import SynthesisResult, synthesize
 from kpl.ast import Barrier, Kernel
 from kpl.frontend import parse_kernel_text
+from kpl.labels import LabelTree
+from kpl.placement import Placement
 from kpl.transform import barrier_anchors, insert_barriers, strip_barriers
 from oracle.base import Oracle, Verdict
 
 
 @dataclass
-class Placement:
-    """A set of barriers in one kernel text: how many, C(𝓛), and their 1-based lines."""
+class Side:
+    """One side of the comparison: a placement and the 1-based lines its barriers are on."""
 
-    count: int
-    cost: Fraction
+    placement: Placement
     lines: list[int]
-    anchors: list[int] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.placement)
+
+    @property
+    def cost(self) -> Fraction:
+        return self.placement.cost
 
     def as_json(self) -> dict[str, object]:
         cost = float(self.cost)
@@ -62,8 +71,8 @@ class Comparison:
     """
 
     kernel: str
-    developer: Placement
-    synthesized: Placement | None
+    developer: Side
+    synthesized: Side | None
     verdict: str
     developer_verified: bool
     developer_verdict: Verdict
@@ -85,9 +94,8 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement."""
     t0 = time.perf_counter()
     dev_barriers = barrier_anchors(kernel)
-    dev_anchors = [anchor for anchor, _ in dev_barriers]
-    developer = Placement(len(dev_barriers), placement_cost(kernel, dev_anchors, lc, ic),
-                          _barrier_lines(kernel), dev_anchors)
+    dev_placement = CostModel(LabelTree(kernel), lc, ic).placement(a for a, _ in dev_barriers)
+    developer = Side(dev_placement, _barrier_lines(kernel))
     dev_verdict = oracle.check(kernel)
     calls = 1
     stripped, _ = strip_barriers(kernel)
@@ -97,28 +105,26 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     if not result.ok:
         return Comparison(kernel.name, developer, None, result.status, dev_verdict.verified,
                           dev_verdict, result, [], None, "", calls, time.perf_counter() - t0)
-    labels = list(result.labels)
-    patched = render_patch(kernel, labels, remove=[b for _, b in dev_barriers])
+    patched = render_patch(kernel, result.placement, remove=[b for _, b in dev_barriers])
     options = dict(parse_options or {})
     options.setdefault("block_dim", kernel.launch.block_dim)
     options.setdefault("grid_dim", kernel.launch.grid_dim)
     options.setdefault("warp_sync", kernel.launch.warp_sync)
     reparsed = parse_kernel_text(patched, path, kernel=kernel.name, **options)
-    synthesized = Placement(len(labels), result.cost, _barrier_lines(reparsed), labels)
+    synthesized = Side(result.placement, _barrier_lines(reparsed))
     if synthesized.cost < developer.cost:
         verdict = "better"
     elif synthesized.cost == developer.cost:
         verdict = "equal"
     else:
         verdict = "worse"
-    chosen = set(labels)
     dropped: list[DroppedBarrier] = []
-    for anchor, barrier in dev_barriers:
-        if anchor in chosen:
+    for index, (anchor, barrier) in enumerate(dev_barriers):
+        if anchor in result.placement:
             continue
         removable = False
         if dev_verdict.verified:  # the developer's kernel minus this one barrier
-            others = [a for a, b in dev_barriers if b is not barrier]
+            others = dev_placement.without(index)
             candidate, _ = insert_barriers(stripped, others, check_placeable=False)
             removable = oracle.check(candidate).verified
             calls += 1
@@ -149,7 +155,7 @@ def comparison_json(c: Comparison) -> dict[str, object]:
 
 
 def comparison_text(c: Comparison, path: str) -> str:
-    def cost(p: Placement) -> str:
+    def cost(p: Side) -> str:
         value = float(p.cost)
         return str(int(value)) if value.is_integer() else f"{value:g}"
 

@@ -26,6 +26,7 @@ from fractions import Fraction
 from autosync.cost import CostModel, integer_weights
 from autosync.maxsat import MaxSatSolver, make_solver
 from kpl.labels import START, LabelTree
+from kpl.placement import Placement
 
 RaceKey = tuple[int, int]
 
@@ -255,6 +256,10 @@ class ConstraintSystem:
     def chosen_labels(self, model: set[int]) -> list[int]:
         """The placement 𝓛 of a model, in text order."""
         return [lab for lab in self.placeable if self.L[lab] in model]
+
+    def placement(self, model: set[int]) -> Placement:
+        """The placement 𝓛 of a model (line 19), in text order, priced by C(ℓ)."""
+        return self.costs.placement(self.chosen_labels(model))
 
     def cost(self, labels: Iterable[int]) -> Fraction:
         return self.costs.total(labels)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from kpl.labels import LabelTree
+from kpl.placement import BarrierKind, Placement
 
 DEFAULT_LC = 100
 DEFAULT_IC = 0.5
@@ -49,6 +50,11 @@ class CostModel:
     def total(self, labels: Iterable[int]) -> Fraction:
         """C(L) = Σ C(ℓ)."""
         return sum((self.cost(lab) for lab in labels), Fraction(0))
+
+    def placement(self, labels: Iterable[int],
+                  kind: BarrierKind = BarrierKind.SYNCTHREADS) -> Placement:
+        """The placement of ``kind`` barriers after ``labels``, each anchor priced C(ℓ)."""
+        return Placement.of(labels, self.cost, kind)
 
 
 def barrier_cost(tree: LabelTree, label: int, lc: int | float | str | Fraction = DEFAULT_LC,

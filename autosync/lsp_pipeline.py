@@ -33,7 +33,6 @@ the command line never judge a kernel with different oracles.
 
 from __future__ import annotations
 
-import bisect
 import os
 import time
 from collections.abc import Mapping
@@ -45,6 +44,9 @@ from autosync import pipeline
 if TYPE_CHECKING:
     from kpl.ast import Kernel
     from oracle.base import Oracle
+
+from kpl.lineindex import LineIndex as TextLineIndex
+from kpl.placement import Placement
 
 #: oracle name meaning "sdv, or the named-barrier checker for kernels that use bar.sync"
 AUTO_ORACLE = "auto"
@@ -188,21 +190,15 @@ def utf16_len(text: str) -> int:
 Position = tuple[int, int]  # (0-based line, UTF-16 column)
 
 
-class LineIndex:
+class LineIndex(TextLineIndex):
     """Character offsets and 1-based (line, column) of the front end -> LSP positions."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-
     def _line_text(self, line0: int) -> str:
-        start = self.starts[line0]
-        end = self.starts[line0 + 1] - 1 if line0 + 1 < len(self.starts) else len(self.text)
-        return self.text[start:end].rstrip("\r")
+        return self.line_text(line0 + 1).rstrip("\r")
 
     def position(self, offset: int) -> Position:
         offset = max(0, min(offset, len(self.text)))
-        line0 = bisect.bisect_right(self.starts, offset) - 1
+        line0 = self.line_index(offset)
         return (line0, utf16_len(self.text[self.starts[line0]:offset]))
 
     def from_line_col(self, line: int | None, col: int | None) -> Position:
@@ -280,7 +276,7 @@ class QuickFix:
     status: str
     text: str | None
     reason: str | None = None
-    barriers: list[tuple[str, int]] = field(default_factory=list)  # (kernel, anchor label)
+    barriers: list[tuple[str, Placement]] = field(default_factory=list)  # (kernel, its placement)
     seconds: float = 0.0
 
 
@@ -488,7 +484,7 @@ def fix_file(path: str, text: str, options: Options) -> QuickFix:
         raise
     except BaseException as exc:  # the pipeline's InternalError/BadInput/Timeout: no patch
         return QuickFix("error", None, str(exc) or type(exc).__name__, seconds=time.perf_counter() - t0)
-    barriers = [(f.kernel.name, lab) for f in out.fixes if f.result.status == "fixed" for lab in f.result.labels]
+    barriers = [(f.kernel.name, f.result.placement) for f in out.fixes if f.result.status == "fixed"]
     new_text = out.patched if out.status == "fixed" else (text if out.status == "verified" else None)
     return QuickFix(out.status, new_text, out.reason, barriers, time.perf_counter() - t0)
 

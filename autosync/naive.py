@@ -25,6 +25,7 @@ from autosync.cost import CostModel
 from autosync.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, SynthesisResult, _unknown_reason
 from kpl.ast import Kernel
 from kpl.labels import LabelTree
+from kpl.placement import Placement
 from kpl.transform import insert_barriers
 from oracle.base import Oracle
 
@@ -44,8 +45,7 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
 
     def result(status: str, **kw: object) -> SynthesisResult:
         base: dict[str, object] = dict(
-            status=status, kernel=None, labels=[], cost=Fraction(0), barriers=[],
-            races_initial=races0, iterations=checks, oracle_calls=calls,
+            status=status, kernel=None, races_initial=races0, iterations=checks, oracle_calls=calls,
             seconds=time.perf_counter() - t0, solver="none", method="naive", tree=tree,
             divergences_initial=[d.label for d in verdict0.divergences], verdict=verdict0)
         base.update(kw)
@@ -59,7 +59,7 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
         return result(UNFIXABLE, reason="the input has errors that barriers cannot fix "
                       "(divergent barriers or oracle findings)")
 
-    current = [lab for lab in tree.labels() if tree.placeable(lab)]
+    current = costs.placement(lab for lab in tree.labels() if tree.placeable(lab))
     # step 1+2: a barrier after every statement, minus the divergent ones (repeat until none)
     while True:
         cand, mapping = insert_barriers(kernel, current)
@@ -71,7 +71,7 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
         divergent = {mapping[d.label] for d in verdict.divergences if d.label in mapping}
         if not divergent:
             return result(UNFIXABLE, reason="a barrier of the input diverges")
-        current = [lab for lab in current if lab not in divergent]
+        current = Placement(tuple(a for a in current if a.label not in divergent))
     if verdict.unknowns:
         return result(UNKNOWN, reason=_unknown_reason(None, verdict))
     if not verdict.verified:
@@ -80,8 +80,8 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
                       f"position: {keys or 'oracle findings'}")
     best = (cand, mapping, verdict)
     # step 3: drop each barrier unless that makes a race (one oracle call each)
-    for lab in list(current):
-        trial = [x for x in current if x != lab]
+    for anchor in current.anchors:
+        trial = Placement(tuple(a for a in current if a != anchor))
         cand, mapping = insert_barriers(kernel, trial)
         verdict = oracle.check(cand)
         calls += 1
@@ -90,6 +90,4 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
             current = trial
             best = (cand, mapping, verdict)
     cand, mapping, verdict = best
-    return result(FIXED, kernel=cand, labels=current, cost=costs.total(current),
-                  barriers=[(lab, costs.cost(lab)) for lab in current],
-                  barrier_map=dict(mapping), verdict=verdict)
+    return result(FIXED, kernel=cand, placement=current, barrier_map=dict(mapping), verdict=verdict)

@@ -273,7 +273,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         return outcome
     edits = []
     for f in todo:
-        f.edits = plan_edits(f.kernel, f.result.labels, target=target, tag=f.kernel.name)
+        f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name)
         edits += f.edits
     rendered = apply_edits(original, edits)
     outcome.rendered = rendered

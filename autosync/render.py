@@ -29,7 +29,6 @@ The barrier text itself comes from a jinja2 template per target (``templates/<ta
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +39,8 @@ import jinja2
 
 from kpl.ast import Barrier, Block, If, Kernel, Loop, Stmt
 from kpl.labels import ELSE, START, LabelTree
+from kpl.lineindex import LineIndex
+from kpl.placement import Placement, as_placement
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -127,16 +128,12 @@ class Rendered:
     edits: list[Edit] = field(default_factory=list)
 
 
-class _Text:
-    """Offset/line helpers over the original text."""
+class _Text(LineIndex):
+    """Line helpers over the original text, for placing and indenting barriers."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        super().__init__(text)
         self.newline = "\r\n" if "\r\n" in text else "\n"
-        self.line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-
-    def line_start(self, offset: int) -> int:
-        return self.line_starts[bisect.bisect_right(self.line_starts, offset) - 1]
 
     def line_end(self, offset: int) -> int:
         """Offset of the end of ``offset``'s line, before ``\\r\\n``/``\\n`` (or EOF)."""
@@ -153,10 +150,6 @@ class _Text:
         while pos < len(self.text) and self.text[pos] in " \t":
             pos += 1
         return self.text[start:pos]
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        index = bisect.bisect_right(self.line_starts, offset) - 1
-        return index + 1, offset - self.line_starts[index] + 1
 
     def rest_is_blank(self, offset: int) -> bool:
         """Is the rest of the line from ``offset`` blank or a comment?"""
@@ -198,7 +191,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> Rendered:
         pos = edit.end
     out.append(text[pos:])
     result = "".join(out)
-    lines = _Text(result)
+    lines = LineIndex(result)
     located = []
     for bar in inserted:
         line, col = lines.line_col(bar.offset)
@@ -379,8 +372,8 @@ class _Planner:
 
     # -- driver --------------------------------------------------------------------------
 
-    def plan(self, insert_after: Iterable[int], remove: Iterable[Barrier]) -> list[Edit]:
-        wanted: Counter[int] = Counter(insert_after)
+    def plan(self, insert_after: Placement | Iterable[int], remove: Iterable[Barrier]) -> list[Edit]:
+        wanted: Counter[int] = Counter(as_placement(insert_after).labels)
         tree = self.tree
         # group by the block that will hold the new barrier
         plain_starts: list[tuple[int, Block, int]] = []
@@ -447,11 +440,12 @@ class _Planner:
         self.edits.append(Edit(start, end, ""))
 
 
-def plan_edits(kernel: Kernel, insert_after: Iterable[int], *, remove: Iterable[Barrier] = (),
+def plan_edits(kernel: Kernel, insert_after: Placement | Iterable[int], *, remove: Iterable[Barrier] = (),
                target: str = "cuda", texts: Mapping[int, str] | None = None,
                tag: str | None = None) -> list[Edit]:
-    """The text edits that insert a barrier after each label of ``insert_after`` (a label
-    listed twice gets two barriers) and delete each barrier statement of ``remove``.
+    """The text edits that insert a barrier after each anchor of ``insert_after`` (a
+    :class:`~kpl.placement.Placement`, or plain labels; an anchor listed twice gets two
+    barriers) and delete each barrier statement of ``remove``.
 
     ``texts`` overrides the barrier text per anchor label (e.g. the original spelling
     ``syncthreads();`` when re-inserting a developer's barriers); ``tag`` (e.g. the kernel's
@@ -464,14 +458,14 @@ def plan_edits(kernel: Kernel, insert_after: Iterable[int], *, remove: Iterable[
     return _Planner(kernel, target, texts, tag).plan(insert_after, remove)
 
 
-def render(kernel: Kernel, insert_after: Iterable[int], *, remove: Iterable[Barrier] = (),
+def render(kernel: Kernel, insert_after: Placement | Iterable[int], *, remove: Iterable[Barrier] = (),
            target: str = "cuda", texts: Mapping[int, str] | None = None) -> Rendered:
     """Like :func:`render_patch`, also returning where each inserted barrier landed."""
     edits = plan_edits(kernel, insert_after, remove=remove, target=target, texts=texts)
     return apply_edits(kernel.source_text, edits)
 
 
-def render_patch(kernel: Kernel, insert_after: Iterable[int], *, remove: Iterable[Barrier] = (),
+def render_patch(kernel: Kernel, insert_after: Placement | Iterable[int], *, remove: Iterable[Barrier] = (),
                  target: str = "cuda") -> str:
     """The ORIGINAL text of ``kernel`` with a barrier inserted after each label of
     ``insert_after`` and each barrier of ``remove`` deleted; every other byte unchanged."""

@@ -9,7 +9,6 @@ formats, so text, JSON and SARIF can never disagree on where a barrier went.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 from collections.abc import Callable
 from fractions import Fraction
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from autosync import report, report_sarif
 from autosync.pipeline import FixOutcome
+from kpl.lineindex import LineIndex
 from oracle.base import Divergence, Verdict
 
 if TYPE_CHECKING:
@@ -48,39 +48,28 @@ def fmt_cost(value: float | int) -> str:
     return str(value) if isinstance(value, int) else f"{value:g}"
 
 
-def line_starts(text: str) -> list[int]:
-    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-
-
-def line_col(starts: list[int], offset: int) -> tuple[int, int]:
-    """1-based (line, column) of a character offset, given :func:`line_starts`."""
-    i = bisect.bisect_right(starts, offset) - 1
-    return i + 1, offset - starts[i] + 1
-
-
 def barrier_rows(outcome: FixOutcome, locs: Locators, shown_file: str) -> list[dict[str, Any]]:
     """One row per inserted barrier: where it is in the patched text and in the original,
     after which label, at what cost."""
     rows: list[dict[str, Any]] = []
     if outcome.rendered is None:
         return rows
-    src_lines = line_starts(outcome.original)
+    src_lines = LineIndex(outcome.original)
     seen: set[tuple[int, str]] = set()
     for f in outcome.fixes:
         if f.result.status != "fixed":
             continue
-        costs = {lab: c for lab, c in f.result.barriers}
         for bar in outcome.rendered.inserted:
             if bar.tag != f.kernel.name:
                 continue
             if (bar.offset, f.kernel.name) in seen:
                 continue
             seen.add((bar.offset, f.kernel.name))
-            oline, ocol = line_col(src_lines, bar.original_offset)
+            oline, ocol = src_lines.line_col(bar.original_offset)
             rows.append({
                 "kernel": f.kernel.name, "file": shown_file, "line": bar.line, "column": bar.column,
                 "anchor": bar.anchor, "after": locs[f.kernel.name].name(bar.anchor),
-                "cost": report.number(costs.get(bar.anchor, 0)), "text": bar.text,
+                "cost": report.number(f.result.placement.cost_at(bar.anchor)), "text": bar.text,
                 "original_offset": bar.original_offset, "original_line": oline, "original_column": ocol,
             })
     rows.sort(key=lambda r: (r["line"], r["column"]))
@@ -178,11 +167,11 @@ def fix_sarif(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], t
     barriers into the ORIGINAL file."""
     fixes: list[dict[str, Any]] = []
     if outcome.status == "fixed" and outcome.rendered is not None:
-        starts = line_starts(outcome.original)
+        starts = LineIndex(outcome.original)
         grouped: dict[int, str] = {}
         for edit in outcome.rendered.edits:  # sorted; merge insertions at one offset in order
             grouped[edit.start] = grouped.get(edit.start, "") + edit.replacement
-        insertions = [(off, *line_col(starts, off), text) for off, text in sorted(grouped.items())]
+        insertions = [(off, *starts.line_col(off), text) for off, text in sorted(grouped.items())]
         fixes = [report_sarif.sarif_fix(outcome.file, f"insert {report.plural(len(rows), 'barrier')} "
                                         f"(AutoSync, total cost {fmt_cost(report.number(_total_cost(outcome)))})",
                                         insertions)]

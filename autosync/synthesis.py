@@ -1,4 +1,8 @@
-"""Barrier synthesis: Algorithm 1 (SYNTHESIZE / REFINE) of the AutoSync paper, Sec. III-D.
+"""Barrier synthesis: [AutoSync] Alg. 1 (SYNTHESIZE / REFINE), Sec. III-D.
+
+:class:`Synthesizer` reads like the algorithm: ``run`` is the loop, each step a named method
+(add races, solve, check candidate, on divergence, on races); :class:`FactsSynthesizer` is the
+oracle-facts shortcut below; :func:`synthesize` is the entry point other modules call.
 
 SYNTHESIZE asks the oracle for the race locations of the input kernel, turns each into
 placement constraints (lines 6–12, :mod:`autosync.constraints`) on top of the soft
@@ -16,8 +20,8 @@ which alternates between the MaxSAT solver (least-cost placement 𝓛, line 19) 
 UNSAT (line 18) is explained race by race (:meth:`ConstraintSystem.explain`): a self-race
 ⟨ℓ, ℓ⟩, a race inside a thread-dependent block, or a race whose every option was refuted.
 
-Beyond the paper (on by default, ``use_facts=False`` / ``--oracle-facts off`` for the
-paper-faithful loop): when the oracle says at which loop depth a race happens
+Beyond the paper (:class:`FactsSynthesizer`, on by default; ``use_facts=False`` /
+``--oracle-facts off`` for the paper-faithful loop): when the oracle says at which loop depth a race happens
 (``Race.loop_depth``), the matching P^j is asserted directly, skipping the enumeration of
 P-assignments.  These are hints, asserted as retractable clauses: if the candidate still races
 on that location (or the hints make the system UNSAT), they are withdrawn and the normal
@@ -28,6 +32,9 @@ Every ``oracle.check`` call counts in ``oracle_calls`` (Tables I/II), including 
 one on the input; a candidate placement the solver proposes twice is answered from a cache
 instead of a second oracle call (its verdict cannot change: the oracle is a function of the
 kernel).
+
+One module (a little over 400 lines): the result types, the loop and its steps are one stage,
+and splitting the steps from the loop would make the algorithm harder to read, not easier.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from fractions import Fraction
 from autosync.constraints import Clause, ConstraintSystem, RaceKey
 from kpl.ast import Barrier, Kernel
 from kpl.labels import LabelTree
+from kpl.placement import EMPTY, Placement
 from kpl.transform import insert_barriers
 from oracle.base import Oracle, Race, Verdict
 
@@ -56,8 +64,7 @@ class IterationRecord:
     """One REFINE iteration (lines 17–29), for ``on_iteration`` callbacks, logs and tests."""
 
     index: int
-    labels: list[int]
-    cost: Fraction
+    placement: Placement
     p_assignments: dict[RaceKey, tuple[bool, ...]]
     outcome: str  # "verified" | "divergent" | "races" | "unknown" | "findings"
     races: list[RaceKey] = field(default_factory=list)
@@ -67,24 +74,30 @@ class IterationRecord:
     oracle_calls: int = 0
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def labels(self) -> list[int]:
+        return list(self.placement.labels)
+
+    @property
+    def cost(self) -> Fraction:
+        return self.placement.cost
+
 
 @dataclass
 class SynthesisResult:
     """What SYNTHESIZE returns.
 
     ``status``: ``verified`` (the input already verifies; nothing inserted), ``fixed``
-    (``kernel`` is a verified candidate with barriers after ``labels``), ``unfixable``
+    (``kernel`` is a verified candidate with the barriers of ``placement``), ``unfixable``
     (constraints UNSAT, or a problem barriers cannot fix: ``reason`` names the labels),
-    ``unknown`` (the oracle could not decide, or the iteration limit was hit).
-    ``barriers`` pairs each anchor label with C(ℓ); ``barrier_map`` maps the labels of the
-    inserted ``Barrier`` statements in ``kernel`` to their anchors (for the renderer).
+    ``unknown`` (the oracle could not decide, or the iteration limit was hit); for the last
+    two, ``placement`` is the last candidate tried, if any.  ``barrier_map`` maps the labels
+    of the inserted ``Barrier`` statements in ``kernel`` to their anchors (for the renderer).
+    ``labels``, ``cost`` and ``barriers`` are views of ``placement``.
     """
 
     status: str
     kernel: Kernel | None
-    labels: list[int]
-    cost: Fraction
-    barriers: list[tuple[int, Fraction]]
     races_initial: list[Race]
     iterations: int
     oracle_calls: int
@@ -98,6 +111,20 @@ class SynthesisResult:
     trace: list[IterationRecord] = field(default_factory=list)
     verdict: Verdict | None = None
     tree: LabelTree | None = None
+    placement: Placement = EMPTY
+
+    @property
+    def labels(self) -> list[int]:
+        return list(self.placement.labels)
+
+    @property
+    def cost(self) -> Fraction:
+        return self.placement.cost
+
+    @property
+    def barriers(self) -> list[tuple[int, Fraction]]:
+        """Each anchor label with its C(ℓ)."""
+        return [(a.label, a.cost) for a in self.placement]
 
     @property
     def ok(self) -> bool:
@@ -145,6 +172,246 @@ def _findings_reason(verdict: Verdict) -> str:
         f"{f.kind}: {f.message}" for f in verdict.findings)
 
 
+@dataclass
+class Candidate:
+    """kernel' = INSERTBARRIERS(kernel, 𝓛) of one placement, with the oracle's verdict on it."""
+
+    kernel: Kernel
+    mapping: dict[int, int]  # label of each inserted Barrier -> its anchor
+    verdict: Verdict
+
+
+@dataclass
+class Step:
+    """One REFINE iteration in progress: the model, its placement and candidate, the record
+    being filled in and the hard clauses this iteration adds."""
+
+    model: set[int]
+    placement: Placement
+    candidate: Candidate
+    record: IterationRecord
+    added: list[Clause] = field(default_factory=list)
+
+
+class Synthesizer:
+    """SYNTHESIZE / REFINE of [AutoSync] Alg. 1, the paper-faithful loop.
+
+    :meth:`run` is the algorithm; each named step cites the lines it implements.  Subclasses
+    change a step, never the loop (:class:`FactsSynthesizer`)."""
+
+    def __init__(self, kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
+                 lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
+                 tie_break: bool = True, max_iterations: int = DEFAULT_MAX_ITERATIONS,
+                 on_iteration: Callable[[IterationRecord], None] | None = None) -> None:
+        self.t0 = time.perf_counter()  # start time, for ``SynthesisResult.seconds``
+        self.kernel = kernel  # the input as given; never mutated
+        self.oracle = oracle  # GETRACES: the only source of races and divergences
+        self.solver = solver  # MaxSAT back end name, reported in the result
+        self.tree = LabelTree(kernel)  # labels of the input; race keys and anchors refer to it
+        # the solver state S with the soft constraints ¬L_ℓ weighted by C(ℓ) (lines 2–3)
+        self.cs = ConstraintSystem(self.tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break)
+        self.max_iterations = max_iterations  # give up ("unknown") after this many iterations
+        self.on_iteration = on_iteration  # called once per finished iteration
+        self.calls = 0  # oracle calls so far, the initial one on the input included
+        self.trace: list[IterationRecord] = []  # one record per REFINE iteration
+        self.cache: dict[Placement, Candidate] = {}  # a placement proposed twice is not re-checked
+        self.notes: list[str] = []  # notes for the next iteration's record
+        self.verdict0 = Verdict()  # the oracle's verdict on the input (line 4)
+
+    # ------------------------------------------------------------------ the algorithm
+
+    def run(self) -> SynthesisResult:
+        self.verdict0 = self.get_races(self.kernel)  # line 4: GETRACES(kernel)
+        outcome = self.refuse_input()
+        if outcome is None:
+            self.add_races(self.verdict0.races)  # lines 5–12
+        while outcome is None and len(self.trace) < self.max_iterations:  # line 16
+            model = self.solve()  # line 17
+            if model is None:  # line 18: "No solution"
+                return self.result(UNFIXABLE, reason=self.cs.explain(),
+                                   conflicts=[r.key for r in self.cs.conflicting_races()])
+            step = self.check_candidate(model)  # lines 19–21
+            verdict = step.candidate.verdict
+            if verdict.unknowns:
+                outcome = self.undecided(step)
+            elif verdict.divergences:  # lines 22–25
+                outcome = self.on_divergence(step)
+            elif verdict.findings:
+                outcome = self.undecided(step)
+            elif verdict.races:  # lines 27–29
+                self.on_races(step)
+            else:  # races = ∅: return kernel'
+                outcome = self.accepted(step)
+        return outcome or self.result(UNKNOWN, reason=f"iteration limit ({self.max_iterations}) "
+                                      "reached")
+
+    # ------------------------------------------------------------------ named steps
+
+    def get_races(self, kernel: Kernel) -> Verdict:
+        """One oracle call (GETRACES, lines 4, 21, 27): races and divergences together."""
+        self.calls += 1
+        return self.oracle.check(kernel)
+
+    def refuse_input(self) -> SynthesisResult | None:
+        """The input verifies, or has a problem no inserted barrier can fix."""
+        v0, tree = self.verdict0, self.tree
+        if v0.verified:
+            return self.result(VERIFIED, kernel=self.kernel)
+        if v0.unknowns:
+            return self.result(UNKNOWN, reason=_unknown_reason(tree, v0))
+        if v0.divergences:
+            names = ", ".join(_describe_label(tree, d.label) for d in v0.divergences
+                              if d.label in tree.nodes)
+            return self.result(UNFIXABLE, reason=f"barrier(s) already in the input diverge: "
+                               f"{names}; inserting barriers cannot remove that")
+        if v0.findings:
+            return self.result(UNFIXABLE, reason=_findings_reason(v0))
+        across = [r for r in v0.races if r.cross_block]
+        if across:
+            return self.result(UNFIXABLE, reason="; ".join(
+                f"race {_describe_label(tree, r.first)} / {_describe_label(tree, r.second)} on "
+                f"global array '{r.array}' is between threads of different blocks: barriers "
+                "order only the threads of one block" for r in across))
+        return None
+
+    def add_races(self, races: list[Race]) -> list[Clause]:
+        """Lines 5–12 for every race location of ``races`` not constrained yet."""
+        added: list[Clause] = []
+        for key in _unique_keys(self.tree, races):
+            if key in self.cs.races:
+                continue
+            added += self.cs.add_race(*key)[1]
+            added += self.race_added(key, races)
+        return added
+
+    def race_added(self, key: RaceKey, races: list[Race]) -> list[Clause]:
+        """Hook after lines 6–12 of a new location (the paper adds nothing more)."""
+        return []
+
+    def solve(self) -> set[int] | None:
+        """Lines 17–18: S.CHECK; ``None`` is "No solution"."""
+        return self.cs.solve()
+
+    def check_candidate(self, model: set[int]) -> Step:
+        """Lines 19–21: 𝓛 from the model, kernel' = INSERTBARRIERS(kernel, 𝓛) and the oracle
+        on it -- the only oracle call of the loop, skipped for a placement already checked."""
+        placement = self.cs.placement(model)  # line 19
+        cached = placement in self.cache
+        if not cached:
+            cand, mapping = insert_barriers(self.kernel, placement)  # line 20
+            self.cache[placement] = Candidate(cand, mapping, self.get_races(cand))  # line 21
+        p_assign = {key: self.cs.p_assignment(key, model) for key in self.cs.races}
+        record = IterationRecord(len(self.trace) + 1, placement, p_assign, "", cached=cached,
+                                 oracle_calls=self.calls, notes=self.notes)
+        self.notes = []
+        self.trace.append(record)
+        return Step(model, placement, self.cache[placement], record)
+
+    def on_divergence(self, step: Step) -> SynthesisResult | None:
+        """Lines 22–25: exclude the children [ℓ_s^d, ℓ^d) of the innermost block of each
+        divergent barrier *in kernel'*; stop when a divergent barrier is the input's own or
+        nothing new could be excluded."""
+        cand = step.candidate
+        step.record.divergences = [d.label for d in cand.verdict.divergences]
+        ctree = LabelTree(cand.kernel)
+        for div in cand.verdict.divergences:
+            if div.label not in cand.mapping:
+                name = (_describe_label(self.tree, div.label) if div.label in self.tree.nodes
+                        else str(div.label))
+                return self.finish(step, "divergent", self.result(
+                    UNFIXABLE, reason=f"barrier {name} of the input diverges in the candidate; "
+                    "inserting barriers cannot remove that", placement=step.placement))
+            block = ctree.innermost_block(div.label)  # line 24: ℓ^d in kernel'
+            children = ctree.interval(ctree.start(block), block)  # [ℓ_s^d, ℓ^d)
+            step.added += self.cs.exclude_block(children, cand.mapping[div.label], block)
+        self.finish(step, "divergent")
+        if not step.added:
+            return self.result(UNKNOWN, reason="divergence reported again at an excluded "
+                               "position (no progress possible)", placement=step.placement)
+        return None
+
+    def on_races(self, step: Step) -> None:
+        """Lines 27–29: block the refuted P-assignment of each known race location (line 29);
+        a location not seen before (an oracle may report only some races at first) gets its
+        lines 6–12 constraints now."""
+        races = step.candidate.verdict.races
+        keys = _unique_keys(self.tree, races)
+        step.record.races = keys
+        for key in keys:
+            if key in self.cs.races:
+                self.refuted(key, step.record)
+                step.added.append(self.cs.block_assignment(key, step.model))  # line 29
+        step.added += self.add_races(races)
+        self.finish(step, "races")
+
+    def refuted(self, key: RaceKey, record: IterationRecord) -> None:
+        """Hook: the candidate still races on the known location ``key``."""
+
+    # ------------------------------------------------------------------ results
+
+    def accepted(self, step: Step) -> SynthesisResult:
+        """Line 16 with races = ∅: kernel' is the answer."""
+        cand = step.candidate
+        return self.finish(step, "verified", self.result(
+            FIXED, kernel=cand.kernel, placement=step.placement, barrier_map=dict(cand.mapping),
+            verdict=cand.verdict))
+
+    def undecided(self, step: Step) -> SynthesisResult:
+        """The oracle could not decide the candidate, or reports errors barriers cannot fix."""
+        verdict = step.candidate.verdict
+        if verdict.unknowns:
+            return self.finish(step, "unknown", self.result(
+                UNKNOWN, reason=_unknown_reason(self.tree, verdict), placement=step.placement))
+        return self.finish(step, "findings", self.result(
+            UNFIXABLE, reason=_findings_reason(verdict), placement=step.placement))
+
+    def finish(self, step: Step, outcome: str,
+               result: SynthesisResult | None = None) -> SynthesisResult:
+        """Close the iteration's record (outcome, clauses added) and report it."""
+        step.record.outcome = outcome
+        step.record.added = [f"{cl.tag}: {self.cs.describe(cl)}" for cl in step.added]
+        if self.on_iteration is not None:
+            self.on_iteration(step.record)
+        return result  # type: ignore[return-value]
+
+    def result(self, status: str, **kw: object) -> SynthesisResult:
+        base: dict[str, object] = dict(
+            status=status, kernel=None, races_initial=list(self.verdict0.races),
+            iterations=len(self.trace), oracle_calls=self.calls,
+            seconds=time.perf_counter() - self.t0, solver=self.solver, trace=self.trace,
+            tree=self.tree, divergences_initial=[d.label for d in self.verdict0.divergences],
+            verdict=self.verdict0)
+        base.update(kw)
+        return SynthesisResult(**base)  # type: ignore[arg-type]
+
+
+class FactsSynthesizer(Synthesizer):
+    """Beyond the paper (``--oracle-facts on``, the default): when the oracle says at which
+    loop depth a race happens (``Race.loop_depth``), assert the matching P^j directly, skipping
+    the enumeration of P-assignments.  The hints are retractable clauses: withdrawn when the
+    candidate still races on that location or when they make the system UNSAT, after which
+    the paper's P-blocking takes over -- so the result is as correct as without facts."""
+
+    def race_added(self, key: RaceKey, races: list[Race]) -> list[Clause]:
+        depths = sorted({d for r in races if _race_key(self.tree, r) == key
+                         for d in (r.loop_depths or ((r.loop_depth,)
+                                                     if r.loop_depth is not None else ()))})
+        return self.cs.add_facts(key, [d for d in depths if d is not None])
+
+    def solve(self) -> set[int] | None:
+        model = self.cs.solve()
+        if model is None and self.cs.has_facts():
+            self.cs.retract_facts()  # the hints were wrong: fall back to the paper's loop
+            self.notes.append("oracle facts made the constraints UNSAT: all withdrawn")
+            model = self.cs.solve()
+        return model
+
+    def refuted(self, key: RaceKey, record: IterationRecord) -> None:
+        if self.cs.has_facts(key):
+            self.cs.retract_facts(key)  # a refuted hint: back to the paper's enumeration
+            record.notes.append(f"oracle facts for {self.cs.race_name(key)} refuted: withdrawn")
+
+
 def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
                use_facts: bool = True, tie_break: bool = True,
@@ -154,147 +421,10 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     the developer's barriers first when they want a from-scratch placement).
 
     ``tie_break`` only orders equal-cost optima (see ``ConstraintSystem._tie_broken``);
-    ``use_facts`` enables the oracle-fact shortcut (module docstring)."""
-    t0 = time.perf_counter()
-    tree = LabelTree(kernel)
-    cs = ConstraintSystem(tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break)  # lines 2–3
-    calls = 0
-    trace: list[IterationRecord] = []
-
-    def result(status: str, **kw: object) -> SynthesisResult:
-        base: dict[str, object] = dict(
-            status=status, kernel=None, labels=[], cost=Fraction(0), barriers=[],
-            races_initial=races0, iterations=len(trace), oracle_calls=calls,
-            seconds=time.perf_counter() - t0, solver=solver, trace=trace, tree=tree,
-            divergences_initial=[d.label for d in verdict0.divergences], verdict=verdict0)
-        base.update(kw)
-        return SynthesisResult(**base)  # type: ignore[arg-type]
-
-    verdict0 = oracle.check(kernel)  # line 4: GETRACES(kernel)
-    calls += 1
-    races0 = list(verdict0.races)
-    if verdict0.verified:
-        return result(VERIFIED, kernel=kernel)
-    if verdict0.unknowns:
-        return result(UNKNOWN, reason=_unknown_reason(tree, verdict0))
-    if verdict0.divergences:
-        names = ", ".join(_describe_label(tree, d.label) for d in verdict0.divergences
-                          if d.label in tree.nodes)
-        return result(UNFIXABLE, reason=f"barrier(s) already in the input diverge: {names}; "
-                      "inserting barriers cannot remove that")
-    if verdict0.findings:
-        return result(UNFIXABLE, reason=_findings_reason(verdict0))
-    across = [r for r in races0 if r.cross_block]
-    if across:
-        return result(UNFIXABLE, reason="; ".join(
-            f"race {_describe_label(tree, r.first)} / {_describe_label(tree, r.second)} on global "
-            f"array '{r.array}' is between threads of different blocks: barriers order only the "
-            "threads of one block" for r in across))
-
-    def add_races(races: list[Race], keys: list[RaceKey]) -> list[Clause]:
-        """Lines 5–12 for the new locations among ``keys`` (+ the fact hints)."""
-        added: list[Clause] = []
-        for key in keys:
-            if key in cs.races:
-                continue
-            _, clauses = cs.add_race(*key)
-            added += clauses
-            if use_facts:
-                depths = sorted({d for r in races if _race_key(tree, r) == key
-                                 for d in (r.loop_depths or ((r.loop_depth,)
-                                                             if r.loop_depth is not None else ()))})
-                added += cs.add_facts(key, [d for d in depths if d is not None])
-        return added
-
-    add_races(races0, _unique_keys(tree, races0))
-
-    cache: dict[frozenset[int], tuple[Kernel, dict[int, int], Verdict]] = {}
-    pending_notes: list[str] = []
-    while True:  # line 16: while races ≠ ∅
-        if len(trace) >= max_iterations:
-            return result(UNKNOWN, reason=f"iteration limit ({max_iterations}) reached")
-        model = cs.solve()  # line 17
-        if model is None and cs.has_facts():
-            cs.retract_facts()  # the hints were wrong: fall back to the paper's loop
-            pending_notes.append("oracle facts made the constraints UNSAT: all withdrawn")
-            model = cs.solve()
-        if model is None:  # line 18: "No solution"
-            conflicts = [r.key for r in cs.conflicting_races()]
-            return result(UNFIXABLE, reason=cs.explain(), conflicts=conflicts)
-        labels = cs.chosen_labels(model)  # line 19
-        cost = cs.cost(labels)
-        p_assign = {key: cs.p_assignment(key, model) for key in cs.races}
-        frozen = frozenset(labels)
-        cached = frozen in cache
-        if cached:
-            cand, mapping, verdict = cache[frozen]
-        else:
-            cand, mapping = insert_barriers(kernel, labels)  # line 20
-            verdict = oracle.check(cand)  # lines 21, 27: one oracle call
-            calls += 1
-            cache[frozen] = (cand, mapping, verdict)
-        record = IterationRecord(len(trace) + 1, labels, cost, p_assign, "", cached=cached,
-                                 oracle_calls=calls, notes=pending_notes)
-        pending_notes = []
-        trace.append(record)
-        added: list[Clause] = []
-
-        def done(rec: IterationRecord, clauses: list[Clause]) -> None:
-            rec.added = [f"{cl.tag}: {cs.describe(cl)}" for cl in clauses]
-            if on_iteration is not None:
-                on_iteration(rec)
-
-        if verdict.unknowns:
-            record.outcome = "unknown"
-            done(record, added)
-            return result(UNKNOWN, reason=_unknown_reason(tree, verdict), labels=labels, cost=cost)
-        if verdict.divergences:  # lines 22–25
-            record.outcome = "divergent"
-            record.divergences = [d.label for d in verdict.divergences]
-            ctree = LabelTree(cand)
-            for div in verdict.divergences:
-                if div.label not in mapping:
-                    done(record, added)
-                    name = _describe_label(tree, div.label) if div.label in tree.nodes else str(div.label)
-                    return result(UNFIXABLE, reason=f"barrier {name} of the input diverges in the "
-                                  "candidate; inserting barriers cannot remove that", labels=labels)
-                block = ctree.innermost_block(div.label)  # line 24: ℓ^d in kernel'
-                children = ctree.interval(ctree.start(block), block)  # [ℓ_s^d, ℓ^d)
-                added += cs.exclude_block(children, mapping[div.label], block)
-            done(record, added)
-            if not added:
-                return result(UNKNOWN, reason="divergence reported again at an excluded position "
-                              "(no progress possible)", labels=labels)
-            continue
-        if verdict.findings:
-            record.outcome = "findings"
-            done(record, added)
-            return result(UNFIXABLE, reason=_findings_reason(verdict), labels=labels)
-        if not verdict.races:  # line 16: races = ∅ -> return kernel'
-            record.outcome = "verified"
-            done(record, added)
-            return result(FIXED, kernel=cand, labels=labels, cost=cost,
-                          barriers=[(lab, cs.label_cost[lab]) for lab in labels],
-                          barrier_map=dict(mapping), verdict=verdict)
-        record.outcome = "races"  # lines 27–29
-        keys = _unique_keys(tree, verdict.races)
-        record.races = keys
-        for key in keys:
-            if key in cs.races:
-                if cs.has_facts(key):
-                    cs.retract_facts(key)  # a refuted hint: back to the paper's enumeration
-                    record.notes.append(f"oracle facts for {cs.race_name(key)} refuted: withdrawn")
-                added.append(cs.block_assignment(key, model))  # line 29
-        added += add_races(verdict.races, keys)  # a location not seen before: lines 6–12
-        done(record, added)
-
-
-def placement_cost(kernel: Kernel, labels: list[int], lc: int | float | str | Fraction = 100,
-                   ic: int | float | str | Fraction = 0.5) -> Fraction:
-    """C(𝓛) of a placement on ``kernel`` (for ``compare``: the developer's barriers' anchors)."""
-    from autosync.cost import CostModel
-
-    return CostModel(LabelTree(kernel), lc, ic).total(labels)
+    ``use_facts`` enables the oracle-fact shortcut (:class:`FactsSynthesizer`)."""
+    cls = FactsSynthesizer if use_facts else Synthesizer
+    return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
+               max_iterations=max_iterations, on_iteration=on_iteration).run()
 
 
 def count_barriers(kernel: Kernel) -> int:

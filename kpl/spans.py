@@ -15,14 +15,13 @@ Three parts, each used by one side of the pipeline:
 
 from __future__ import annotations
 
-import bisect
 import os
-import re
 from collections.abc import Callable
 
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.lineindex import LineIndex
 
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -32,34 +31,9 @@ def _is_ident(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-class SourceText:
-    """An original source file with offset/line/column conversions and a statement scanner."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.line_starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.line_starts.append(i + 1)
-
-    # ------------------------------------------------------------------ positions
-
-    def offset(self, line: int, col: int) -> int:
-        """Offset of 1-based (line, col); -1 when out of range."""
-        if line < 1 or line > len(self.line_starts):
-            return -1
-        return self.line_starts[line - 1] + col - 1
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        index = bisect.bisect_right(self.line_starts, offset) - 1
-        return index + 1, offset - self.line_starts[index] + 1
-
-    def line_text(self, line: int) -> str:
-        if line < 1 or line > len(self.line_starts):
-            return ""
-        start = self.line_starts[line - 1]
-        end = self.text.find("\n", start)
-        return self.text[start:] if end < 0 else self.text[start:end]
+class SourceText(LineIndex):
+    """An original source file with offset/line/column conversions (:class:`LineIndex`) and
+    a statement scanner."""
 
     # ------------------------------------------------------------------ lexing
 
@@ -76,7 +50,7 @@ class SourceText:
             elif text.startswith("/*", pos):
                 end = text.find("*/", pos + 2)
                 pos = n if end < 0 else end + 2
-            elif ch == "#" and text[self.line_starts[self.line_col(pos)[0] - 1]:pos].strip() == "":
+            elif ch == "#" and text[self.line_start(pos):pos].strip() == "":
                 while True:  # a directive, with backslash continuations
                     end = text.find("\n", pos)
                     if end < 0:
@@ -185,7 +159,7 @@ class SourceText:
         """pycparser places a declaration at its declarator name; walk back over the type
         words on the same line to where the declaration really starts."""
         line, _ = self.line_col(pos)
-        line_start = self.line_starts[line - 1]
+        line_start = self.starts[line - 1]
         start = pos
         i = pos - 1
         while i >= line_start:
@@ -252,20 +226,19 @@ class Locator:
     """Maps offsets of a text with ``#line`` directives to original (file, line, col)."""
 
     def __init__(self, text: str, default_file: str) -> None:
-        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.index = LineIndex(text)
         self.map = line_map(text, default_file)
         self.default_file = default_file
 
     def __call__(self, pos: int) -> tuple[str, int, int]:
-        i = bisect.bisect_right(self.starts, pos) - 1
-        loc = self.map[i] if i < len(self.map) else None
-        col = pos - self.starts[i] + 1
+        line, col = self.index.line_col(pos)
+        loc = self.map[line - 1] if line - 1 < len(self.map) else None
         if loc is None:
-            return self.default_file, i + 1, col
+            return self.default_file, line, col
         return loc[0], loc[1], col
 
     def line_start(self, pos: int) -> int:
-        return self.starts[bisect.bisect_right(self.starts, pos) - 1]
+        return self.index.line_start(pos)
 
 
 def _token_at(text: str, pos: int) -> str:

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections import Counter
 from collections.abc import Iterable
 
 from kpl.ast import Barrier, Block, If, Inline, Kernel, Loop, Stmt, Switch
 from kpl.labels import LabelTree
+from kpl.placement import Placement, as_placement
 
 
 def _after_label(stmt: Stmt) -> int:
@@ -47,17 +47,16 @@ def _after_label(stmt: Stmt) -> int:
 class _Inserter:
     """One pass over the kernel copying blocks and inserting barriers after wanted labels."""
 
-    def __init__(self, kernel: Kernel, wanted: Counter[int], spelling: str) -> None:
+    def __init__(self, kernel: Kernel, wanted: dict[int, list[str]]) -> None:
         self.kernel = kernel
-        self.wanted = wanted
-        self.spelling = spelling
+        self.wanted = wanted  # anchor -> the spellings of the barriers to insert after it
         self.mapping: dict[int, int] = {}
 
     def _barriers_after(self, anchor: int) -> list[Stmt]:
         out: list[Stmt] = []
-        for _ in range(self.wanted.pop(anchor, 0)):
+        for spelling in self.wanted.pop(anchor, []):
             label = self.kernel.fresh_label()
-            out.append(Barrier(label=label, spelling=self.spelling))
+            out.append(Barrier(label=label, spelling=spelling))
             self.mapping[label] = anchor
         return out
 
@@ -89,11 +88,10 @@ class _Inserter:
 
 def copy_kernel(kernel: Kernel) -> Kernel:
     """A structural copy of ``kernel`` (statements and blocks fresh, expressions shared)."""
-    return _copy_with(kernel, Counter())[0]
+    return _copy_with(kernel, {})[0]
 
 
-def _copy_with(kernel: Kernel, wanted: Counter[int],
-               spelling: str = "__syncthreads()") -> tuple[Kernel, dict[int, int]]:
+def _copy_with(kernel: Kernel, wanted: dict[int, list[str]]) -> tuple[Kernel, dict[int, int]]:
     new = dataclasses.replace(
         kernel,
         params=list(kernel.params),
@@ -101,7 +99,7 @@ def _copy_with(kernel: Kernel, wanted: Counter[int],
         requires=list(kernel.requires),
         expected=dict(kernel.expected),
     )
-    inserter = _Inserter(new, wanted, spelling)
+    inserter = _Inserter(new, wanted)
     new.body = inserter.block(kernel.body)
     if inserter.wanted:
         missing = sorted(lab for lab, n in inserter.wanted.items() if n)
@@ -109,27 +107,30 @@ def _copy_with(kernel: Kernel, wanted: Counter[int],
     return new, inserter.mapping
 
 
-def insert_barriers(kernel: Kernel, labels: Iterable[int], *, check_placeable: bool = True,
-                    spelling: str = "__syncthreads()") -> tuple[Kernel, dict[int, int]]:
+def insert_barriers(kernel: Kernel, placement: Placement | Iterable[int], *,
+                    check_placeable: bool = True) -> tuple[Kernel, dict[int, int]]:
     """INSERTBARRIERS(kernel, L) of Alg. 1, line 20.
 
-    Returns a copy of ``kernel`` with one ``Barrier`` as the right sibling of each ℓ in
-    ``labels`` (a label listed twice gets two consecutive barriers, which is what
-    :func:`strip_barriers` needs for a kernel that had ``__syncthreads(); __syncthreads();``)
-    and the map *new barrier label -> anchor label*.  Existing labels are unchanged; the new
-    barriers get fresh labels from the copy's ``fresh_label`` (the input is not mutated).
+    Returns a copy of ``kernel`` with one ``Barrier`` of the anchor's kind as the right
+    sibling of each anchor of ``placement`` (plain labels: ``__syncthreads()``; an anchor
+    listed twice gets two consecutive barriers, which is what :func:`strip_barriers` needs for
+    a kernel that had ``__syncthreads(); __syncthreads();``) and the map *new barrier label ->
+    anchor label*.  Existing labels are unchanged; the new barriers get fresh labels from the
+    copy's ``fresh_label`` (the input is not mutated).
 
     Raises ``ValueError`` for a label that is not in the kernel, or (with
     ``check_placeable``) that :meth:`LabelTree.placeable` rejects -- e.g. the then-block of an
     if/else, whose right sibling position lies between ``}`` and ``else``.
     """
-    wanted: Counter[int] = Counter(labels)
+    wanted: dict[int, list[str]] = {}
+    for anchor in as_placement(placement):
+        wanted.setdefault(anchor.label, []).append(anchor.kind.value)
     if check_placeable and wanted:
         tree = LabelTree(kernel)
         bad = sorted(lab for lab in wanted if lab not in tree.nodes or not tree.placeable(lab))
         if bad:
             raise ValueError(f"cannot place a barrier after labels {bad} in kernel {kernel.name}")
-    return _copy_with(kernel, wanted, spelling)
+    return _copy_with(kernel, wanted)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,7 +182,7 @@ def strip_barriers_detailed(kernel: Kernel) -> tuple[Kernel, list[Stripped]]:
             return [self.stmt(s) for s in stmts if id(s) not in removed]
 
     new = copy_kernel(kernel)
-    new.body = _Stripper(new, Counter(), "").block(kernel.body)
+    new.body = _Stripper(new, {}).block(kernel.body)
     return new, found
 
 
