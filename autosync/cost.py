@@ -6,7 +6,7 @@ LC > 1 approximates how often a loop iterates, 0 < IC < 1 how often a guard hold
 (defaults LC = 100, IC = 0.5 as in Fig. 10).  Costs are exact rationals
 (:class:`fractions.Fraction`): MaxSAT back ends need integer weights, and rounding could merge
 two different costs into one and make the solver's optimum differ from the model's
-(DESIGN.md, "Cost model").  :func:`integer_weights` therefore scales by the LCM of the
+(CONTRIBUTING.md, "Cost model").  :func:`integer_weights` therefore scales by the LCM of the
 denominators, which maps distinct costs to distinct integers and preserves every sum
 comparison exactly.
 """

@@ -5,10 +5,9 @@ Algorithm 1 of the AutoSync paper ends with a placement L: "insert a barrier aft
 (:func:`kpl.transform.insert_barriers`); for the *user* it must be a minimal edit of the file
 they wrote.  This module turns a placement into a list of text edits on
 ``kernel.source_text`` and applies them, so that every byte outside the inserted or removed
-barriers stays as it was -- comments, macros, blank lines, odd formatting (DESIGN.md, "The
-pipeline": ``autosync.render``).
+barriers stays as it was -- comments, macros, blank lines, odd formatting (CONTRIBUTING.md, "Rendering").
 
-Where "a barrier after ℓ" goes (DESIGN.md, "Labels"; label kinds from :mod:`kpl.labels`):
+Where "a barrier after ℓ" goes (CONTRIBUTING.md, "Labels"; label kinds from :mod:`kpl.labels`):
 
 * ℓ a statement (leaf or compound): a new line right after the line on which ℓ's text ends,
   when the rest of that line is blank or a comment; otherwise inline, right after ℓ's ``;`` or
@@ -25,6 +24,10 @@ Edits are plain ``(start, end, text)`` replacements on the original text with a 
 orders several insertions at one offset (inner closing before outer closing, outer opening
 before inner opening), so any number of edits -- from several kernels of one file -- compose.
 The barrier text itself comes from a jinja2 template per target (``templates/<target>.j2``).
+
+Why one module of ~470 lines: finding where "after ℓ" lies in the text, adding braces around
+an unbraced body and ranking several insertions at one offset are one computation over the
+same statement extents; split apart, each half would need the other's offsets.
 """
 
 from __future__ import annotations

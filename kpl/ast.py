@@ -11,7 +11,7 @@ condition reads memory (``while (A[i] > 0)``) the front end hoists it into a syn
 ``Assign(tmp, cond)`` (Fig. 9's ``p := e``), marked ``placeable=False`` because no barrier can
 be written between a condition and its statement.  A C statement that performs several
 accesses (``A[i] = B[i] + A[i+1]``) is still ONE leaf: a barrier can only go between whole
-statements (DESIGN.md, "Labels").
+statements (CONTRIBUTING.md, "Labels").
 
 Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline``
 labels double as the labels of their enclosed blocks (Sec. III-A); the ``else`` branch is a
@@ -20,6 +20,10 @@ block of its own with a fresh label, a sibling placed right after the ``if`` in 
 
 Modelled on pycparser's ``c_ast``: plain dataclasses, and :class:`NodeVisitor` dispatching on
 the class name.
+
+Why one module of ~600 lines: it is the one vocabulary every stage shares (types, memory,
+expressions, statements, kernels and the walks over them); like ``c_ast`` it is a list of
+small node classes, and splitting it would only make every import longer.
 """
 
 from __future__ import annotations
@@ -157,7 +161,7 @@ class Unary:
 @dataclass(frozen=True)
 class Binary:
     """Binary operator.  ``&&`` and ``||`` short-circuit: reads in ``right`` happen only when
-    ``left`` does not decide the result (papers/002, Sec. on short-circuit evaluation)."""
+    ``left`` does not decide the result ([LockStep], on short-circuit evaluation)."""
 
     op: str
     left: Expr
@@ -205,7 +209,7 @@ class Call:
 @dataclass(frozen=True)
 class Atomic:
     """An atomic read-modify-write of ``mem[index]`` (``atomicAdd`` …); evaluates to the old
-    value.  Atomics do not race with atomics, but do with plain accesses (papers/001 Sec. 4)."""
+    value.  Atomics do not race with atomics, but do with plain accesses ([WarpsAtomics] Sec. 4)."""
 
     op: str
     mem: Memory

@@ -2,8 +2,7 @@
 
 Every problem with a user's kernel (syntax error, missing include, unsupported C++ construct,
 malformed header line) surfaces as one :class:`KplError` carrying the ORIGINAL file/line/column,
-so the CLI and the language server can point at the offending text (DESIGN.md, "What the
-user does").  Internal bugs stay ordinary exceptions.
+so the CLI and the language server can point at the offending text (CONTRIBUTING.md, "Errors").  Internal bugs stay ordinary exceptions.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ table of constructs in :mod:`kpl.fe`):
 * every C statement becomes one placeable leaf (or compound statement).  Side effects that
   C hides inside expressions (``A[i++]``, a call to a ``__device__`` function) are made
   explicit as synthetic leaves *before* the statement, marked ``placeable=False`` so a barrier
-  never lands between two halves of one C statement (DESIGN.md, "Labels");
+  never lands between two halves of one C statement (CONTRIBUTING.md, "Labels");
 * conditions that read memory are hoisted into synthetic leaves ([AutoSync] Fig. 9,
   ``p := e``);
 * ``__device__`` functions are inlined at the call site (recursion is an error);

@@ -1,8 +1,8 @@
 """GPUVerify-style header comments at the top of a kernel file.
 
 Kernel files start with ``//pass`` (or ``//xfail:NOT_ALL_VERIFIED``) and a flags line such as
-``//--blockDim=[16,8] --gridDim=[192,48] --warp-sync=32`` (DESIGN.md, "Launch configuration"
-and "Kernel files used as test data"), followed by our own ``// autosync: key=value`` lines
+``//--blockDim=[16,8] --gridDim=[192,48] --warp-sync=32`` (CONTRIBUTING.md, "Launch configuration",
+and the README, "Kernel files"), followed by our own ``// autosync: key=value`` lines
 with the expected results.  This module only reads those comments; it never touches code.
 """
 

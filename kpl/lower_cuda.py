@@ -1,7 +1,7 @@
 """CUDA -> C99 lowering at token level: the third text-level stage.
 
 Qualifiers are replaced by spaces of the same length (so columns of untouched code stay put,
-DESIGN.md "Labels" renders fixes into the original text), inline PTX barriers become
+CONTRIBUTING.md "Labels" renders fixes into the original text), inline PTX barriers become
 ``__kpl_bar_sync``/``__kpl_bar_arrive`` calls (named barriers, [WEFT]), C++ casts become C
 casts, ...  Everything the lowering removes from the text but the verifier needs
 (``__shared__``, kernels, textures) is recorded in :class:`Lowered`'s side tables.

@@ -1,7 +1,7 @@
 """Preprocessing of CUDA sources with pcpp (pure Python, no system ``cpp``).
 
 Why our own driver around pcpp rather than ``pcpp.Preprocessor.write``: the rest of AutoSync
-renders fixes back into the user's ORIGINAL text (DESIGN.md, "Labels": a barrier is written
+renders fixes back into the user's ORIGINAL text (CONTRIBUTING.md, "Labels": a barrier is written
 as a new statement next to a labelled one), so every line the preprocessor did not change
 must keep its exact columns.  pcpp's writer collapses whitespace and turns comments into one
 space; ours keeps whitespace verbatim, turns comments into blanks of the same shape and

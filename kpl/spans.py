@@ -5,7 +5,7 @@ Three parts, each used by one side of the pipeline:
 * :class:`SourceText` -- the ORIGINAL text with offset/line/column conversions and a small C
   scanner (comments, strings, preprocessor lines, brackets, the shape of ``if … else …`` and
   ``do … while (…);``).  pycparser reports only where a node starts; rendering a patch that
-  keeps every other byte of the user's file (DESIGN.md, "Rendering") needs the exact extent
+  keeps every other byte of the user's file (CONTRIBUTING.md, "Rendering") needs the exact extent
   of each statement and the offsets of block braces.
 * ``#line`` maps (:func:`line_map`, :func:`directive`, :class:`Locator`) -- the text-level
   stages (:mod:`kpl.preprocess`, :mod:`kpl.templates`, :mod:`kpl.lower_cuda`) emit text with

@@ -1,0 +1,93 @@
+"""The house rules of the code base, checked rather than hoped for (CONTRIBUTING.md, "Layout").
+
+WHY: a reader should know from a file's path what it does and what it may touch.  Three rules
+make that true and are easy to break without noticing in a review: imports go one way only
+(``autosync`` → ``oracle`` → ``kpl``), no module imports itself back through a cycle, and a
+module stays small enough to hold in one's head (over ~400 lines it must say in its docstring
+why it is one piece; nothing over 600).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = {"kpl": 0, "oracle": 1, "autosync": 2}
+MAX_LINES = 600
+EXPLAIN_OVER = 400
+
+
+def _modules() -> dict[str, Path]:
+    mods: dict[str, Path] = {}
+    for pkg in LAYERS:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            mods[".".join(parts)] = path
+    return mods
+
+
+MODULES = _modules()
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Modules imported when ``path`` is imported (not those imported lazily inside a
+    function or only for type checking)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m in MODULES}
+
+
+IMPORTS = {name: _top_level_imports(path) - {name} for name, path in MODULES.items()}
+
+
+def test_imports_go_one_way_only() -> None:
+    upward = [(m, d) for m, deps in IMPORTS.items() for d in deps
+              if LAYERS[d.split(".")[0]] > LAYERS[m.split(".")[0]]]
+    assert not upward, f"imports against autosync → oracle → kpl: {upward}"
+
+
+def test_no_import_cycle() -> None:
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(mod: str, stack: list[str]) -> None:
+        state[mod] = 1
+        stack.append(mod)
+        for dep in sorted(IMPORTS[mod]):
+            if state.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, stack)
+        stack.pop()
+        state[mod] = 2
+
+    for mod in sorted(IMPORTS):
+        if mod not in state:
+            visit(mod, [])
+    assert not cycles, f"import cycles: {cycles}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_size(name: str) -> None:
+    path = MODULES[name]
+    text = path.read_text(encoding="utf-8")
+    lines = text.count("\n")
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (limit {MAX_LINES})"
+    if lines > EXPLAIN_OVER:
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        assert re.search(r"one piece|why one module|one module \(|over 400 lines", doc, re.I), (
+            f"{path.relative_to(ROOT)} has {lines} lines: its docstring must say why it is one piece")
