@@ -20,16 +20,17 @@ __global__ void strided_copy(const float *in, float *out, int n) {
   __requires(__uniform_int(n));
   __shared__ float s[1024];
   int t = threadIdx.x;
-  for (int i = t; i < n; i += 256) {
-    __invariant(i % 256 == t);
-    __global_invariant(__implies(__write(s), true));
+  for (int i = t;
+       __invariant(i % 256 == t),
+       __global_invariant(__write_implies(s, __write_offset_bytes(s) / sizeof(float) % 256 == t)),
+       i < n; i += 256) {
     s[i] = in[blockIdx.x * n + clamp_index(i, n)];
   }
-  __assert(__implies(__same_group, __other_int(t) != t || true));
+  __assert(__write(s));
+  __assert(__implies(__same_group, __other_int(t) != t));
   __assert(__implies(t < 128, t + 128 < 256));
-  for (int i = t; i < n; i += 256) {
-    __invariant(i % 256 == t);
+  for (int i = t; __invariant(i % 256 == t), i < n; i += 256) {
     out[blockIdx.x * n + i] = 2.0f * s[i];
   }
-  __assert(__read(s) || !__read(s));
+  __assert(__read(s));
 }
