@@ -7,6 +7,7 @@
 // barrier orders it before the neighbours' reads.  Race-free.
 
 #include "cuda_runtime.h"
+#include "../annotations.h"
 
 const int RADIUS = 2;
 __constant__ float c_weights[2 * RADIUS + 1];
@@ -19,6 +20,7 @@ __device__ float fetch(cudaTextureObject_t tex, float x, float y, const float *b
 }
 
 __global__ void blur_rows(cudaTextureObject_t tex, const float *bias, float *out, int width) {
+  __requires(width == 64);
   __shared__ float tile[16][16];
   int tx = threadIdx.x, ty = threadIdx.y;
   int x = blockIdx.x * 16 + tx;

@@ -6,7 +6,7 @@
 // Distinct return values make the buf / neg writes of different threads disjoint.
 // The barrier orders them before the copy-out.  Race-free.
 
-__global__ void compact(const float *in, float *out, unsigned *counts) {
+__global__ void compact(const float *in, float *out, float *out_neg, unsigned *counts) {
   __shared__ float buf[256];
   __shared__ float neg[256];
   __shared__ int count;
@@ -29,7 +29,9 @@ __global__ void compact(const float *in, float *out, unsigned *counts) {
   if (tid < count)
     out[blockIdx.x * 256 + tid] = buf[tid];
   if (tid < ncount)
-    out[blockIdx.x * 256 + count + tid] = neg[tid];
-  if (tid == 0)
-    counts[blockIdx.x] = count;
+    out_neg[blockIdx.x * 256 + tid] = neg[tid];
+  if (tid == 0) {
+    counts[2 * blockIdx.x] = count;
+    counts[2 * blockIdx.x + 1] = ncount;
+  }
 }

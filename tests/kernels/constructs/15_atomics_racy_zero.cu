@@ -5,7 +5,7 @@
 // all positive values are written to one cell buf[j] (line R1 with itself).  A model
 // that gives every atomic a fresh distinct result is unsound here.
 
-__global__ void compact(const float *in, float *out, unsigned *counts) {
+__global__ void compact(const float *in, float *out, float *out_neg, unsigned *counts) {
   __shared__ float buf[256];
   __shared__ float neg[256];
   __shared__ int count;
@@ -28,7 +28,9 @@ __global__ void compact(const float *in, float *out, unsigned *counts) {
   if (tid < count)
     out[blockIdx.x * 256 + tid] = buf[tid];
   if (tid < ncount)
-    out[blockIdx.x * 256 + count + tid] = neg[tid];
-  if (tid == 0)
-    counts[blockIdx.x] = count;
+    out_neg[blockIdx.x * 256 + tid] = neg[tid];
+  if (tid == 0) {
+    counts[2 * blockIdx.x] = count;
+    counts[2 * blockIdx.x + 1] = ncount;
+  }
 }
