@@ -60,6 +60,199 @@ class InternalError(Exception):
     """A failure of AutoSync itself (e.g. the patched text does not verify): exit 3."""
 
 
+class Interrupted(BaseException):
+    """Ctrl-C: the command stops with exit 130 and writes nothing.  A BaseException, like
+    :class:`Timeout`, so no ``except Exception`` on the way can swallow it."""
+
+
+class Unsupported(Exception):
+    """A well-formed input beyond what we analyse (e.g. nesting too deep): exit 2, one line."""
+
+    def __init__(self, message: str, file: str, line: int = 0, col: int = 0) -> None:
+        super().__init__(message)
+        self.message, self.file, self.line, self.col = message, file, line, col
+
+    def format(self) -> str:
+        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
+        return f"{where}: error: unsupported: {self.message}"
+
+
+# --------------------------------------------------------------------------- the guarded worker
+#
+# The front end and the oracle run in ONE worker thread per command (:func:`run_guarded`), for
+# three reasons: (1) a big stack and recursion limit, so a deeply nested kernel is analysed (or
+# refused with one line) instead of dying with RecursionError; (2) the main thread stays free
+# to react to Ctrl-C and ``--timeout`` at once even while z3 is inside a native query (Python
+# runs signal handlers only on the main thread, and only between bytecodes); (3) a cancelled
+# run is stopped by ``z3`` ``interrupt()`` plus a flag checked after every oracle call
+# (:class:`_WatchedOracle`), so an interrupted query's "unknown" never becomes a verdict.
+
+#: stack of the worker thread, and the recursion limit that goes with it
+WORKER_STACK = 512 * 1024 * 1024
+WORKER_RECURSION = 60_000
+#: how long a cancelled worker is given to stop before the command returns without it
+GRACE_S = 1.0
+#: a progress line appears on a terminal for runs longer than this
+PROGRESS_AFTER_S = 2.0
+
+
+@dataclass
+class CancelToken:
+    """One guarded run's shared state (the worker writes progress, the main thread cancels)."""
+
+    #: None while running; "interrupt" (Ctrl-C) or "timeout" once cancelled
+    reason: str | None = None
+    #: the kernel being worked on, its 1-based index and the file's kernel count
+    kernel: str = ""
+    index: int = 0
+    total: int = 0
+    #: oracle calls made so far in this run
+    oracle_calls: int = 0
+
+    def check(self) -> None:
+        """Raise in the worker once the run is cancelled (called after every oracle call)."""
+        if self.reason == "interrupt":
+            raise Interrupted()
+        if self.reason == "timeout":
+            raise Timeout("cancelled")
+
+
+_LOCAL = threading.local()
+
+
+def current_token() -> CancelToken | None:
+    """The token of the guarded run this thread works for (None outside :func:`run_guarded`)."""
+    return getattr(_LOCAL, "token", None)
+
+
+def note_kernel(name: str, index: int, total: int) -> None:
+    token = current_token()
+    if token is not None:
+        token.kernel, token.index, token.total = name, index, total
+
+
+class _WatchedOracle:
+    """An oracle whose every ``check`` counts for the progress line and is followed by the
+    cancellation check; everything else is the wrapped oracle's."""
+
+    def __init__(self, inner: Oracle, token: CancelToken) -> None:
+        self._inner = inner
+        self._token = token
+
+    def check(self, *args: Any, **kwargs: Any) -> Any:
+        self._token.check()
+        try:
+            return self._inner.check(*args, **kwargs)
+        finally:
+            self._token.oracle_calls += 1
+            self._token.check()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _interrupt_z3() -> None:
+    """Stop the z3 query in progress (if z3 is loaded at all): it returns "unknown" at once."""
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        try:
+            z3.main_ctx().interrupt()
+        except Exception:  # noqa: BLE001 - best effort; the token check stops the run anyway
+            pass
+
+
+def nesting_depth(text: str) -> tuple[int, int, int]:
+    """(deepest bracket nesting, its 1-based line, col) of ``text`` -- where a RecursionError
+    most likely came from (comments and strings are not skipped: a hint, not a parser)."""
+    depth = best = 0
+    line, col, at = 1, 1, (1, 1)
+    for ch in text:
+        if ch in "({[":
+            depth += 1
+            if depth > best:
+                best, at = depth, (line, col)
+        elif ch in ")}]":
+            depth = max(depth - 1, 0)
+        if ch == "\n":
+            line, col = line + 1, 1
+        else:
+            col += 1
+    return best, at[0], at[1]
+
+
+def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
+                progress: Any = None) -> Any:
+    """``fn()`` in the worker thread (see above); returns its value or re-raises its exception.
+    ``--timeout`` -> :class:`Timeout`, Ctrl-C -> :class:`Interrupted`, both within
+    :data:`GRACE_S` even when the worker is stuck in native code (it is a daemon thread, and
+    is abandoned: nothing it computes after the cancellation is used).  ``progress(token,
+    seconds)`` is called about 10 times a second from the main thread (the caller decides
+    whether to show anything)."""
+    import time
+
+    token = CancelToken()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        _LOCAL.token = token
+        try:
+            box["value"] = fn()
+        except RecursionError:
+            box["error"] = RecursionError()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            box["error"] = exc
+
+    if sys.getrecursionlimit() < WORKER_RECURSION:
+        sys.setrecursionlimit(WORKER_RECURSION)
+    old = threading.stack_size()
+    try:
+        threading.stack_size(WORKER_STACK)
+        worker = threading.Thread(target=work, name="autosync-worker", daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(old)
+    start = time.monotonic()
+    end = start + timeout if timeout else None
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+            now = time.monotonic()
+            if progress is not None and worker.is_alive():
+                progress(token, now - start)
+            if end is not None and now >= end and worker.is_alive():
+                token.reason = "timeout"
+                _interrupt_z3()
+                worker.join(GRACE_S)
+                raise Timeout(f"no result within {timeout:g} s")
+    except KeyboardInterrupt:
+        token.reason = "interrupt"
+        _interrupt_z3()
+        worker.join(GRACE_S)
+        raise Interrupted() from None
+    finally:
+        if progress is not None:
+            progress(None, time.monotonic() - start)
+    if token.reason == "interrupt":
+        raise Interrupted()
+    error = box.get("error")
+    if isinstance(error, Timeout) and timeout:
+        raise Timeout(f"no result within {timeout:g} s") from None
+    if isinstance(error, RecursionError):
+        text = ""
+        if file is not None:
+            try:
+                text = read_source(file)
+            except Exception:  # noqa: BLE001 - the location is only a hint
+                text = ""
+        depth, line, col = nesting_depth(text)
+        raise Unsupported(f"nesting deeper than the analyser supports ({depth} levels of brackets here)"
+                          if depth else "nesting deeper than the analyser supports", file or "<input>",
+                          line if depth else 0, col if depth else 0)
+    if error is not None:
+        raise error
+    return box.get("value")
+
+
 @contextmanager
 def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None]:
     """Raise :class:`Timeout` after ``seconds`` of wall-clock time (SIGALRM, main thread), and
@@ -181,11 +374,13 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     if timeout:
         options["timeout"] = timeout
     try:
-        return chosen, registry.get_oracle(chosen, **options)
+        orc = registry.get_oracle(chosen, **options)
     except TypeError as exc:
-        if options and "timeout" in str(exc):  # this oracle has no time limit of its own
-            return chosen, registry.get_oracle(chosen)
-        raise
+        if not (options and "timeout" in str(exc)):
+            raise
+        orc = registry.get_oracle(chosen)  # this oracle has no time limit of its own
+    token = current_token()
+    return chosen, (_WatchedOracle(orc, token) if token is not None else orc)  # type: ignore[return-value]
 
 
 def run_oracle(oracle: Oracle, kernel: Kernel) -> Verdict:
@@ -233,6 +428,65 @@ class FixOutcome:
     solver: str = "rc2"
 
 
+def read_source(path: str) -> str:
+    """The file's text with its line endings as they are (``newline=""``): ``fix`` keeps every
+    byte it does not edit, so a CRLF file stays CRLF."""
+    from kpl.errors import KplError
+
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise KplError(f"cannot read file: {exc.strerror}", path) from None
+    except UnicodeDecodeError:
+        raise KplError("file is not UTF-8 text", path) from None
+
+
+def to_lf(text: str) -> str:
+    """``text`` with CRLF line endings as LF: what the front end sees (as when it opens a file
+    with universal newlines); offsets map back with :func:`keep_line_endings`."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def _raw_offset(raw: str, offset: int) -> int:
+    """The offset in ``raw`` of offset ``offset`` of ``to_lf(raw)``: every CRLF before it adds
+    one (an offset AT a line's end lands before its ``\r``)."""
+    if "\r\n" not in raw:
+        return offset
+    pos = lf = 0
+    while True:
+        nl = raw.find("\r\n", pos)
+        if nl < 0 or lf + (nl - pos) >= offset:
+            return pos + (offset - lf)
+        lf += nl - pos + 1  # the chars up to the CR, then the LF
+        pos = nl + 2
+
+
+def line_ending_at(raw: str, offset: int) -> str:
+    """The ending of the line holding the character before ``offset`` (the line an insertion
+    at ``offset`` follows); the file's first ending when there is none before."""
+    nl = raw.find("\n", max(offset - 1, 0))
+    if nl < 0:
+        nl = raw.rfind("\n")
+    return "\r\n" if nl > 0 and raw[nl - 1] == "\r" else "\n"
+
+
+def keep_line_endings(raw: str, edit: Edit) -> Edit:
+    """``edit`` (planned on ``to_lf(raw)``) as an edit of ``raw``: offsets mapped, and every
+    new line it writes ended like the line it follows."""
+    import dataclasses
+
+    if "\r\n" not in raw:
+        return edit
+    start, end = _raw_offset(raw, edit.start), _raw_offset(raw, edit.end)
+    eol = line_ending_at(raw, start)
+    replacement = edit.replacement.replace("\n", eol)
+    barrier_at = edit.barrier_at
+    if barrier_at >= 0:
+        barrier_at = len(edit.replacement[:barrier_at].replace("\n", eol))
+    return dataclasses.replace(edit, start=start, end=end, replacement=replacement, barrier_at=barrier_at)
+
+
 def lc_ic(value: float) -> Fraction | int:
     frac = Fraction(value).limit_denominator(10**6)
     return int(frac) if frac.denominator == 1 else frac
@@ -248,10 +502,12 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     caller ever receives an unverified patch."""
     from autosync.render import apply_edits, plan_edits
 
-    kernels = load(opts, text)
-    original = text if text is not None else kernels[0].source_text
+    raw = text if text is not None else read_source(opts.file)
+    original = to_lf(raw)
+    kernels = load(opts, original)
     fixes: list[KernelFix] = []
-    for k in kernels:
+    for i, k in enumerate(kernels):
+        note_kernel(k.name, i + 1, len(kernels))
         name, orc = pick_oracle(oracle, k, timeout, opts.file)
         if naive:
             from autosync.naive import naive_synthesize
@@ -262,7 +518,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
 
             res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts)
         fixes.append(KernelFix(k, name, res))
-    outcome = FixOutcome(opts.file, original, "verified", fixes, solver="none" if naive else solver)
+    outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)
     bad = [f for f in fixes if f.result.status not in ("verified", "fixed")]
     if bad:
         outcome.status = "unfixable"
@@ -275,12 +531,13 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     for f in todo:
         f.edits = plan_edits(f.kernel, f.result.labels, target=target, tag=f.kernel.name)
         edits += f.edits
-    rendered = apply_edits(original, edits)
+    rendered = apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
+    outcome.original = raw
     outcome.rendered = rendered
     outcome.patched = rendered.text
     # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle
     try:
-        again = {k.name: k for k in load(opts, rendered.text)}
+        again = {k.name: k for k in load(opts, to_lf(rendered.text))}
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
     for f in todo:
@@ -307,8 +564,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
 
 
 def nvcc_check(opts: KernelOptions, original: str, patched: str) -> tuple[bool | None, str]:
-    """Compile ``patched`` with ``nvcc --ptx`` (a temp copy next to the file, so local includes
-    resolve).  (True, note) compiled; (None, note) skipped -- no nvcc, or the ORIGINAL does not
+    """Compile ``patched`` with ``nvcc --ptx`` (from a scratch folder, see :func:`_nvcc_compile`).  (True, note) compiled; (None, note) skipped -- no nvcc, or the ORIGINAL does not
     compile either; (False, note) the patch broke compilation."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
@@ -323,64 +579,82 @@ def nvcc_check(opts: KernelOptions, original: str, patched: str) -> tuple[bool |
 
 
 def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]:
+    """One ``nvcc --ptx`` of ``text`` from a scratch folder OUTSIDE the user's folder (so a
+    ``kill -9`` during the compile leaves nothing there); the user's folder comes first in the
+    ``-I`` path, so ``#include "local.h"`` resolves as it would next to the file."""
     from kpl.header import parse_header
 
     folder = os.path.dirname(os.path.abspath(opts.file))
     try:
-        defines = {**parse_header(text, opts.file).defines, **opts.defines}
+        defines = {**parse_header(to_lf(text), opts.file).defines, **opts.defines}
     except Exception:  # a header problem was already reported by the front end
         defines = dict(opts.defines)
     with tempfile.TemporaryDirectory(prefix="autosync-nvcc-") as scratch:
+        src = os.path.join(scratch, os.path.basename(opts.file) or "kernel.cu")
+        with open(src, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
+        for inc in opts.include_dirs:
+            cmd += ["-I", inc]
+        for name, value in defines.items():
+            cmd.append(f"-D{name}={value}")
+        cmd += ["-o", os.path.join(scratch, "out.ptx"), src]
         try:
-            fd, src = tempfile.mkstemp(prefix=".autosync-", suffix=".cu", dir=folder)
-        except OSError:
-            fd, src = tempfile.mkstemp(prefix="autosync-", suffix=".cu", dir=scratch)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
-            for inc in opts.include_dirs:
-                cmd += ["-I", inc]
-            for name, value in defines.items():
-                cmd.append(f"-D{name}={value}")
-            cmd += ["-o", os.path.join(scratch, "out.ptx"), src]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                return False, f"nvcc failed to run: {exc}"
-            if proc.returncode == 0:
-                return True, ""
-            first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
-            return False, first.replace(src, opts.file)
-        finally:
-            try:
-                os.unlink(src)
-            except OSError:
-                pass
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, f"nvcc failed to run: {exc}"
+        if proc.returncode == 0:
+            return True, ""
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
+        return False, first.replace(src, opts.file)
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder + ``os.replace``, keeping
-    the permissions of an existing file: a crash never leaves a half-written kernel."""
-    folder = os.path.dirname(os.path.abspath(path))
+def temp_name(path: str) -> str:
+    """The one temporary file :func:`write_file` may leave next to ``path`` (``.NAME.autosync-tmp``)."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.autosync-tmp")
+
+
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` (exact characters, line endings included) to ``path`` atomically.
+
+    * A symlink is written THROUGH: its target is replaced, the link stays a link.
+    * The file's mode bits are kept; a new file gets ``0o666 & ~umask``.
+    * A read-only file is refused (:class:`BadInput` ``cannot write: file is read-only``),
+      untouched.
+    * The new text goes to ``.NAME.autosync-tmp`` in the target's folder (``os.replace`` is
+      atomic only within one file system), then replaces the file.  That temp file exists
+      only for the few milliseconds of this function: an exception removes it, and a stale
+      one -- left by a ``kill -9`` inside that window -- is removed by the next run.
+    """
+    target = os.path.realpath(path)
     mode = None
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         pass
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    if mode is not None and not os.access(target, os.W_OK):
+        raise BadInput("cannot write: file is read-only", path)
+    tmp = temp_name(target)
+    try:
+        os.unlink(tmp)  # a stale one from a killed run
+    except OSError:
+        pass
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise BadInput(f"cannot write: {exc.strerror}", path) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
+        if mode is None:
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -389,6 +663,9 @@ def write_atomically(path: str, text: str) -> None:
         raise
 
 
-__all__ = ["BadInput", "Timeout", "InternalError", "deadline", "parse_dim", "parse_defines",
+
+__all__ = ["BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
+           "current_token", "note_kernel", "nesting_depth", "deadline", "parse_dim", "parse_defines",
            "KernelOptions", "load", "pick_oracle", "run_oracle", "KernelFix", "FixOutcome", "lc_ic",
-           "fix_kernels", "nvcc_check", "write_atomically"]
+           "fix_kernels", "nvcc_check", "write_file", "temp_name", "read_source", "to_lf", "keep_line_endings",
+           "line_ending_at"]

@@ -121,6 +121,15 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
 
 
+def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) -> str:
+    """``fix --check``'s one line: would the file change, and how."""
+    if outcome.status == "fixed" and outcome.patched != outcome.original:
+        return f"{file}: would insert {report.plural(len(rows), 'barrier')} (run 'autosync fix {file}')"
+    if outcome.status == "verified":
+        return f"{file}: verified, nothing to change"
+    return f"{file}: error: cannot fix: {outcome.reason or outcome.status}"
+
+
 def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], written: str | None,
              diff_text: str | None, target: str) -> dict[str, Any]:
     """``fix --format json`` (schema in README.md)."""
