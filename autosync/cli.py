@@ -273,6 +273,8 @@ def fix(
             raise BadInput(f"unknown target '{target}' (known: {', '.join(available_targets())})", file)
         if sum([output is not None, diff, check_only]) > 1:
             raise BadInput("--diff, --check and -o/--output exclude each other", file)
+        if not (diff or check_only):
+            pipeline.check_writable(output or file)  # refuse now, not after minutes of work
         t0 = time.perf_counter()
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,

@@ -151,6 +151,18 @@ class _WatchedOracle:
         return getattr(self._inner, name)
 
 
+def _z3_leaves_sigint_alone() -> None:
+    """z3 installs its own SIGINT handler around every query (``ctrl_c``), which turns Ctrl-C
+    into a silent "unknown" answer; switch it off so Ctrl-C reaches Python (the main thread of
+    :func:`run_guarded`), which stops the query with ``interrupt()`` itself."""
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        try:
+            z3.set_param("ctrl_c", False)
+        except Exception:  # noqa: BLE001 - an old z3 without the parameter
+            pass
+
+
 def _interrupt_z3() -> None:
     """Stop the z3 query in progress (if z3 is loaded at all): it returns "unknown" at once."""
     z3 = sys.modules.get("z3")
@@ -380,6 +392,8 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
             raise
         orc = registry.get_oracle(chosen)  # this oracle has no time limit of its own
     token = current_token()
+    if token is not None:
+        _z3_leaves_sigint_alone()
     return chosen, (_WatchedOracle(orc, token) if token is not None else orc)  # type: ignore[return-value]
 
 
@@ -615,6 +629,18 @@ def temp_name(path: str) -> str:
     return os.path.join(folder, f".{name}.autosync-tmp")
 
 
+def check_writable(path: str) -> int | None:
+    """The mode bits of ``path`` (None: it does not exist yet); :class:`BadInput` when it is
+    read-only -- no write bit at all counts, even for root, who may write anything."""
+    try:
+        mode = stat.S_IMODE(os.stat(os.path.realpath(path)).st_mode)
+    except OSError:
+        return None
+    if not mode & 0o222 or not os.access(os.path.realpath(path), os.W_OK):
+        raise BadInput("cannot write: file is read-only", path)
+    return mode
+
+
 def write_file(path: str, text: str) -> None:
     """Write ``text`` (exact characters, line endings included) to ``path`` atomically.
 
@@ -628,13 +654,7 @@ def write_file(path: str, text: str) -> None:
       one -- left by a ``kill -9`` inside that window -- is removed by the next run.
     """
     target = os.path.realpath(path)
-    mode = None
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        pass
-    if mode is not None and not os.access(target, os.W_OK):
-        raise BadInput("cannot write: file is read-only", path)
+    mode = check_writable(path)
     tmp = temp_name(target)
     try:
         os.unlink(tmp)  # a stale one from a killed run
@@ -667,5 +687,6 @@ def write_file(path: str, text: str) -> None:
 __all__ = ["BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
            "current_token", "note_kernel", "nesting_depth", "deadline", "parse_dim", "parse_defines",
            "KernelOptions", "load", "pick_oracle", "run_oracle", "KernelFix", "FixOutcome", "lc_ic",
-           "fix_kernels", "nvcc_check", "write_file", "temp_name", "read_source", "to_lf", "keep_line_endings",
+           "fix_kernels", "nvcc_check", "write_file", "check_writable", "temp_name", "read_source", "to_lf",
+           "keep_line_endings",
            "line_ending_at"]
