@@ -292,3 +292,85 @@ def test_fix_check_for_ci(tmp_path: Path) -> None:
     assert res.exit_code == 0 and res.stdout == ""
     res = invoke("fix", "--diff", "--check", clean)
     assert res.exit_code == 2
+
+
+# --------------------------------------------------------------------------- 6. depth, size, progress
+
+HEADER = "//pass\n//--blockDim=64 --gridDim=1\n"
+
+
+def nested_ifs(depth: int) -> str:
+    body = "".join(f"  if (t > {i % 7}) {{\n" for i in range(depth))
+    return (HEADER + "__global__ void k(int *out) {\n  __shared__ int s[64];\n  int t = threadIdx.x;\n"
+            + body + "  s[t] = t;\n" + "  }\n" * depth + "  out[t] = s[t];\n}\n")
+
+
+def deep_parens(depth: int) -> str:
+    return (HEADER + "__global__ void k(int *out) {\n  int t = threadIdx.x;\n  out[t] = "
+            + "(" * depth + "t" + ")" * depth + ";\n}\n")
+
+
+def long_line(chars: int) -> str:
+    terms = " + ".join(f"out[{i % 50}]" for i in range(chars // 12))
+    return HEADER + "__global__ void k(int *out) {\n  int t = threadIdx.x;\n  int x = " + terms + ";\n  out[t] = x;\n}\n"
+
+
+def many_lines(lines: int) -> str:
+    body = "".join(f"  x = x + {i % 13};\n" for i in range(lines))
+    return (HEADER + "__global__ void k(int *out) {\n  __shared__ int s[64];\n  int t = threadIdx.x;\n  int x = 0;\n"
+            + body + "  s[t] = x;\n  out[t] = s[t];\n}\n")
+
+
+@pytest.mark.parametrize("name,text", [("if200", nested_ifs(200)), ("if500", nested_ifs(500)),
+                                       ("paren3000", deep_parens(3000))])
+def test_deep_nesting_is_analysed(name: str, text: str, tmp_path: Path) -> None:
+    """These died with RecursionError (exit 3, internal error) before the guarded worker."""
+    src = tmp_path / f"{name}.cu"
+    src.write_text(text)
+    res = invoke("check", src)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip().splitlines() == [res.stdout.strip()] and "verified" in res.stdout
+
+
+@pytest.mark.parametrize("name,text", [("long_line", long_line(100_000)), ("lines20k", many_lines(20_000))])
+def test_big_inputs_are_analysed_or_time_out_cleanly(name: str, text: str, tmp_path: Path) -> None:
+    src = tmp_path / f"{name}.cu"
+    src.write_text(text)
+    res = invoke("check", "--timeout", "5", src)
+    assert res.exit_code in (0, 1, 3), res.output
+    if res.exit_code == 3:
+        assert res.stderr.strip().splitlines() == [f"{src}: error: timeout: no result within 5 s"]
+    else:
+        assert res.stderr == "" and "kernel 'k'" in res.stdout
+
+
+def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
+    import pty
+
+    src = tmp_path / "slow.cu"
+    src.write_text(slow_kernel(4))
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(script("check", "--timeout", "5", src), stdout=subprocess.PIPE, stderr=slave,
+                              timeout=120, env=child_env())
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(master)
+    tty = b"".join(chunks).decode()
+    assert proc.returncode == 3
+    assert "\r\x1b[Kautosync: slow (1/1): 0 oracle calls, 2." in tty  # overwritten in place
+    # cleared before the verdict line
+    assert tty.rstrip().endswith(f"\r\x1b[K{src}: error: timeout: no result within 5 s")
+    # not a terminal: no progress line at all
+    piped = subprocess.run(script("check", "--timeout", "5", src), capture_output=True, text=True, timeout=120,
+                           env=child_env())
+    assert piped.returncode == 3 and "oracle calls" not in piped.stderr and "\r" not in piped.stderr
