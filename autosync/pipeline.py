@@ -365,9 +365,71 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     from kpl import frontend
 
     kernels = frontend.load_kernels(opts.file, text, **opts.frontend_kwargs())
+    source = kernels[0].source_text if kernels else (text or "")
+    check_unique_names(kernels, source, opts.file)
+    for k in kernels:
+        check_launch(k, opts, source)
     if opts.kernel is not None:
         return [frontend.select_kernel(kernels, opts.kernel, opts.file)]
     return kernels
+
+
+#: CUDA's limits on a launch (compute capability 2.0 and later)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+
+
+def _where(source: str, pattern: str, nth: int = 0) -> tuple[int, int] | None:
+    """1-based (line, col) of the ``nth`` match of ``pattern`` (its group 1) in ``source``."""
+    import re
+
+    matches = list(re.finditer(pattern, source))
+    if len(matches) <= nth:
+        return None
+    start = matches[nth].start(1)
+    return source.count("\n", 0, start) + 1, start - (source.rfind("\n", 0, start) + 1) + 1
+
+
+def check_unique_names(kernels: list[Kernel], source: str, file: str) -> None:
+    """Two ``__global__`` functions of one name (an overload, a copy-paste) would make every
+    report ambiguous: refused, at the second definition."""
+    import re
+
+    from kpl.errors import KplError
+
+    seen: set[str] = set()
+    for k in kernels:
+        if k.name in seen:
+            at = _where(source, rf"__global__[^;{{}}]*?\b({re.escape(k.name)})\s*\(", 1)
+            line, col = at if at else (k.body.span.line if k.body.span else None, 1)
+            raise KplError(f"kernel '{k.name}' defined twice", file, line, col)
+        seen.add(k.name)
+
+
+def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
+    """A launch CUDA would refuse (over 1,024 threads per block, a dimension over its limit) is
+    bad input, at the flag or the header line that asked for it."""
+    from kpl.errors import KplError
+
+    block, grid = kernel.launch.block_dim, kernel.launch.grid_dim
+    problem = None
+    flag = "--blockDim"
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        problem = f"blockDim {list(block)} has {threads} threads; CUDA allows at most {MAX_THREADS_PER_BLOCK}"
+    elif any(d > m for d, m in zip(block, MAX_BLOCK_DIM, strict=True)):
+        problem = f"blockDim {list(block)} exceeds CUDA's limits (x, y <= 1024, z <= 64)"
+    elif any(d > m for d, m in zip(grid, MAX_GRID_DIM, strict=True)):
+        flag = "--gridDim"
+        problem = f"gridDim {list(grid)} exceeds CUDA's limits (x < 2^31, y, z <= 65535)"
+    if problem is None:
+        return
+    given = opts.block_dim if flag == "--blockDim" else opts.grid_dim
+    if given is not None:
+        raise BadInput(f"bad {flag} value: {problem}", opts.file)
+    at = _where(source, rf"({flag[2:]})\s*=")
+    raise KplError(problem, opts.file, *(at if at else (None, None)))
 
 
 def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None) -> tuple[str, Oracle]:
@@ -685,7 +747,7 @@ def write_file(path: str, text: str) -> None:
 
 
 __all__ = ["BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
-           "current_token", "note_kernel", "nesting_depth", "deadline", "parse_dim", "parse_defines",
+           "current_token", "note_kernel", "check_unique_names", "check_launch", "nesting_depth", "deadline", "parse_dim", "parse_defines",
            "KernelOptions", "load", "pick_oracle", "run_oracle", "KernelFix", "FixOutcome", "lc_ic",
            "fix_kernels", "nvcc_check", "write_file", "check_writable", "temp_name", "read_source", "to_lf",
            "keep_line_endings",

@@ -112,11 +112,12 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         say(f"{head}: fixed in {report.plural(res.iterations, 'iteration')}, "
             f"{report.plural(res.oracle_calls, 'oracle call')} "
             f"(solver {outcome.solver}, oracle {f.oracle}{', naive' if res.method == 'naive' else ''})")
-        for row in rows:
-            if row["kernel"] == f.kernel.name:
-                say(f"{row['file']}:{row['line']}: {row['text'].rstrip(';')} (cost {fmt_cost(row['cost'])})")
+        mine = [row for row in rows if row["kernel"] == f.kernel.name]
+        for row in mine:
+            say(f"{row['file']}:{row['line']}: {row['text'].rstrip(';')} (cost {fmt_cost(row['cost'])})")
+        # the count is of the barriers WRITTEN (rows), not of the labels the synthesizer chose
         say(f"{head}: total cost {fmt_cost(report.number(res.cost))}, "
-            f"{report.plural(len(res.labels), 'barrier')} inserted")
+            f"{report.plural(len(mine), 'barrier')} inserted")
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
 
@@ -124,7 +125,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
 def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) -> str:
     """``fix --check``'s one line: would the file change, and how."""
     if outcome.status == "fixed" and outcome.patched != outcome.original:
-        return f"{file}: would insert {report.plural(len(rows), 'barrier')} (run 'autosync fix {file}')"
+        written = len({(r["line"], r["column"]) for r in rows})  # template instances share their text
+        return f"{file}: would insert {report.plural(written, 'barrier')} (run 'autosync fix {file}')"
     if outcome.status == "verified":
         return f"{file}: verified, nothing to change"
     return f"{file}: error: cannot fix: {outcome.reason or outcome.status}"

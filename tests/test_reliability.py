@@ -374,3 +374,50 @@ def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
     piped = subprocess.run(script("check", "--timeout", "5", src), capture_output=True, text=True, timeout=120,
                            env=child_env())
     assert piped.returncode == 3 and "oracle calls" not in piped.stderr and "\r" not in piped.stderr
+
+
+# --------------------------------------------------------------------------- 7. duplicates, launch limits, counts
+
+TWICE = """\
+//pass
+//--blockDim=64 --gridDim=1
+__global__ void k(int *out) { out[threadIdx.x] = 1; }
+
+__global__ void k(float *out) { out[threadIdx.x] = 2.0f; }
+"""
+
+
+def test_two_kernels_of_one_name_are_an_error(tmp_path: Path) -> None:
+    src = tmp_path / "twice.cu"
+    src.write_text(TWICE)
+    for command in ("parse", "check", "fix"):
+        res = invoke(command, src)
+        assert res.exit_code == 2, res.output
+        assert res.stderr.strip().splitlines() == [f"{src}:5:17: error: kernel 'k' defined twice"]
+
+
+@pytest.mark.parametrize("header,flags,message", [
+    ("//--blockDim=[64,32] --gridDim=1", [], "2048 threads; CUDA allows at most 1024"),
+    ("//--blockDim=[1,1,128] --gridDim=1", [], "exceeds CUDA's limits (x, y <= 1024, z <= 64)"),
+    ("//--blockDim=64 --gridDim=[1,70000]", [], "gridDim [1, 70000, 1] exceeds"),
+    ("//--blockDim=64 --gridDim=1", ["--blockDim", "2048"], "bad --blockDim value: blockDim [2048, 1, 1]"),
+])
+def test_launch_over_cuda_limits_is_bad_input(header: str, flags: list[str], message: str, tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    lines = CLEAN.read_text().split("\n")
+    assert lines[1].startswith("//--blockDim=")
+    src.write_text("\n".join([lines[0], header, *lines[2:]]))
+    res = invoke("check", src, *flags)
+    assert res.exit_code == 2, res.output
+    (line,) = res.stderr.strip().splitlines()
+    assert message in line and line.startswith(f"{src}:" if flags else f"{src}:2:")
+
+
+def test_fix_report_counts_the_barriers_written(tmp_path: Path) -> None:
+    src = tmp_path / "kernel.cu"
+    shutil.copyfile(RACY, src)
+    res = invoke("fix", src)
+    assert res.exit_code == 0, res.output
+    written = src.read_text().count("__syncthreads()") - RACY.read_text().count("__syncthreads()")
+    assert f"{written} barriers inserted" in res.stdout
+    assert res.stdout.count(": __syncthreads() (cost") == written
