@@ -599,13 +599,31 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     if bad:
         outcome.status = "unfixable"
         outcome.reason = "; ".join(f"kernel '{f.kernel.name}': {f.result.reason or f.result.status}" for f in bad)
+        from autosync.macro_sites import macro_note
+
+        for f in bad:
+            races = list(f.result.races_initial) or (list(f.result.verdict.races) if f.result.verdict else [])
+            note = macro_note(f.kernel, [lab for r in races for lab in (r.first, r.second)], opts.file)
+            if note is not None:
+                outcome.notes.append(note)
         return outcome
     todo = [f for f in fixes if f.result.status == "fixed"]
     if not todo:
         return outcome
+    from autosync.macro_sites import macro_conflict
+
     edits = []
     for f in todo:
-        f.edits = plan_edits(f.kernel, f.result.labels, target=target, tag=f.kernel.name)
+        # a placement the user's text cannot express: say so (exit 1), never a broken patch
+        problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
+        if problem is None:
+            try:
+                f.edits = plan_edits(f.kernel, f.result.labels, target=target, tag=f.kernel.name)
+            except ValueError as exc:
+                problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
+        if problem is not None:
+            outcome.status, outcome.reason = "unfixable", problem
+            return outcome
         edits += f.edits
     rendered = apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
     outcome.original = raw

@@ -108,6 +108,10 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             say("  " + line)
         if res.status != "fixed":
             say(f"{head}: error: cannot fix: {res.reason or res.status}")
+            for note in outcome.notes:
+                say(f"  note: {note}")
+            continue
+        if outcome.status == "unfixable":  # a placement was found but the text cannot hold it (below)
             continue
         say(f"{head}: fixed in {report.plural(res.iterations, 'iteration')}, "
             f"{report.plural(res.oracle_calls, 'oracle call')} "
@@ -118,6 +122,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         # the count is of the barriers WRITTEN (rows), not of the labels the synthesizer chose
         say(f"{head}: total cost {fmt_cost(report.number(res.cost))}, "
             f"{report.plural(len(mine), 'barrier')} inserted")
+    if outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
+        say(outcome.reason or "error: cannot patch the file")  # found, but the text cannot hold it
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
 

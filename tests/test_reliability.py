@@ -421,3 +421,62 @@ def test_fix_report_counts_the_barriers_written(tmp_path: Path) -> None:
     written = src.read_text().count("__syncthreads()") - RACY.read_text().count("__syncthreads()")
     assert f"{written} barriers inserted" in res.stdout
     assert res.stdout.count(": __syncthreads() (cost") == written
+
+
+# --------------------------------------------------------------------------- 8. barriers in macros
+
+#: the placement needs a barrier between two statements of the macro's body
+MACRO_INSIDE = """\
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=64 --gridDim=1
+#define EXCHANGE(a, b) { s[tid] = a; __syncthreads(); b = s[63 - tid]; s[tid] = b + 1; }
+
+__global__ void exch(int *out) {
+  __shared__ int s[64];
+  int tid = threadIdx.x;
+  int x = out[tid], y = 0;
+  EXCHANGE(x, y);
+  out[tid] = x + y;
+}
+"""
+
+#: the brief's macro: the barrier in its body is kept, the one missing goes in the user's text
+MACRO_SWAP = """\
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=64 --gridDim=1
+#define SYNC_AND_SWAP(a, b) { __syncthreads(); t = a; a = b; b = t; }
+
+__global__ void swapper(int *out) {
+  __shared__ int s[64];
+  int tid = threadIdx.x;
+  int x = out[tid], y = 0, t;
+  for (int i = 0; i < 4; i++) {
+    s[tid] = x;
+    y = s[63 - tid];
+    SYNC_AND_SWAP(x, y);
+  }
+  out[tid] = x;
+}
+"""
+
+
+def test_fix_refuses_to_patch_inside_a_macro_expansion(tmp_path: Path) -> None:
+    """Before: exit 3 "the patched kernel does not verify" (the barrier landed after the use)."""
+    src = tmp_path / "macro.cu"
+    src.write_text(MACRO_INSIDE)
+    res = invoke("fix", src)
+    assert res.exit_code == 1, res.output
+    assert (f"{src}:9:15: error: cannot patch inside the expansion of macro 'EXCHANGE' (defined at {src}:3)"
+            in res.stdout)
+    assert src.read_text() == MACRO_INSIDE
+    doc = json.loads(invoke("fix", src, "--format", "json").stdout)
+    assert doc["status"] == "unfixable" and "macro 'EXCHANGE'" in doc["reason"]
+
+
+def test_fix_around_a_macro_with_a_barrier(tmp_path: Path) -> None:
+    src = tmp_path / "swap.cu"
+    src.write_text(MACRO_SWAP)
+    res = invoke("fix", src)
+    assert res.exit_code == 0, res.output
+    assert src.read_text() == MACRO_SWAP.replace("    s[tid] = x;\n", "    s[tid] = x;\n    __syncthreads();\n")
+    assert "1 barrier inserted" in res.stdout
