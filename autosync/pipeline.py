@@ -193,13 +193,14 @@ def nesting_depth(text: str) -> tuple[int, int, int]:
 
 
 def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
-                progress: Any = None) -> Any:
+                progress: Any = None, text: str | None = None) -> Any:
     """``fn()`` in the worker thread (see above); returns its value or re-raises its exception.
     ``--timeout`` -> :class:`Timeout`, Ctrl-C -> :class:`Interrupted`, both within
     :data:`GRACE_S` even when the worker is stuck in native code (it is a daemon thread, and
     is abandoned: nothing it computes after the cancellation is used).  ``progress(token,
     seconds)`` is called about 10 times a second from the main thread (the caller decides
-    whether to show anything)."""
+    whether to show anything).  ``text`` is the source when it is not ``file``'s (an editor
+    buffer): it locates an :class:`Unsupported` nesting error."""
     import time
 
     token = CancelToken()
@@ -250,13 +251,12 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
     if isinstance(error, Timeout) and timeout:
         raise Timeout(f"no result within {timeout:g} s") from None
     if isinstance(error, RecursionError):
-        text = ""
-        if file is not None:
+        if text is None and file is not None:
             try:
                 text = read_source(file)
             except Exception:  # noqa: BLE001 - the location is only a hint
-                text = ""
-        depth, line, col = nesting_depth(text)
+                text = None
+        depth, line, col = nesting_depth(text or "")
         raise Unsupported(f"nesting deeper than the analyser supports ({depth} levels of brackets here)"
                           if depth else "nesting deeper than the analyser supports", file or "<input>",
                           line if depth else 0, col if depth else 0)
