@@ -176,7 +176,7 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
         opts = flags.options()
         if fmt is Format.sarif:
             raise BadInput("--format sarif is not available for parse (use text or json)", file)
-        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=_progress)
+        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=_progress, abandon=STATE.hard_exit)
         data = [report.tree_json(k, file) for k in kernels]
         if fmt is Format.json:
             doc: dict[str, Any] = {"file": file, "kernels": data}
@@ -217,7 +217,7 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
             return results
 
-        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=_progress)
+        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         if fmt is Format.json:
@@ -279,7 +279,7 @@ def fix(
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
                                          use_facts=oracle_facts is OnOff.on, naive=naive, target=target),
-            timeout=timeout, file=file, progress=_progress)
+            timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
     raise typer.Exit(code)

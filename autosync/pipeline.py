@@ -8,9 +8,12 @@ synthesis, rendering, end-to-end re-verification, nvcc).  The command line and t
 these, so ``autosync check`` and the editor's diagnostics use the same oracle, and the editor's
 quick-fix is exactly the text ``autosync fix`` writes.
 
-Nothing here prints or exits: failures are exceptions (:class:`BadInput` for a usage problem,
-:class:`Timeout`, :class:`InternalError`, plus the front end's ``KplError`` and the oracle's
-``OracleError``) that each front end turns into its own kind of message.
+Nothing here prints or exits: failures are exceptions (:mod:`autosync.errors`: :class:`BadInput`
+for a usage problem, :class:`Timeout`, :class:`Interrupted`, :class:`Unsupported`,
+:class:`InternalError`, plus the front end's ``KplError`` and the oracle's ``OracleError``) that
+each front end turns into its own kind of message.  How a command runs (worker thread, Ctrl-C,
+``--timeout``) is :mod:`autosync.pipeline_guard`; reading and writing the user's file is
+:mod:`autosync.pipeline_io`.
 """
 
 from __future__ import annotations
@@ -18,289 +21,38 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
-import signal
-import stat
 import subprocess
-import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
+
+from autosync.errors import BadInput, InternalError, Interrupted, Timeout, Unsupported
+from autosync.pipeline_guard import (
+    PROGRESS_AFTER_S,
+    CancelToken,
+    current_token,
+    deadline,
+    nesting_depth,
+    note_kernel,
+    run_guarded,
+    watch,
+)
+from autosync.pipeline_io import (
+    check_writable,
+    keep_line_endings,
+    line_ending_at,
+    read_source,
+    temp_name,
+    to_lf,
+    write_file,
+)
 
 if TYPE_CHECKING:
     from autosync.render import Edit
     from autosync.synthesis import SynthesisResult
     from kpl.ast import Kernel
     from oracle.base import Oracle, Verdict
-
-# --------------------------------------------------------------------------- errors
-
-
-class BadInput(Exception):
-    """A usage problem found by us (bad ``--blockDim``, unknown oracle): exit 2, one line."""
-
-    def __init__(self, message: str, file: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.file = file
-
-    def format(self) -> str:
-        return f"{self.file}: error: {self.message}" if self.file else f"autosync: error: {self.message}"
-
-
-class Timeout(BaseException):
-    """``--timeout`` reached.  A BaseException so no ``except Exception`` inside the oracle or
-    the synthesizer can swallow it."""
-
-
-class InternalError(Exception):
-    """A failure of AutoSync itself (e.g. the patched text does not verify): exit 3."""
-
-
-class Interrupted(BaseException):
-    """Ctrl-C: the command stops with exit 130 and writes nothing.  A BaseException, like
-    :class:`Timeout`, so no ``except Exception`` on the way can swallow it."""
-
-
-class Unsupported(Exception):
-    """A well-formed input beyond what we analyse (e.g. nesting too deep): exit 2, one line."""
-
-    def __init__(self, message: str, file: str, line: int = 0, col: int = 0) -> None:
-        super().__init__(message)
-        self.message, self.file, self.line, self.col = message, file, line, col
-
-    def format(self) -> str:
-        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
-        return f"{where}: error: unsupported: {self.message}"
-
-
-# --------------------------------------------------------------------------- the guarded worker
-#
-# The front end and the oracle run in ONE worker thread per command (:func:`run_guarded`), for
-# three reasons: (1) a big stack and recursion limit, so a deeply nested kernel is analysed (or
-# refused with one line) instead of dying with RecursionError; (2) the main thread stays free
-# to react to Ctrl-C and ``--timeout`` at once even while z3 is inside a native query (Python
-# runs signal handlers only on the main thread, and only between bytecodes); (3) a cancelled
-# run is stopped by ``z3`` ``interrupt()`` plus a flag checked after every oracle call
-# (:class:`_WatchedOracle`), so an interrupted query's "unknown" never becomes a verdict.
-
-#: stack of the worker thread, and the recursion limit that goes with it
-WORKER_STACK = 512 * 1024 * 1024
-WORKER_RECURSION = 60_000
-#: how long a cancelled worker is given to stop before the command returns without it
-GRACE_S = 1.0
-#: a progress line appears on a terminal for runs longer than this
-PROGRESS_AFTER_S = 2.0
-
-
-@dataclass
-class CancelToken:
-    """One guarded run's shared state (the worker writes progress, the main thread cancels)."""
-
-    #: None while running; "interrupt" (Ctrl-C) or "timeout" once cancelled
-    reason: str | None = None
-    #: the kernel being worked on, its 1-based index and the file's kernel count
-    kernel: str = ""
-    index: int = 0
-    total: int = 0
-    #: oracle calls made so far in this run
-    oracle_calls: int = 0
-
-    def check(self) -> None:
-        """Raise in the worker once the run is cancelled (called after every oracle call)."""
-        if self.reason == "interrupt":
-            raise Interrupted()
-        if self.reason == "timeout":
-            raise Timeout("cancelled")
-
-
-_LOCAL = threading.local()
-
-
-def current_token() -> CancelToken | None:
-    """The token of the guarded run this thread works for (None outside :func:`run_guarded`)."""
-    return getattr(_LOCAL, "token", None)
-
-
-def note_kernel(name: str, index: int, total: int) -> None:
-    token = current_token()
-    if token is not None:
-        token.kernel, token.index, token.total = name, index, total
-
-
-class _WatchedOracle:
-    """An oracle whose every ``check`` counts for the progress line and is followed by the
-    cancellation check; everything else is the wrapped oracle's."""
-
-    def __init__(self, inner: Oracle, token: CancelToken) -> None:
-        self._inner = inner
-        self._token = token
-
-    def check(self, *args: Any, **kwargs: Any) -> Any:
-        self._token.check()
-        try:
-            return self._inner.check(*args, **kwargs)
-        finally:
-            self._token.oracle_calls += 1
-            self._token.check()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-def _z3_leaves_sigint_alone() -> None:
-    """z3 installs its own SIGINT handler around every query (``ctrl_c``), which turns Ctrl-C
-    into a silent "unknown" answer; switch it off so Ctrl-C reaches Python (the main thread of
-    :func:`run_guarded`), which stops the query with ``interrupt()`` itself."""
-    z3 = sys.modules.get("z3")
-    if z3 is not None:
-        try:
-            z3.set_param("ctrl_c", False)
-        except Exception:  # noqa: BLE001 - an old z3 without the parameter
-            pass
-
-
-def _interrupt_z3() -> None:
-    """Stop the z3 query in progress (if z3 is loaded at all): it returns "unknown" at once."""
-    z3 = sys.modules.get("z3")
-    if z3 is not None:
-        try:
-            z3.main_ctx().interrupt()
-        except Exception:  # noqa: BLE001 - best effort; the token check stops the run anyway
-            pass
-
-
-def nesting_depth(text: str) -> tuple[int, int, int]:
-    """(deepest bracket nesting, its 1-based line, col) of ``text`` -- where a RecursionError
-    most likely came from (comments and strings are not skipped: a hint, not a parser)."""
-    depth = best = 0
-    line, col, at = 1, 1, (1, 1)
-    for ch in text:
-        if ch in "({[":
-            depth += 1
-            if depth > best:
-                best, at = depth, (line, col)
-        elif ch in ")}]":
-            depth = max(depth - 1, 0)
-        if ch == "\n":
-            line, col = line + 1, 1
-        else:
-            col += 1
-    return best, at[0], at[1]
-
-
-def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
-                progress: Any = None, text: str | None = None) -> Any:
-    """``fn()`` in the worker thread (see above); returns its value or re-raises its exception.
-    ``--timeout`` -> :class:`Timeout`, Ctrl-C -> :class:`Interrupted`, both within
-    :data:`GRACE_S` even when the worker is stuck in native code (it is a daemon thread, and
-    is abandoned: nothing it computes after the cancellation is used).  ``progress(token,
-    seconds)`` is called about 10 times a second from the main thread (the caller decides
-    whether to show anything).  ``text`` is the source when it is not ``file``'s (an editor
-    buffer): it locates an :class:`Unsupported` nesting error."""
-    import time
-
-    token = CancelToken()
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        _LOCAL.token = token
-        try:
-            box["value"] = fn()
-        except RecursionError:
-            box["error"] = RecursionError()
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            box["error"] = exc
-
-    if sys.getrecursionlimit() < WORKER_RECURSION:
-        sys.setrecursionlimit(WORKER_RECURSION)
-    old = threading.stack_size()
-    try:
-        threading.stack_size(WORKER_STACK)
-        worker = threading.Thread(target=work, name="autosync-worker", daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(old)
-    start = time.monotonic()
-    end = start + timeout if timeout else None
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-            now = time.monotonic()
-            if progress is not None and worker.is_alive():
-                progress(token, now - start)
-            if end is not None and now >= end and worker.is_alive():
-                token.reason = "timeout"
-                _interrupt_z3()
-                worker.join(GRACE_S)
-                raise Timeout(f"no result within {timeout:g} s")
-    except KeyboardInterrupt:
-        token.reason = "interrupt"
-        _interrupt_z3()
-        worker.join(GRACE_S)
-        raise Interrupted() from None
-    finally:
-        if progress is not None:
-            progress(None, time.monotonic() - start)
-    if token.reason == "interrupt":
-        raise Interrupted()
-    error = box.get("error")
-    if isinstance(error, Timeout) and timeout:
-        raise Timeout(f"no result within {timeout:g} s") from None
-    if isinstance(error, RecursionError):
-        if text is None and file is not None:
-            try:
-                text = read_source(file)
-            except Exception:  # noqa: BLE001 - the location is only a hint
-                text = None
-        depth, line, col = nesting_depth(text or "")
-        raise Unsupported(f"nesting deeper than the analyser supports ({depth} levels of brackets here)"
-                          if depth else "nesting deeper than the analyser supports", file or "<input>",
-                          line if depth else 0, col if depth else 0)
-    if error is not None:
-        raise error
-    return box.get("value")
-
-
-@contextmanager
-def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None]:
-    """Raise :class:`Timeout` after ``seconds`` of wall-clock time (SIGALRM, main thread), and
-    -- in a real process -- hard-exit with code 3 a little later if a native solver call does
-    not give control back to Python (``hard_exit``: only in a real process, never in tests or
-    the language server)."""
-    if not seconds or seconds <= 0:
-        yield
-        return
-    use_signal = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
-    previous: Any = None
-    watchdog: threading.Timer | None = None
-
-    def on_alarm(signum: int, frame: object) -> None:
-        raise Timeout(f"no result within {seconds:g} s")
-
-    if use_signal:
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    if hard_exit:
-        def hard() -> None:
-            print(f"error: timeout: no result within {seconds:g} s", file=sys.stderr, flush=True)
-            os._exit(3)  # the documented exit code of a timeout
-
-        watchdog = threading.Timer(seconds + 2.0, hard)
-        watchdog.daemon = True
-        watchdog.start()
-    try:
-        yield
-    finally:
-        if use_signal:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        if watchdog is not None:
-            watchdog.cancel()
-
 
 # --------------------------------------------------------------------------- kernels and oracles
 
@@ -453,10 +205,7 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
         if not (options and "timeout" in str(exc)):
             raise
         orc = registry.get_oracle(chosen)  # this oracle has no time limit of its own
-    token = current_token()
-    if token is not None:
-        _z3_leaves_sigint_alone()
-    return chosen, (_WatchedOracle(orc, token) if token is not None else orc)  # type: ignore[return-value]
+    return chosen, watch(orc)
 
 
 def run_oracle(oracle: Oracle, kernel: Kernel) -> Verdict:
@@ -502,65 +251,6 @@ class FixOutcome:
     nvcc: str = "skipped"
     seconds: float = 0.0
     solver: str = "rc2"
-
-
-def read_source(path: str) -> str:
-    """The file's text with its line endings as they are (``newline=""``): ``fix`` keeps every
-    byte it does not edit, so a CRLF file stays CRLF."""
-    from kpl.errors import KplError
-
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise KplError(f"cannot read file: {exc.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise KplError("file is not UTF-8 text", path) from None
-
-
-def to_lf(text: str) -> str:
-    """``text`` with CRLF line endings as LF: what the front end sees (as when it opens a file
-    with universal newlines); offsets map back with :func:`keep_line_endings`."""
-    return text.replace("\r\n", "\n") if "\r" in text else text
-
-
-def _raw_offset(raw: str, offset: int) -> int:
-    """The offset in ``raw`` of offset ``offset`` of ``to_lf(raw)``: every CRLF before it adds
-    one (an offset AT a line's end lands before its ``\r``)."""
-    if "\r\n" not in raw:
-        return offset
-    pos = lf = 0
-    while True:
-        nl = raw.find("\r\n", pos)
-        if nl < 0 or lf + (nl - pos) >= offset:
-            return pos + (offset - lf)
-        lf += nl - pos + 1  # the chars up to the CR, then the LF
-        pos = nl + 2
-
-
-def line_ending_at(raw: str, offset: int) -> str:
-    """The ending of the line holding the character before ``offset`` (the line an insertion
-    at ``offset`` follows); the file's first ending when there is none before."""
-    nl = raw.find("\n", max(offset - 1, 0))
-    if nl < 0:
-        nl = raw.rfind("\n")
-    return "\r\n" if nl > 0 and raw[nl - 1] == "\r" else "\n"
-
-
-def keep_line_endings(raw: str, edit: Edit) -> Edit:
-    """``edit`` (planned on ``to_lf(raw)``) as an edit of ``raw``: offsets mapped, and every
-    new line it writes ended like the line it follows."""
-    import dataclasses
-
-    if "\r\n" not in raw:
-        return edit
-    start, end = _raw_offset(raw, edit.start), _raw_offset(raw, edit.end)
-    eol = line_ending_at(raw, start)
-    replacement = edit.replacement.replace("\n", eol)
-    barrier_at = edit.barrier_at
-    if barrier_at >= 0:
-        barrier_at = len(edit.replacement[:barrier_at].replace("\n", eol))
-    return dataclasses.replace(edit, start=start, end=end, replacement=replacement, barrier_at=barrier_at)
 
 
 def lc_ic(value: float) -> Fraction | int:
@@ -703,70 +393,13 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
         return False, first.replace(src, opts.file)
 
 
-def temp_name(path: str) -> str:
-    """The one temporary file :func:`write_file` may leave next to ``path`` (``.NAME.autosync-tmp``)."""
-    folder, name = os.path.split(path)
-    return os.path.join(folder, f".{name}.autosync-tmp")
-
-
-def check_writable(path: str) -> int | None:
-    """The mode bits of ``path`` (None: it does not exist yet); :class:`BadInput` when it is
-    read-only -- no write bit at all counts, even for root, who may write anything."""
-    try:
-        mode = stat.S_IMODE(os.stat(os.path.realpath(path)).st_mode)
-    except OSError:
-        return None
-    if not mode & 0o222 or not os.access(os.path.realpath(path), os.W_OK):
-        raise BadInput("cannot write: file is read-only", path)
-    return mode
-
-
-def write_file(path: str, text: str) -> None:
-    """Write ``text`` (exact characters, line endings included) to ``path`` atomically.
-
-    * A symlink is written THROUGH: its target is replaced, the link stays a link.
-    * The file's mode bits are kept; a new file gets ``0o666 & ~umask``.
-    * A read-only file is refused (:class:`BadInput` ``cannot write: file is read-only``),
-      untouched.
-    * The new text goes to ``.NAME.autosync-tmp`` in the target's folder (``os.replace`` is
-      atomic only within one file system), then replaces the file.  That temp file exists
-      only for the few milliseconds of this function: an exception removes it, and a stale
-      one -- left by a ``kill -9`` inside that window -- is removed by the next run.
-    """
-    target = os.path.realpath(path)
-    mode = check_writable(path)
-    tmp = temp_name(target)
-    try:
-        os.unlink(tmp)  # a stale one from a killed run
-    except OSError:
-        pass
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as exc:
-        raise BadInput(f"cannot write: {exc.strerror}", path) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-
-__all__ = ["BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
-           "current_token", "note_kernel", "check_unique_names", "check_launch", "nesting_depth", "deadline", "parse_dim", "parse_defines",
-           "KernelOptions", "load", "pick_oracle", "run_oracle", "KernelFix", "FixOutcome", "lc_ic",
-           "fix_kernels", "nvcc_check", "write_file", "check_writable", "temp_name", "read_source", "to_lf",
-           "keep_line_endings",
-           "line_ending_at"]
+__all__ = [
+    # errors (autosync.errors), the guarded worker (autosync.pipeline_guard), file I/O
+    # (autosync.pipeline_io): re-exported, the pipeline is the front ends' one import
+    "BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
+    "current_token", "note_kernel", "nesting_depth", "deadline", "PROGRESS_AFTER_S", "read_source", "to_lf",
+    "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name",
+    # this module
+    "parse_dim", "parse_defines", "KernelOptions", "load", "check_unique_names", "check_launch", "pick_oracle",
+    "run_oracle", "KernelFix", "FixOutcome", "lc_ic", "fix_kernels", "nvcc_check",
+]

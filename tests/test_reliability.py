@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync import pipeline
+from autosync import pipeline, pipeline_io
 from autosync.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def test_keep_line_endings_maps_offsets() -> None:
     raw = "a\r\nbb\r\nc\n"
     lf = pipeline.to_lf(raw)
     assert lf == "a\nbb\nc\n"
-    assert [pipeline._raw_offset(raw, o) for o in range(len(lf) + 1)] == [0, 1, 3, 4, 5, 7, 8, 9]
+    assert [pipeline_io._raw_offset(raw, o) for o in range(len(lf) + 1)] == [0, 1, 3, 4, 5, 7, 8, 9]
     assert pipeline.line_ending_at(raw, 3) == "\r\n" and pipeline.line_ending_at(raw, 8) == "\n"
 
 
