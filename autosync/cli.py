@@ -161,7 +161,8 @@ def _progress(token: pipeline.CancelToken | None, seconds: float) -> None:
     if seconds < pipeline.PROGRESS_AFTER_S:
         return
     where = f"{token.kernel} ({token.index}/{token.total})" if token.kernel else "parsing"
-    sys.stderr.write(f"\r\033[Kautosync: {where}: {token.oracle_calls} oracle calls, {seconds:.1f} s")
+    iteration = f"iteration {token.iteration + 1}, " if token.iteration else ""
+    sys.stderr.write(f"\r\033[Kautosync: {where}: {iteration}{token.oracle_calls} oracle calls, {seconds:.1f} s")
     sys.stderr.flush()
     STATE.progress_shown = True
 

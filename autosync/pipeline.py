@@ -34,6 +34,7 @@ from autosync.pipeline_guard import (
     current_token,
     deadline,
     nesting_depth,
+    note_iteration,
     note_kernel,
     run_guarded,
     watch,
@@ -282,7 +283,8 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         else:
             from autosync.synthesis import synthesize
 
-            res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts)
+            res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
+                             on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)
     bad = [f for f in fixes if f.result.status not in ("verified", "fixed")]

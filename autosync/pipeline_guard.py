@@ -56,6 +56,8 @@ class CancelToken:
     total: int = 0
     #: oracle calls made so far in this run
     oracle_calls: int = 0
+    #: CEGIS iterations of the kernel being fixed ([AutoSync] Alg. 1), 0 for ``check``
+    iteration: int = 0
 
     def check(self) -> None:
         """Raise in the worker once the run is cancelled (called after every oracle call)."""
@@ -76,7 +78,14 @@ def current_token() -> CancelToken | None:
 def note_kernel(name: str, index: int, total: int) -> None:
     token = current_token()
     if token is not None:
-        token.kernel, token.index, token.total = name, index, total
+        token.kernel, token.index, token.total, token.iteration = name, index, total, 0
+
+
+def note_iteration(_record: object = None) -> None:
+    """One more CEGIS iteration (the synthesizer's ``on_iteration`` hook)."""
+    token = current_token()
+    if token is not None:
+        token.iteration += 1
 
 
 class _WatchedOracle:
@@ -270,5 +279,5 @@ def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None
             watchdog.cancel()
 
 
-__all__ = ["CancelToken", "run_guarded", "current_token", "note_kernel", "nesting_depth", "watch", "deadline",
+__all__ = ["CancelToken", "run_guarded", "current_token", "note_kernel", "note_iteration", "nesting_depth", "watch", "deadline",
            "WORKER_STACK", "WORKER_RECURSION", "GRACE_S", "PROGRESS_AFTER_S"]
