@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 import time
 import traceback
 from typing import Annotated, Any
@@ -250,7 +251,8 @@ def fix(
     oracle_facts: OracleFactsOpt = OnOff.on,
     naive: Annotated[bool, typer.Option("--naive", help="The naive enumerative baseline (Sec. IV-B).")] = False,
     target: Annotated[str, typer.Option("--target", help="Barrier spelling: cuda or opencl.")] = "cuda",
-    output: Annotated[str | None, typer.Option("-o", "--output", help="Write the result here, not in place.")]
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Write the result here, not in place ('-': the patched text to stdout).")]
         = None,
     diff: Annotated[bool, typer.Option(
         "--diff", help="Print a unified diff; write nothing (exit 1 when the file would change).")] = False,
@@ -274,7 +276,9 @@ def fix(
             raise BadInput(f"unknown target '{target}' (known: {', '.join(available_targets())})", file)
         if sum([output is not None, diff, check_only]) > 1:
             raise BadInput("--diff, --check and -o/--output exclude each other", file)
-        if not (diff or check_only):
+        if output == "-" and fmt is not Format.text:
+            raise BadInput("-o - prints the patched text on stdout: it needs --format text", file)
+        if not (diff or check_only or output == "-"):
             pipeline.check_writable(output or file)  # refuse now, not after minutes of work
         t0 = time.perf_counter()
         outcome = pipeline.run_guarded(
@@ -294,14 +298,20 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
 
     written: str | None = None
     diff_text: str | None = None
+    to_stdout = output == "-"  # the patched text is the output; the report goes to stderr
+    stdout_text: str | None = None
     dry = diff or check_only
     changes = outcome.status == "fixed" and outcome.patched is not None and outcome.patched != outcome.original
     if outcome.status == "fixed" and outcome.patched is not None:
         if diff:
             diff_text = report_fix.unified_diff(opts.file, outcome.original, outcome.patched)
+        elif to_stdout:
+            stdout_text = outcome.patched
         elif not check_only:
             written = output or opts.file
             write_file(written, outcome.patched)
+    elif outcome.status == "verified" and to_stdout:
+        stdout_text = outcome.original
     elif outcome.status == "verified" and output is not None:
         written = output
         write_file(output, outcome.original)
@@ -309,7 +319,7 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
     if dry and changes:
         code = EXIT_FAIL
     locs = report_fix.locators(outcome, opts.file)
-    rows = report_fix.barrier_rows(outcome, locs, output or opts.file)
+    rows = report_fix.barrier_rows(outcome, locs, "<stdout>" if to_stdout else (output or opts.file))
     if fmt is Format.json:
         emit(report.dumps(report_fix.fix_json(outcome, locs, rows, written, diff_text, target)))
         return code
@@ -322,10 +332,13 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
         emit(report_fix.check_summary(outcome, rows, opts.file))
         return code
     # text: with --diff the diff is the output and the report goes to stderr
-    say = err if diff else emit
+    say = err if diff or to_stdout else emit
     report_fix.fix_text(outcome, locs, rows, opts.file, say)
     if diff_text is not None:
         emit(diff_text.rstrip("\n"))
+    if stdout_text is not None:
+        sys.stdout.write(stdout_text)  # byte for byte: no newline added, line endings kept
+        sys.stdout.flush()
     if written:
         say(f"wrote {written}")
     elif outcome.status == "fixed" and diff:

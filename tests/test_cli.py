@@ -539,3 +539,20 @@ def test_executable_check_fix_round(oracle: str, tmp_path: Path) -> None:
     assert doc["verified"] is False and doc["races"]
     doc = json.loads(run("check", RACY, "--format", "sarif", *args).stdout)
     assert doc["version"] == "2.1.0" and doc["runs"][0]["results"]
+
+
+def test_fix_output_dash_prints_the_patched_text_and_writes_nothing(tmp_path: Path) -> None:
+    """``-o -`` is the shell convention for stdout: the patched kernel goes to stdout, byte for
+    byte, the report to stderr, and no file named '-' (or anything else) is written."""
+    src = tmp_path / "k.cu"
+    src.write_bytes(RACY.read_bytes())
+    proc = subprocess.run([exe(), "fix", str(src), "-o", "-"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert src.read_bytes() == RACY.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]
+    assert proc.stdout.count("__syncthreads();") == 2
+    assert proc.stdout.replace("    __syncthreads();\n", "") == RACY.read_text()
+    assert "2 barriers inserted" in proc.stderr
+    bad = run("fix", RACY, "-o", "-", "--format", "json")
+    assert bad.returncode == 2
