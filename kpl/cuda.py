@@ -110,6 +110,8 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
         tree = _Parser().parse(lowered, filename=path)
     except ParseError as exc:
         raise _parse_error(str(exc), path) from None
+    except AssertionError:  # pycparser's scope stack on unbalanced braces (no position known)
+        raise KplError("syntax error: unbalanced braces", path) from None
     return ParsedSource(path=path, text=text, header=header, ast=tree, lowered=lowered,
                         functions=low.functions, var_spaces=low.var_spaces, extern_shared=low.extern_shared,
                         textures=low.textures, files=pre.files)

@@ -17,7 +17,7 @@ from typing import Any
 
 from kpl.ast import Kernel, Space
 from kpl.labels import LabelTree
-from oracle.base import AccessKind, Race, Witness, conflicts
+from oracle.base import AccessKind, OracleError, Race, Witness, conflicts
 from oracle.named_emulate import Programs
 
 __all__ = ["INF", "Generation", "RaceIntervals"]
@@ -84,17 +84,18 @@ class RaceIntervals:
         for nid in range(D):
             for p in preds[nid]:
                 succs[p].append(nid)
-        lhb: list[list[int]] = []
-        for nid in range(D):
+        order = _topological(preds, succs)
+        lhb: list[list[int]] = [[]] * D
+        for nid in order:
             vec = [-1] * U
             for p in preds[nid]:
                 vec = list(map(max, vec, lhb[p]))
             for u, j in nodes[nid].members:
                 if j > vec[u]:
                     vec[u] = j
-            lhb.append(vec)
+            lhb[nid] = vec
         eha: list[list[int]] = [[]] * D
-        for nid in range(D - 1, -1, -1):
+        for nid in reversed(order):
             vec = [INF] * U
             for s in succs[nid]:
                 vec = list(map(min, vec, eha[s]))
@@ -228,3 +229,23 @@ class RaceIntervals:
 
         found[key] = Race(a.label, b.label, a.mem.name, (a.kind, b.kind), Space.SHARED,
                           Witness(tid3(ta), tid3(tb), self.prog.block, self.prog.block, addr))
+
+
+def _topological(preds: list[set[int]], succs: list[list[int]]) -> list[int]:
+    """The barrier nodes in an order where every node follows its predecessors.  Usually the
+    trace's completion order already is one; when the unit orders disagree (a cycle), the
+    happens-before windows are undefined and the checker must not guess."""
+    indegree = [len(p) for p in preds]
+    ready = [n for n, d in enumerate(indegree) if d == 0]
+    order: list[int] = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for nxt in succs[node]:
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                ready.append(nxt)
+    if len(order) != len(preds):
+        raise OracleError("cannot analyze: the named-barrier generations are ordered "
+                          "inconsistently by different warps (a cycle in happens-before)")
+    return order

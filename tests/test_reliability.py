@@ -480,3 +480,40 @@ def test_fix_around_a_macro_with_a_barrier(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert src.read_text() == MACRO_SWAP.replace("    s[tid] = x;\n", "    s[tid] = x;\n    __syncthreads();\n")
     assert "1 barrier inserted" in res.stdout
+
+
+# --------------------------------------------------------------------------- fuzzer findings
+
+KR_PARAMS = """//pass
+//--blockDim=32 --gridDim=1
+__global__ void k(out, n)
+  int *out; int n;
+{
+  out[threadIdx.x] = n;
+}
+"""
+
+UNBALANCED = """//pass
+//--blockDim=32 --gridDim=1
+__global__ void k(int *out) {
+  if (threadIdx.x < 4) {
+    out[threadIdx.x] = 1;
+  }}
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("text, message", [
+    (KR_PARAMS, ":3:19: error: unsupported: K&R-style parameter list"),
+    (UNBALANCED, ": error: syntax error"),
+], ids=["k_and_r", "unbalanced_braces"])
+def test_fuzzer_findings_are_one_line_bad_input(tmp_path: Path, text: str, message: str) -> None:
+    """Mutants the fuzzer found crashing the front end (exit 3: AttributeError on K&R parameter
+    lists, pycparser's AssertionError on unbalanced braces) are bad input: one line, exit 2."""
+    src = tmp_path / "k.cu"
+    src.write_text(text)
+    res = invoke("check", src)
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and message in lines[0], res.output

@@ -132,6 +132,8 @@ class TypesLowering(LowererBase):
         if isinstance(node, c_ast.Struct):
             if node.name in self.structs:
                 return self.structs[node.name]
+            if node.decls and not node.name:
+                raise self.error("unsupported: anonymous struct or union type", where or node)
             if node.decls:
                 self._register_struct(node)
                 return self.structs[node.name]
@@ -167,6 +169,9 @@ class TypesLowering(LowererBase):
                 continue
             if isinstance(p, c_ast.Typename):  # f(void)
                 continue
+            if not isinstance(p, c_ast.Decl):  # K&R ``f(a, b) int a; …`` or implicit int
+                raise self.error("unsupported: K&R-style parameter list (declare each "
+                                 "parameter's type inside the parentheses)", p)
             out.append(p)
         return out
 
