@@ -20,8 +20,8 @@ constrained by fewer invariants is a larger over-approximation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
