@@ -194,13 +194,16 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     def add_races(races: list[Race], keys: list[RaceKey]) -> list[Clause]:
         """Lines 5–12 for the new locations among ``keys`` (+ the fact hints)."""
         added: list[Clause] = []
+        by_key: dict[RaceKey, list[Race]] = {}  # one pass: linear in the number of races
+        for r in races:
+            by_key.setdefault(_race_key(tree, r), []).append(r)
         for key in keys:
             if key in cs.races:
                 continue
             _, clauses = cs.add_race(*key)
             added += clauses
             if use_facts:
-                depths = sorted({d for r in races if _race_key(tree, r) == key
+                depths = sorted({d for r in by_key.get(key, [])
                                  for d in (r.loop_depths or ((r.loop_depth,)
                                                              if r.loop_depth is not None else ()))})
                 added += cs.add_facts(key, [d for d in depths if d is not None])
