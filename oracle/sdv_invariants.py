@@ -8,10 +8,19 @@ threads, strides and monotonicity of counters, bounds derived from the guard, us
 and are preserved by one iteration.  Every z3 query of invariant inference is made here, so
 making it cheaper (slicing, an incremental solver, caching across candidate kernels) is a
 change to this module.
+
+Slicing (:func:`relevant_vars`): candidates are only guessed for variables that can reach an
+address of a conflicting access, a guard, or an annotation.  A float accumulator such as
+``Csub += As[ty][k] * Bs[k][tx]`` only ever flows into stored data; its invariants can
+neither decide a race nor help prove an invariant about a variable that does (that variable's
+update never reads it), so leaving it out keeps every verdict and removes the heaviest terms
+from the Houdini queries.  Dropping candidates is sound by construction: a loop head
+constrained by fewer invariants is a larger over-approximation.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,6 +48,89 @@ class Candidate:
     fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
 
 
+_LVALUES = (K.Var, K.VarField, K.MemElem)
+
+
+def _written_memories(kernel: K.Kernel) -> set[str]:
+    """Names of the memories some statement stores to or updates atomically: reads of any
+    other memory can never be one side of a conflicting pair."""
+    out: set[str] = set()
+    for s in K.walk_stmts(kernel.body):
+        if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem):
+            out.add(s.target.mem.name)
+        for f in dataclasses.fields(s):
+            v = getattr(s, f.name)
+            for e in v if isinstance(v, tuple) else (v,):
+                if isinstance(e, K.Expr):  # type: ignore[arg-type,misc]
+                    out.update(x.mem.name for x in K.walk_expr(e) if isinstance(x, K.Atomic))
+    return out
+
+
+def _value_flow(e: K.Expr, written: set[str], deps: set[str], seeds: set[str]) -> None:
+    """Split the variables of a stored/assigned value ``e``: those its result depends on go to
+    ``deps``; those that decide an access (an index into a written memory) go to ``seeds``.
+    A memory access under a ``?:``, ``&&`` or ``||`` is predicated by the condition, so then
+    every variable of ``e`` is a seed."""
+    guarded = False
+    for x in K.walk_expr(e):
+        if isinstance(x, K.Cond) or (isinstance(x, K.Binary) and x.op in ("&&", "||")):
+            if not expr_pure(x):
+                guarded = True
+        if isinstance(x, K.Load) and x.mem.space == K.Space.LOCAL:
+            deps.add("@" + x.mem.name)
+            deps |= expr_vars(x.index)
+        elif isinstance(x, (K.Load, K.Atomic)) and x.mem.name in written:
+            seeds |= expr_vars(x.index)
+        elif isinstance(x, K.Var):
+            deps.add(x.name)
+    if guarded:
+        seeds |= expr_vars(e)
+
+
+def relevant_vars(kernel: K.Kernel) -> set[str]:
+    """The variables (``@name``: local arrays) whose values can decide a verdict: those that
+    flow, through assignments (flow-insensitively), into an index of a written memory, a
+    guard, a barrier or an annotation.  Every other variable only carries data to memory."""
+    written = _written_memories(kernel)
+    deps: dict[str, set[str]] = {}
+    seeds: set[str] = set()
+    for s in K.walk_stmts(kernel.body):
+        tgt: str | None = None
+        value: K.Expr | None = None
+        if isinstance(s, K.Decl):
+            tgt, value = s.var.name, s.init
+        elif isinstance(s, K.Assign):
+            t = s.target
+            value = s.value
+            if isinstance(t, K.Var):
+                tgt = t.name
+            elif isinstance(t, K.VarField):
+                tgt = t.var.name
+            elif t.mem.space == K.Space.LOCAL:
+                tgt = "@" + t.mem.name
+                deps.setdefault(tgt, set()).update(expr_vars(t.index))
+            else:
+                seeds |= expr_vars(t.index)
+                tgt = ""  # stored data of shared/global memory: nobody reads it back
+        if tgt is not None:
+            if value is not None:
+                _value_flow(value, written, deps.setdefault(tgt, set()), seeds)
+            continue
+        for f in dataclasses.fields(s):
+            v = getattr(s, f.name)
+            for e in v if isinstance(v, tuple) else (v,):
+                if isinstance(e, K.Expr):  # type: ignore[arg-type,misc]
+                    seeds |= expr_vars(e)
+    out = set(seeds)
+    todo = list(seeds)
+    while todo:
+        for d in deps.get(todo.pop(), ()):
+            if d not in out:
+                out.add(d)
+                todo.append(d)
+    return out
+
+
 def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
                pe: list[z3.BoolRef]) -> list[Candidate]:
     """Candidate invariants of the loop head (GPUVerify-style guesses, checked by Houdini)."""
@@ -48,8 +140,9 @@ def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str
                        p: list[z3.BoolRef]) -> list[z3.BoolRef]:
             return [z3.Implies(z3.And(p[0], p[1]), la[0] == la[1])]
         cands.append(Candidate("la-uniform", True, la_uniform))
+    relevant = ex.relevant()
     for name, ct in info.modified.items():
-        if name not in s0[0] or name not in s0[1]:
+        if name not in s0[0] or name not in s0[1] or name not in relevant:
             continue
         e0 = [s0[0][name], s0[1][name]]
         if ex.same:

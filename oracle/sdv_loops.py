@@ -23,7 +23,7 @@ import z3
 from kpl import ast as K
 from kpl.ast import CType, Space
 from oracle.sdv_encode import Val, conv, fresh, is_false, is_true, ite, to_bool
-from oracle.sdv_invariants import candidates, houdini
+from oracle.sdv_invariants import candidates, houdini, relevant_vars
 from oracle.sdv_state import (
     FALSE,
     TRUE,
@@ -163,6 +163,12 @@ class LoopExecutor(StmtExecutor):
         """Exact unrolling when the launch fixes the trip count, else the abstraction."""
         if not self.try_exact(loop):
             self.abstract_loop(loop)
+
+    def relevant(self) -> set[str]:
+        """The variables that can decide a verdict (:func:`relevant_vars`), once per run."""
+        if self._relevant is None:
+            self._relevant = relevant_vars(self.kernel)
+        return self._relevant
 
     def symbols(self, e: z3.ExprRef) -> set[str]:
         out: set[str] = set()

@@ -254,6 +254,7 @@ class Machine:
         self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
         self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
         self._fresh = 0                      # counter of fresh_name
+        self._relevant: set[str] | None = None  # variables that can decide a verdict
         # symbolic thread and block ids; in ``same`` mode both threads share the block
         self.tid = [tuple(z3.BitVec(f"t{t + 1}.{d}", 32) for d in dims) for t in range(2)]
         if self.same:

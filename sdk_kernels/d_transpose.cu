@@ -1,5 +1,5 @@
 //pass
-//--blockDim=[16,16] --gridDim=[32,32]
+//--blockDim=[16,16] --gridDim=[64,64]
 // autosync: min_barriers=1 original_barriers=1
 // Matrix transpose through a shared tile padded by one column (no bank conflicts);
 // reads and writes to global memory are both coalesced.
@@ -9,8 +9,8 @@
 #define BLOCK_DIM 16
 
 __global__ void transpose(float *odata, float *idata, int width, int height) {
-  __requires(width == 512);
-  __requires(height == 512);
+  __requires(width == 1024);
+  __requires(height == 1024);
   __shared__ float block[BLOCK_DIM][BLOCK_DIM + 1];
 
   // read the tile into shared memory

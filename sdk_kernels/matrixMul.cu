@@ -1,5 +1,5 @@
 //pass
-//--blockDim=[16,16] --gridDim=[8,8]
+//--blockDim=[32,32] --gridDim=[20,10]
 // autosync: min_barriers=2 original_barriers=2
 // Matrix multiplication C = A * B with square shared-memory tiles: every block computes
 // one BLOCK_SIZE x BLOCK_SIZE sub-matrix of C, walking along a row of tiles of A and a
@@ -10,8 +10,8 @@
 // wA is A's width and wB is B's width (both multiples of BLOCK_SIZE)
 template <int BLOCK_SIZE>
 __global__ void matrixMulCUDA(float *C, float *A, float *B, int wA, int wB) {
-  __requires(wA == 128);
-  __requires(wB == 128);
+  __requires(wA == 320);
+  __requires(wB == 640);
 
   // block and thread indices
   int bx = blockIdx.x;
@@ -57,4 +57,4 @@ __global__ void matrixMulCUDA(float *C, float *A, float *B, int wA, int wB) {
   C[c + wB * ty + tx] = Csub;
 }
 
-template __global__ void matrixMulCUDA<16>(float *C, float *A, float *B, int wA, int wB);
+template __global__ void matrixMulCUDA<32>(float *C, float *A, float *B, int wA, int wB);

@@ -1,5 +1,5 @@
 //pass
-//--blockDim=256 --gridDim=64
+//--blockDim=256 --gridDim=65536
 // autosync: min_barriers=1 original_barriers=2
 // Reduction #0: interleaved addressing, the active threads chosen with a modulo test.
 

@@ -1,5 +1,5 @@
 //pass
-//--blockDim=256 --gridDim=64
+//--blockDim=256 --gridDim=65536
 // autosync: min_barriers=1 original_barriers=2 paper_min_barriers=2
 // Reduction #1: interleaved addressing with a strided index, so the active threads are
 // contiguous (no divergent modulo test, but shared-memory bank conflicts).

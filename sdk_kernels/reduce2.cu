@@ -1,5 +1,5 @@
 //pass
-//--blockDim=256 --gridDim=64
+//--blockDim=256 --gridDim=65536
 // autosync: min_barriers=1 original_barriers=2
 // Reduction #2: sequential addressing; the stride halves every step, so the active
 // threads stay contiguous and bank-conflict free.

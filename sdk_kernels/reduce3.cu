@@ -1,5 +1,5 @@
 //pass
-//--blockDim=256 --gridDim=64
+//--blockDim=256 --gridDim=32768
 // autosync: min_barriers=1 original_barriers=2
 // Reduction #3: like #2 but every thread adds two inputs while loading, halving the
 // number of blocks; the running sum is kept in a register.

@@ -1,5 +1,5 @@
 //pass
-//--blockDim=256 --gridDim=64 --warp-sync=32
+//--blockDim=256 --gridDim=32768 --warp-sync=32
 // autosync: min_barriers=3 original_barriers=4
 // Reduction #5: two loads per thread, then a completely unrolled tree for a block size
 // known at compile time (template parameter), finished warp-synchronously by one warp.
@@ -31,7 +31,7 @@ template <> struct SharedMemory<double> {
 
 template <class T, unsigned int blockSize>
 __global__ void reduce5(T *g_idata, T *g_odata, unsigned int n) {
-  __requires(n == 1 << 15);
+  __requires(n == 1 << 24);
   T *sdata = SharedMemory<T>();
 
   // each thread loads two elements (one block-width apart) and adds them

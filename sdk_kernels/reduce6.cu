@@ -31,7 +31,7 @@ template <> struct SharedMemory<double> {
 
 template <class T, unsigned int blockSize, bool nIsPow2>
 __global__ void reduce6(T *g_idata, T *g_odata, unsigned int n) {
-  __requires(n == 1 << 20);
+  __requires(n == 1 << 24);
   T *sdata = SharedMemory<T>();
 
   // the number of blocks is fixed by the launch: each thread walks the input with a

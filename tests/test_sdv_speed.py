@@ -82,3 +82,53 @@ def test_apply_uf_id_cache_matches_string_key() -> None:
     assert bv_size(x) == 16
     assert is_true(z3.BoolVal(True)) and not is_true(z3.Bool("spd_b")) and not is_true(1)
     assert is_false(z3.simplify(z3.And(z3.Bool("spd_b"), z3.Not(z3.Bool("spd_b")))))
+
+
+# --------------------------------------------------------------------------- slicing
+
+_CAST_INDEX = """//--blockDim=64 --gridDim=1
+__global__ void k(int *out, int n) {{
+  __shared__ int s[256];
+  int tid = threadIdx.x;
+  float f = 0.0f;
+  float acc = 0.0f;
+  for (int i = 0; i < n; i++) {{
+    f = f + 1.0f;
+    acc = acc * 2.0f + f;
+    s[{index}] = tid;
+    __syncthreads();
+  }}
+  out[tid] = (int)acc;
+}}
+"""
+
+
+def test_slicing_keeps_a_float_that_reaches_an_index() -> None:
+    """``f`` is a float, but cast to int it indexes ``s``: it must keep its invariants
+    (uniform(f) proves the race-free twin) and the racy twin must still race; ``acc`` only
+    flows into stored data and is sliced away."""
+    from kpl.frontend import parse_kernel_text
+    from oracle.sdv_invariants import relevant_vars
+
+    ok = parse_kernel_text(_CAST_INDEX.format(index="tid + (int)f"))
+    rel = relevant_vars(ok)
+    assert "f" in rel and "i" in rel and "acc" not in rel
+    assert SDVOracle().check(ok).verified
+    racy = SDVOracle().check(parse_kernel_text(_CAST_INDEX.format(index="(int)f")))
+    assert [r.array for r in racy.races] == ["s"]
+    # the accumulator made racy through a cast stays racy
+    racy2 = SDVOracle().check(parse_kernel_text(_CAST_INDEX.format(index="(int)acc")))
+    assert [r.array for r in racy2.races] == ["s"]
+
+
+def test_slicing_drops_the_matrix_accumulator() -> None:
+    """matrixMul's ``Csub`` only flows into ``C``'s stored data; the tile counters decide
+    addresses and guards.  Reads of never-written ``A``/``B`` decide nothing."""
+    from oracle.sdv_invariants import relevant_vars
+
+    k = load_kernel(os.path.join(ROOT, "sdk_kernels", "matrixMul.cu"))
+    rel = relevant_vars(k)
+    assert "Csub" not in rel
+    assert {"a", "k", "tx", "ty"} <= rel
+    assert "b" not in rel  # only indexes B, which nobody writes
+    assert SDVOracle().check(k).verified
