@@ -783,7 +783,7 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
         except OSError:
             fd, src = tempfile.mkstemp(prefix="autosync-", suffix=".cu", dir=scratch)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
                 fh.write(text)
             cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
             for inc in opts.include_dirs:
@@ -817,7 +817,7 @@ def write_atomically(path: str, text: str) -> None:
         pass
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from kpl.errors import KplError
+from kpl.textio import blank_bom
 
 _FLAG_TOKEN = re.compile(r"[^\s\[]*\[[^\]]*\]\S*|\S+")
 _DIM_FLAGS = {
@@ -98,7 +99,7 @@ def parse_header(text: str, path: str) -> KernelHeader:
     raise :class:`KplError` pointing at the value.
     """
     header = KernelHeader()
-    lines = text.splitlines()
+    lines = blank_bom(text).splitlines()
     in_leading = True
     seen_comment = False
     for idx, raw in enumerate(lines, start=1):
