@@ -26,7 +26,7 @@ system's headers):
   ``#pragma once`` make the second entry empty); a third nested entry is a cycle.
 
 Device code is what is analysed, so ``__CUDA_ARCH__`` (700), ``__CUDACC__`` and
-``__NVCC__`` are predefined (``-D`` overrides them).
+``__NVCC__`` are predefined, and ``__AUTOSYNC__`` (``-D`` overrides them).
 
 Stage: ``(path, text, defines)`` -> :class:`Preprocessed`.
 """
@@ -67,8 +67,11 @@ STUB_HEADERS: dict[str, str] = {
     "helper_math.h": "helper_math.h",
 }
 
-#: macros every kernel sees: the device-side pass of nvcc (``-D`` may override them)
-PREDEFINED: dict[str, str] = {"__CUDA_ARCH__": "700", "__CUDACC__": "1", "__NVCC__": "1"}
+#: macros every kernel sees: the device-side pass of nvcc, plus ``__AUTOSYNC__`` so that a
+#: header can tell the verifier from nvcc (annotations.h: declarations for us, no-ops for
+#: nvcc).  ``-D`` may override them.
+PREDEFINED: dict[str, str] = {"__CUDA_ARCH__": "700", "__CUDACC__": "1", "__NVCC__": "1",
+                              "__AUTOSYNC__": "1"}
 
 _MAX_DEPTH = 64  # nested includes (distinct files) before we call it runaway
 
@@ -142,6 +145,10 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
             self.stack.pop()
 
     def include(self, tokens: Any, original_line: Any) -> Iterator[Any]:
+        if not tokens:
+            d = getattr(self, "lastdirective", None)
+            raise self.fail('#include expects "FILE" or <FILE>', getattr(d, "source", None),
+                            getattr(d, "lineno", None))
         self.directive_tok = tokens[0] if tokens else None
         self.written = tokens[0].value[1:-1] if tokens and tokens[0].type == self.t_STRING else ""
         self.fell_back = set()
@@ -240,7 +247,24 @@ def preprocess(path: str, text: str, defines: dict[str, str] | None = None,
     pp.files[path] = text
     for name, value in {**PREDEFINED, **(defines or {})}.items():
         pp.define(f"{name} {value}")
-    pp.parse(blank_bom(text), main_abs)
+    try:
+        return _write(pp, blank_bom(text), main_abs)
+    except KplError:
+        raise
+    except RecursionError:
+        d = getattr(pp, "lastdirective", None)
+        raise pp.fail("macro or #include nesting too deep", getattr(d, "source", None),
+                      getattr(d, "lineno", None)) from None
+    except Exception as exc:  # pcpp's own failures on malformed directives
+        d = getattr(pp, "lastdirective", None)
+        if d is None:
+            raise KplError(f"preprocessor error: {exc}", path) from None
+        raise pp.fail(f"malformed #{d.value} directive", d.source, d.lineno) from None
+
+
+def _write(pp: _Pcpp, text: str, main_abs: str) -> Preprocessed:
+    """Run ``pp`` over ``text`` and write its tokens line-aligned (see the module doc)."""
+    pp.parse(text, main_abs)
     out: list[str] = []
     cur_src: str | None = None
     cur_line = 0

@@ -264,6 +264,9 @@ def test_guarded_mutual_includes_are_fine(tmp_path: Path, guard: str) -> None:
     ("//pass\n#if 1\nint x;\n", 2, 1, "Unterminated #if"),
     ("//pass\n\n  #error stop here\n", 3, 3, "#error stop here"),
     ('//pass\n#include "gone.h"\n', 2, 11, "include file 'gone.h' not found"),
+    ("//pass\n#if\nint x;\n#endif\n", 2, 1, "malformed #if directive"),
+    ("//pass\n#include\n", 2, 1, '#include expects "FILE" or <FILE>'),
+    ("//pass\n#endif\n", 2, 1, "Misplaced #endif"),
 ])
 def test_preprocessor_errors_are_one_line(tmp_path: Path, src: str, line: int, col: int, msg: str) -> None:
     kernel = tmp_path / "k.cu"
@@ -273,3 +276,21 @@ def test_preprocessor_errors_are_one_line(tmp_path: Path, src: str, line: int, c
     out = res.output.strip()
     assert "\n" not in out and "Traceback" not in out
     assert out.startswith(f"{kernel}:{line}:{col}: error: {msg}"), out
+
+
+# --------------------------------------------------------------------------- helper_math operators
+
+
+@pytest.mark.parametrize("definition", [
+    # a "*" that is a dot product, not elementwise
+    "__device__ float operator*(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }",
+    # the right shape, the wrong operator inside
+    "__device__ float3 operator+(float3 a, float3 b) { return make_float3(a.x - b.x, a.y - b.y, a.z - b.z); }",
+    # a side effect hidden in an operator
+    "__device__ void operator+=(float3 &a, float3 b) { a.x += b.x; a.y += b.y; a.z += b.z; g[0] = 1; }",
+])
+def test_operators_other_than_elementwise_are_refused(definition: str) -> None:
+    src = f"__device__ int g[4];\n{definition}\n__global__ void k(float3 *a) {{ a[0] = a[1]; }}\n"
+    with pytest.raises(KplError) as ei:
+        parse_cuda("k.cu", src)
+    assert "C++ operator overloading" in ei.value.message and ei.value.line == 2
