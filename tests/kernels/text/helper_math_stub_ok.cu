@@ -1,5 +1,6 @@
 //pass
 //--blockDim=256 --gridDim=16
+// autosync: nvcc_needs=helper_math.h
 // "helper_math.h" is NOT in this folder: the bundled stub stands for it (vector operators
 // modelled natively, dot/length/normalize declared).  Each thread stages one point in
 // shared memory; after the barrier it reads its neighbour's.  Race-free.

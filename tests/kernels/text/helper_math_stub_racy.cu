@@ -1,6 +1,6 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=256 --gridDim=16
-// autosync: races=12-13
+// autosync: races=12-13 nvcc_needs=helper_math.h
 // helper_math_stub_ok.cu without the barrier.
 #include "cuda_runtime.h"
 #include "helper_math.h"
