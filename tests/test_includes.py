@@ -83,6 +83,58 @@ def test_unknown_quoted_header_is_still_an_error(tmp_path: Path) -> None:
     assert "'mine.h' not found" in ei.value.message
 
 
+# A kernel pair whose folder has NO helper_math.h: the bundled stub stands for it.  Kept
+# here rather than under tests/kernels/ because nvcc (tests/test_kernel_files.py) cannot
+# compile them without the header, which is the point.
+HELPER_MATH_STUB_OK = """//pass
+//--blockDim=256 --gridDim=16
+// "helper_math.h" is NOT in this folder: the bundled stub stands for it (vector operators
+// modelled natively, dot/length/normalize declared).  Each thread stages one point in
+// shared memory; after the barrier it reads its neighbour's.  Race-free.
+#include "cuda_runtime.h"
+#include "helper_math.h"
+
+__global__ void segments(const float3 *pts, float *len, float3 *dir) {
+  __shared__ float3 p[256];
+  unsigned t = threadIdx.x;
+  unsigned g = blockIdx.x * blockDim.x + t;
+  p[t] = pts[g] * 2.0f;
+  __syncthreads();
+  float3 d = p[(t + 1) % 256] - p[t];
+  len[g] = length(d) + dot(d, d);
+  dir[g] = normalize(d);
+}
+"""
+HELPER_MATH_STUB_RACY = """//xfail:NOT_ALL_VERIFIED
+//--blockDim=256 --gridDim=16
+// autosync: races=12-13
+// helper_math_stub_ok.cu without the barrier.
+#include "cuda_runtime.h"
+#include "helper_math.h"
+
+__global__ void segments(const float3 *pts, float *len, float3 *dir) {
+  __shared__ float3 p[256];
+  unsigned t = threadIdx.x;
+  unsigned g = blockIdx.x * blockDim.x + t;
+  p[t] = pts[g] * 2.0f;
+  float3 d = p[(t + 1) % 256] - p[t];
+  len[g] = length(d) + dot(d, d);
+  dir[g] = normalize(d);
+}
+"""
+
+
+@pytest.mark.parametrize("racy", [False, True])
+def test_missing_helper_math_falls_back_to_the_stub(tmp_path: Path, racy: bool) -> None:
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(HELPER_MATH_STUB_RACY if racy else HELPER_MATH_STUB_OK)
+    res = invoke("check", kernel)
+    if racy:
+        assert res.exit_code == 1 and race_pairs(res.output, kernel) == {(12, 13)}, res.output
+    else:
+        assert res.exit_code == 0, res.output
+
+
 # --------------------------------------------------------------------------- predefined macros
 
 

@@ -8,8 +8,8 @@
 __global__ void report(int *data) {
   __shared__ int s[64];
   int t = threadIdx.x;
+  printf("thread %d reads %d\n", t, data[t]);
   s[t] = data[t] * 2;
-  printf("thread %d wrote %d\n", t, s[t]);
   __syncthreads();
   data[t] = s[(t + 1) % 64];
 }
