@@ -381,7 +381,7 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
         defines = dict(opts.defines)
     with tempfile.TemporaryDirectory(prefix="autosync-nvcc-") as scratch:
         src = os.path.join(scratch, os.path.basename(opts.file) or "kernel.cu")
-        with open(src, "w", encoding="utf-8", newline="") as fh:
+        with open(src, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
             fh.write(text)
         cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
         for inc in opts.include_dirs:

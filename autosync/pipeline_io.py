@@ -18,17 +18,18 @@ if TYPE_CHECKING:
 
 
 def read_source(path: str) -> str:
-    """The file's text with its line endings as they are (``newline=""``): ``fix`` keeps every
-    byte it does not edit, so a CRLF file stays CRLF."""
+    """The file's text with its line endings as they are (read as bytes): ``fix`` keeps every
+    byte it does not edit, so a CRLF file stays CRLF.
+
+    The bytes are decoded losslessly (:func:`kpl.textio.read_source`: bytes that are not
+    UTF-8, such as Latin-1 in a comment, come back unchanged when written)."""
+    from kpl import textio
     from kpl.errors import KplError
 
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
+        return textio.read_source(path)
     except OSError as exc:
         raise KplError(f"cannot read file: {exc.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise KplError("file is not UTF-8 text", path) from None
 
 
 def to_lf(text: str) -> str:
@@ -118,7 +119,7 @@ def write_file(path: str, text: str) -> None:
     except OSError as exc:
         raise BadInput(f"cannot write: {exc.strerror}", path) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

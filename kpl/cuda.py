@@ -37,6 +37,7 @@ from kpl.preprocess import preprocess
 from kpl.source import FunctionInfo, ParsedSource
 from kpl.spans import directive
 from kpl.templates import TemplateExpander, template_param_names
+from kpl.textio import read_source
 
 __all__ = ["FunctionInfo", "ParsedSource", "parse_cuda", "STUB_FILE", "STUB_PATH"]
 
@@ -84,8 +85,7 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
     """
     if text is None:
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+            text = read_source(path)
         except OSError as exc:
             raise KplError(f"cannot read file: {exc.strerror}", path) from None
     header = parse_header(text, path)

@@ -113,15 +113,13 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     ``__global__`` function with a body, in file order."""
     from kpl.cuda import parse_cuda
     from kpl.header import parse_header
+    from kpl.textio import read_source
 
     if text is None:
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+            text = read_source(path)  # lossless: Latin-1 bytes, BOM, CRLF all kept
         except OSError as exc:
             raise KplError(f"cannot read file: {exc.strerror}", path) from None
-        except UnicodeDecodeError:
-            raise KplError("file is not UTF-8 text", path) from None
     header = parse_header(text, path)
     all_defines = _header_defines(header)
     all_defines.update(defines or {})

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from kpl.errors import KplError
+from kpl.textio import blank_bom
 
 _FLAG_TOKEN = re.compile(r"[^\s\[]*\[[^\]]*\]\S*|\S+")
 _DIM_FLAGS = {
@@ -91,60 +92,65 @@ def _comment_body(line: str) -> str | None:
 
 
 def parse_header(text: str, path: str) -> KernelHeader:
-    """Read the leading ``//`` comment block (blank lines and ``/* */`` lines may interleave).
+    """Read the header as GPUVerify's test runner does, plus our ``// autosync:`` lines.
 
-    The first comment line, when it is ``pass``/``xfail:...``/``fail...``, gives the verdict;
-    lines whose comment body starts with ``-`` are flag lines.  Malformed dimension values
-    raise :class:`KplError` pointing at the value.
+    Line 1 is the verdict (``//pass``, ``//xfail:...``); the line right after it (line 2;
+    line 1 when line 1 is no verdict) is the flags line ``//--blockDim=... --gridDim=...``.
+    No other comment is a flags line: a later ``//ALTERNATIVELY: --blockDim=16`` remark is
+    prose.  Flags AutoSync does not use (``--no-inline``, ``--only-intra-group``,
+    ``--boogie-file=...``) are kept in :attr:`KernelHeader.flags` and otherwise ignored;
+    ``-DNAME=V`` becomes a define.  ``// autosync: key=value`` lines count anywhere in the
+    leading comment block.  Malformed dimension values raise :class:`KplError` pointing at
+    the value.
     """
     header = KernelHeader()
-    lines = text.splitlines()
-    in_leading = True
-    seen_comment = False
+    lines = blank_bom(text).splitlines()
+    flags_line = 1
     for idx, raw in enumerate(lines, start=1):
         body = _comment_body(raw)
         if body is None:
             if raw.strip() == "" or raw.strip().startswith("/*"):
                 continue
-            in_leading = False
-            continue
+            break  # the leading comment block ends at the first code line
         stripped = body.strip()
         base_col = raw.index("//") + 3
         m = re.match(r"\s*autosync\s*:(.*)$", body)
-        if m and in_leading:
-            rest = m.group(1)
-            rest_col = base_col + m.start(1)
-            for tm in re.finditer(r"\S+", rest):
-                tok = tm.group(0)
-                if "=" not in tok:
-                    raise KplError(f"malformed autosync line: expected key=value, got '{tok}'", path, idx,
-                                   rest_col + tm.start())
-                key, _, val = tok.partition("=")
-                header.expected[key] = val
-            seen_comment = True
+        if m:
+            _read_autosync(header, m.group(1), path, idx, base_col + m.start(1))
             continue
-        if not in_leading or (m is not None):
-            continue
-        if not seen_comment and header.verdict is None and re.match(r"(pass|xfail|fail)\b", stripped):
+        if idx == 1 and re.match(r"(pass|xfail|fail)\b", stripped):
             header.verdict = stripped.split()[0]
-            seen_comment = True
+            flags_line = 2
             continue
-        seen_comment = True
-        if stripped.startswith("-"):
-            for tm in _FLAG_TOKEN.finditer(body):
-                tok = tm.group(0)
-                col = base_col + tm.start()
-                name, eq, value = tok.partition("=")
-                if name in _DIM_FLAGS:
-                    if not eq:
-                        raise KplError(f"malformed flag '{tok}': expected {name}=N or {name}=[x,y,z]", path, idx, col)
-                    dim = _parse_dim(value, path, idx, col + len(name) + 1, name.lstrip("-"))
-                    if _DIM_FLAGS[name] == "block":
-                        header.block_dim = dim
-                    else:
-                        header.grid_dim = dim
-                elif name == "--warp-sync":
-                    header.warp_sync = _parse_int(value, path, idx, col + len(name) + 1, "--warp-sync") if eq else 32
-                else:
-                    header.flags.append(tok)
+        if idx == flags_line and stripped.startswith("-"):
+            _read_flags(header, body, path, idx, base_col)
     return header
+
+
+def _read_autosync(header: KernelHeader, rest: str, path: str, line: int, rest_col: int) -> None:
+    for tm in re.finditer(r"\S+", rest):
+        tok = tm.group(0)
+        if "=" not in tok:
+            raise KplError(f"malformed autosync line: expected key=value, got '{tok}'", path, line,
+                           rest_col + tm.start())
+        key, _, val = tok.partition("=")
+        header.expected[key] = val
+
+
+def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col: int) -> None:
+    for tm in _FLAG_TOKEN.finditer(body):
+        tok = tm.group(0)
+        col = base_col + tm.start()
+        name, eq, value = tok.partition("=")
+        if name in _DIM_FLAGS:
+            if not eq:
+                raise KplError(f"malformed flag '{tok}': expected {name}=N or {name}=[x,y,z]", path, line, col)
+            dim = _parse_dim(value, path, line, col + len(name) + 1, name.lstrip("-"))
+            if _DIM_FLAGS[name] == "block":
+                header.block_dim = dim
+            else:
+                header.grid_dim = dim
+        elif name == "--warp-sync":
+            header.warp_sync = _parse_int(value, path, line, col + len(name) + 1, "--warp-sync") if eq else 32
+        else:
+            header.flags.append(tok)

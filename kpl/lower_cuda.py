@@ -33,6 +33,7 @@ from kpl.tokens import (
     TEX_FUNCS,
     UNSUPPORTED,
     Edits,
+    Tok,
     error_at,
     eval_int,
     match_angle,
@@ -134,11 +135,26 @@ class CudaLowerer:
                     self._top_decl(i, min(e, n - 1))
                 i = e + 1
                 continue
+            if "operator" in vals and toks[j].v == "{":
+                self._operator(i, i + vals.index("operator"), j, close)
+                i = close + 1
+                continue
             if "(" in vals:
                 self._function(i, j, close)
                 i = close + 1
                 continue
             i = close + 1
+
+    def _operator(self, a: int, op_at: int, lbrace: int, rbrace: int) -> None:
+        """An ``operator`` definition of a helper_math.h-style header: blanked when it is
+        CUDA's elementwise vector operator (``make_float3(a.x + b.x, a.y + b.y, ...)``, or
+        ``a.x += b.x; ...``), which the front end models natively (kpl.ctypes: a vector
+        operand makes the operation elementwise).  Any other operator is unsupported: its
+        body could do anything, and dropping it could hide an access."""
+        if not _elementwise_operator(self.toks, op_at, lbrace, rbrace, self.match):
+            raise self.err("unsupported construct: C++ operator overloading (only the elementwise "
+                           "vector operators of helper_math.h are understood)", op_at)
+        self.kill(a, rbrace)
 
     def _head_name(self, a: int, b: int) -> tuple[int, tuple[int, ...] | None]:
         """Index of the declarator name in head tokens [a, b) and the launch bounds seen."""
@@ -437,3 +453,45 @@ def _c_string(s: str) -> str:
 
 
 # --------------------------------------------------------------------------- entry point
+
+
+_VEC = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)([234])$")
+
+
+def _elementwise_operator(toks: list[Tok], op_at: int, lbrace: int, rbrace: int,
+                          match: dict[int, int]) -> bool:
+    """Is ``operator OP (params) { body }`` CUDA's elementwise vector operator?"""
+    if op_at + 2 >= lbrace or toks[op_at + 1].kind != "punct":
+        return False
+    op = toks[op_at + 1].v
+    paren = op_at + 2
+    if toks[paren].v != "(" or paren not in match:
+        return False
+    params: list[tuple[str, str]] = []  # (type name, parameter name)
+    for s, e in split_commas(toks, paren + 1, match[paren], match):
+        words = [t.v for t in toks[s:e] if t.v not in ("const", "&", "__restrict__")]
+        if len(words) != 2 or any(not w.replace("_", "a").isalnum() for w in words):
+            return False
+        params.append((words[0], words[1]))
+    ret = [t.v for t in toks[:op_at] if t.kind == "id"][-1:] if op_at else []
+    vec = next((_VEC.match(t) for t, _ in params if _VEC.match(t)), None)
+    if vec is None:
+        return False
+    comps = "xyzw"[: int(vec.group(1))]
+    vname = vec.group(0)
+    body = "".join(t.v for t in toks[lbrace + 1:rbrace])
+
+    def part(name: str, typ: str, c: str) -> str:
+        return f"{name}.{c}" if _VEC.match(typ) else name
+
+    if op in ("+", "-", "*", "/") and len(params) == 2 and ret == [vname]:
+        (ta, a), (tb, b) = params
+        want = ",".join(f"{part(a, ta, c)}{op}{part(b, tb, c)}" for c in comps)
+        return body == f"returnmake_{vname}({want});"
+    if op == "-" and len(params) == 1 and ret == [vname]:
+        (_, a), = params
+        return body == f"returnmake_{vname}({','.join(f'-{a}.{c}' for c in comps)});"
+    if op in ("+=", "-=", "*=", "/=") and len(params) == 2 and _VEC.match(params[0][0]):
+        (_, a), (tb, b) = params
+        return body == "".join(f"{a}.{c}{op}{part(b, tb, c)};" for c in comps)
+    return False

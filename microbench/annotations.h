@@ -1,7 +1,8 @@
 /* GPUVerify-style annotations for our own test kernels.
  *
- * WHY this file exists: the verification front end parses these kernels WITHOUT
- * __CUDACC__ defined, so it sees plain declarations of the annotation functions and can
+ * WHY this file exists: the verification front end parses these kernels with __AUTOSYNC__
+ * defined (and __CUDACC__, as nvcc's device pass does), so it sees plain declarations of
+ * the annotation functions and can
  * treat calls to them as specification statements (__requires = assumption on the
  * parameters, __invariant = loop invariant, ...).  nvcc defines __CUDACC__; for it every
  * annotation expands to a harmless no-op so the same file still compiles.
@@ -9,7 +10,7 @@
 #ifndef AUTOSYNC_ANNOTATIONS_H
 #define AUTOSYNC_ANNOTATIONS_H
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) && !defined(__AUTOSYNC__)
 
 #define __requires(...) ((void)0)
 #define __ensures(...) ((void)0)

@@ -31,8 +31,6 @@ import constructs  # noqa: E402
 # Kernels that do not get their expected verdict today (file names in
 # tests/kernels/constructs/).  Remove a name as soon as its kernel passes.
 NOT_YET: set[str] = {
-    "01_includes_ok.cu",
-    "01_includes_racy.cu",
     "02_references_ok_bitonic.cu",
     "02_references_ok_reflocal.cu",
     "02_references_racy_bitonic.cu",
@@ -67,10 +65,6 @@ NOT_YET: set[str] = {
     "10_goto_ok_retry.cu",
     "10_goto_racy_cleanup.cu",
     "10_goto_racy_retry.cu",
-    "11_encoding_ok_bom.cu",
-    "11_encoding_ok_latin1.cu",
-    "11_encoding_racy_bom.cu",
-    "11_encoding_racy_latin1.cu",
     "11_texture_ok.cu",
     "11_texture_racy.cu",
     "12_bytes_racy.cu",

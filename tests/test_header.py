@@ -78,3 +78,42 @@ def test_kplerror_format() -> None:
     e = KplError("bad", "a.cu", 1, 2)
     assert (e.message, e.file, e.line, e.col) == ("bad", "a.cu", 1, 2)
     assert str(e) == "a.cu:1:2: error: bad"
+
+
+def test_only_line_two_is_the_flags_line() -> None:
+    text = ("//pass\n//--blockDim=64 --gridDim=4\n"
+            "//ALTERNATIVELY: --blockDim=16 --gridDim=2\n"
+            "//--blockDim=8 -DN=3\n"
+            "__global__ void k() {}\n")
+    h = parse_header(text, "k.cu")
+    assert (h.block_dim, h.grid_dim) == ((64, 1, 1), (4, 1, 1))
+    assert h.flags == [] and h.defines == {}
+
+
+def test_flags_on_line_one_without_verdict_and_not_on_line_three() -> None:
+    assert parse_header("//--blockDim=32\n", "k.cu").block_dim == (32, 1, 1)
+    h = parse_header("//pass\n// a remark\n//--blockDim=32\n", "k.cu")
+    assert h.verdict == "pass" and h.block_dim is None
+
+
+def test_unknown_gpuverify_flags_ignored_and_d_is_a_define() -> None:
+    text = ("//xfail:NOT_ALL_VERIFIED\n"
+            "//--blockDim=[8,8] --gridDim=2 --no-inline --only-intra-group --equality-abstraction"
+            " --check-array-bounds --boogie-file=${KERNEL_DIR}/axioms.bpl -DWIDTH=8 -DFAST\n")
+    h = parse_header(text, "k.cu")
+    assert (h.block_dim, h.grid_dim) == ((8, 8, 1), (2, 1, 1))
+    assert h.defines == {"WIDTH": "8", "FAST": "1"}
+    assert "--boogie-file=${KERNEL_DIR}/axioms.bpl" in h.flags
+
+
+def test_header_after_bom_and_with_crlf() -> None:
+    h = parse_header("\ufeff//pass\r\n//--blockDim=128 --gridDim=8\r\nint x;\r\n", "k.cu")
+    assert (h.verdict, h.block_dim, h.grid_dim) == ("pass", (128, 1, 1), (8, 1, 1))
+
+
+def test_header_define_reaches_the_kernel(tmp_path: object) -> None:
+    from kpl.cuda import parse_cuda
+
+    text = ("//pass\n//--blockDim=64 --gridDim=1 --no-inline -DWIDTH=8\n"
+            "//ALTERNATIVELY: -DWIDTH=16\n__global__ void k(int *a) { a[0] = WIDTH; }\n")
+    assert "a[0] = 8;" in parse_cuda("k.cu", text).lowered

@@ -7,7 +7,7 @@
 // barrier orders it before the neighbours' reads.  Race-free.
 
 #include "cuda_runtime.h"
-#include "../annotations.h"
+#include "annotations.h"
 
 const int RADIUS = 2;
 __constant__ float c_weights[2 * RADIUS + 1];

@@ -5,7 +5,7 @@
 // read) while thread (tx + k, ty) writes it (line R1 write, the __CUDA_ARCH__ branch).
 
 #include "cuda_runtime.h"
-#include "../annotations.h"
+#include "annotations.h"
 
 const int RADIUS = 2;
 __constant__ float c_weights[2 * RADIUS + 1];

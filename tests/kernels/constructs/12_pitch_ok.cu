@@ -4,7 +4,7 @@
 // With pitch == 1024 bytes and width 256 floats (1024 bytes) the rows are disjoint, so
 // every thread writes its own pixel.  Race-free.
 
-#include "../annotations.h"
+#include "annotations.h"
 
 __global__ void threshold(float *img, size_t pitch, float level) {
   __requires(pitch == 1024);

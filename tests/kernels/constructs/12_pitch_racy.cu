@@ -6,7 +6,7 @@
 // for x >= 64 is pixel (x - 64, y + 1).  Two threads of different blocks read and write
 // the same float (line R1 with itself).
 
-#include "../annotations.h"
+#include "annotations.h"
 
 __global__ void threshold(float *img, size_t pitch, float level) {
   __requires(pitch == 256);

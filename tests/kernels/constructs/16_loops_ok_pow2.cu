@@ -6,7 +6,7 @@
 // cell read in a step is written in it.  Proving it needs the loop invariant "s is a power
 // of two".  Race-free.
 
-#include "../annotations.h"
+#include "annotations.h"
 
 __global__ void reduce_interleaved(const int *in, int *out, unsigned n) {
   __requires(n == 256);

@@ -5,7 +5,7 @@
 // thread 0 reads sh[2] in step s = 2 while thread 2 writes sh[2] in step s = 1 (line R1
 // with itself, across loop iterations).
 
-#include "../annotations.h"
+#include "annotations.h"
 
 __global__ void reduce_interleaved(const int *in, int *out, unsigned n) {
   __requires(n == 256);

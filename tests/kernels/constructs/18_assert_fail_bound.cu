@@ -5,7 +5,7 @@
 // with 64 threads) but the kernel runs with 128.  The shared accesses are race-free
 // (own cell, barrier, mirrored cell), so the ONLY error is the assertion.
 
-#include "../annotations.h"
+#include "annotations.h"
 
 __global__ void mirror(const int *in, int *out) {
   __shared__ int s[128];

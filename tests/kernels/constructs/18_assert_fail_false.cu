@@ -5,7 +5,7 @@
 // the tail): an assertion failure, its own kind of error.  No data race: every thread
 // writes its own out cell.
 
-#include "../annotations.h"
+#include "annotations.h"
 
 __global__ void tail_guard(const float *in, float *out) {
   int gid = blockIdx.x * 128 + threadIdx.x;

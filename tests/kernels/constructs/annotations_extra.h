@@ -6,7 +6,7 @@
 #ifndef CONSTRUCTS_ANNOTATIONS_EXTRA_H
 #define CONSTRUCTS_ANNOTATIONS_EXTRA_H
 
-#include "../annotations.h"
+#include "annotations.h"
 
 #ifdef __CUDACC__
 #define __read(p) (true)

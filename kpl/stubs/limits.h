@@ -1,0 +1,19 @@
+/* AutoSync's stand-in for <limits.h>/<climits> (written for AutoSync).  INT_MAX, INT_MIN,
+   UINT_MAX and CHAR_BIT are enumerators of the prelude kpl/stubs/cuda.h. */
+#ifndef KPL_STUB_LIMITS_H
+#define KPL_STUB_LIMITS_H
+#define SCHAR_MIN (-128)
+#define SCHAR_MAX 127
+#define UCHAR_MAX 255
+#define CHAR_MIN (-128)
+#define CHAR_MAX 127
+#define SHRT_MIN (-32768)
+#define SHRT_MAX 32767
+#define USHRT_MAX 65535
+#define LONG_MAX 9223372036854775807l
+#define LONG_MIN (-9223372036854775807l - 1)
+#define ULONG_MAX 18446744073709551615ul
+#define LLONG_MAX 9223372036854775807ll
+#define LLONG_MIN (-9223372036854775807ll - 1)
+#define ULLONG_MAX 18446744073709551615ull
+#endif
