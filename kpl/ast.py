@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
@@ -193,6 +194,9 @@ class Load:
     index: Expr
     type: CType
     field: str | None = None
+    #: a byte view: ``index`` is a BYTE offset from the array base and the access reads
+    #: ``sizeof(view)`` bytes of type ``view`` (a pointer cast changed the element type)
+    view: CType | None = dc_field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -216,6 +220,8 @@ class Atomic:
     index: Expr
     args: tuple[Expr, ...]
     type: CType = INT
+    #: a byte view, as in :class:`Load`
+    view: CType | None = dc_field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -256,6 +262,8 @@ class MemElem:
     mem: Memory
     index: Expr
     field: str | None = None
+    #: a byte view, as in :class:`Load`
+    view: CType | None = dc_field(default=None, repr=False)
 
 
 LValue = Var | VarField | MemElem

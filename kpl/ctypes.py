@@ -243,3 +243,19 @@ def _float_arith(op: str, fa: float, fb: float, t: CType) -> float:
         r = math.nan
     return convert(r, t)  # type: ignore[no-any-return]
 
+
+
+def sizeof(t: CType) -> int | None:
+    """``sizeof(t)`` in bytes under the CUDA ABI, or None where the layout is not modelled
+    (structs are kept as named fields without a layout).  Used by the byte-range memory
+    model: a pointer cast rescales later indexing by the new pointee's size."""
+    if t.kind == "bool":
+        return 1
+    if t.kind in ("int", "float"):
+        return max(1, t.bits // 8)
+    if t.kind == "ptr":
+        return 8
+    if t.kind == "vec" and t.elem is not None and t.name[-1:] in ("1", "2", "3", "4"):
+        comp = sizeof(t.elem)
+        return None if comp is None else comp * len(t.fields)
+    return None
