@@ -164,6 +164,13 @@ def byte_range(a: Access) -> tuple[z3.BitVecRef, int] | None:
     return off + a.mem.elem.fields.index(a.field) * csize, csize
 
 
+def shown_index(a: Access) -> z3.BitVecRef:
+    """The index of ``a`` as the user sees it: in elements of the type it accesses (a byte
+    view's byte offset divided by the view's size)."""
+    size = sizeof(a.view) if a.view is not None else None
+    return a.index if size is None or size == 1 else z3.UDiv(a.index, size)
+
+
 def same_element(a1: AccessSide, a2: AccessSide) -> z3.BoolRef:
     """The two accesses hit the same array element -- or, where either goes through a byte
     view, their byte ranges overlap: ``-w1 < o1 - o2 < w2``, i.e. ``o1 - o2 + w1 - 1 <u w1 + w2 - 1``."""
