@@ -230,7 +230,7 @@ class Evaluator(RaceLog, NodeVisitor):
               kind: AccessKind = AccessKind.READ) -> Any:
         value = self._cell_value(mem, idx, t)
         if mem.can_race:
-            self._access(mem, idx, t, kind)
+            self._access(mem, idx, t, kind, None, fld)
         if fld is not None and isinstance(value, tuple):
             fields = mem.elem.fields
             return value[fields.index(fld)] if fld in fields else value[0]
@@ -300,7 +300,7 @@ class Evaluator(RaceLog, NodeVisitor):
         else:
             self._store(mem)[idx] = new
         if mem.can_race:
-            self._access(mem, idx, t, kind)
+            self._access(mem, idx, t, kind, None, fld)
 
 
 def _numeric(t: CType) -> CType:

@@ -14,6 +14,7 @@ conflict rule itself is :func:`oracle.base.conflicts`, shared with every oracle.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +81,7 @@ class RaceLog:
 
     def __init__(self) -> None:
         #: global cells: (array, index) -> block -> (label, kind) -> one thread (cross-block races)
-        self.xblock: dict[tuple[str, int], dict[int, dict[tuple[int, AccessKind], int]]] = {}
+        self.xblock: dict[tuple[str, Hashable], dict[int, dict[tuple[int, AccessKind], int]]] = {}
         #: races found, keyed by (first, second, array, kinds, depth, space)
         self.races: dict[tuple[Any, ...], Race] = {}
         #: arrays shadowed per byte (reached through a byte view somewhere in the kernel)
@@ -90,17 +91,26 @@ class RaceLog:
     def reset_shadow(self) -> None:
         """Forget the per-block shadow (a new block starts)."""
         #: per-cell accesses of the current epoch
-        self.shadow: dict[tuple[str, int], _Cell] = {}
+        self.shadow: dict[tuple[str, Hashable], _Cell] = {}
         #: warp-synchronous mode: updates of one instruction instance, per cell and warp
-        self.inst: dict[tuple[str, int], dict[int, tuple[int, AccessKind]]] = {}
+        self.inst: dict[tuple[str, Hashable], dict[int, tuple[int, AccessKind]]] = {}
         #: barrier count of the block (accesses of different epochs never race)
         self.epoch = 0
 
     def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
-                view: CType | None = None) -> None:
-        """Record an access of element ``idx`` of ``mem`` (byte ``idx`` where ``view``)."""
+                view: CType | None = None, fld: str | None = None) -> None:
+        """Record an access of element ``idx`` of ``mem`` (its component ``fld``; byte
+        ``idx`` where ``view``).  A struct/vector element is shadowed per component, so
+        writes of different fields of one element do not conflict."""
         if mem.name not in self.byte_mems:
-            self._cell(mem, idx, idx, t, kind)
+            fields = mem.elem.fields if mem.elem.kind == "vec" else ()
+            if fld is not None and fld in fields:
+                self._cell(mem, (idx, fld), idx, t, kind)
+            elif fields:
+                for f in fields:
+                    self._cell(mem, (idx, f), idx, t, kind)
+            else:
+                self._cell(mem, idx, idx, t, kind)
             return
         esize = sizeof(mem.elem)
         width = sizeof(view) if view is not None else esize
@@ -111,7 +121,7 @@ class RaceLog:
         for b in range(start, start + width):
             self._cell(mem, b, shown, t, kind)
 
-    def _cell(self, mem: Memory, pos: int, idx: int, t: int, kind: AccessKind) -> None:
+    def _cell(self, mem: Memory, pos: Hashable, idx: int, t: int, kind: AccessKind) -> None:
         """Record an access of shadow cell ``pos`` (reported as index ``idx``)."""
         key = (mem.name, pos)
         cell = self.shadow.get(key)

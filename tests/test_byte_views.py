@@ -6,7 +6,9 @@ Each racy kernel of tests/kernels/constructs/12_*_racy*.cu names its race lines 
 ``// autosync: races=A-B`` header; its ``_ok`` twin must verify.  Before the byte model the
 casts were dropped and ``12_bytes_racy.cu`` (a byte store into another thread's word)
 verified under both oracles.  The differential test asserts that ``sdv`` and ``dynamic``
-agree on every kernel whose race ``dynamic`` can reach in the blocks it runs.
+agree on every kernel whose race ``dynamic`` can reach in the blocks it runs.  The
+``04_structs_*_anon`` pair: an anonymous ``typedef struct``, different fields of one element
+do not race, the same field does.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from oracle.dynamic import DynamicOracle
 from oracle.sdv import SDVOracle
 
 KERNELS = Path(__file__).resolve().parent / "kernels" / "constructs"
-FILES = sorted(p.name for p in KERNELS.glob("12_*.cu"))
+FILES = sorted([p.name for p in KERNELS.glob("12_*.cu")] + [p.name for p in KERNELS.glob("04_structs_*_anon.cu")])
 #: racy kernels whose race needs blocks beyond the two that ``dynamic`` runs
 DYNAMIC_OUT_OF_REACH = {"12_pitch_racy.cu"}
 
