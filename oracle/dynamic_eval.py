@@ -230,11 +230,18 @@ class Evaluator(RaceLog, NodeVisitor):
               kind: AccessKind = AccessKind.READ) -> Any:
         value = self._cell_value(mem, idx, t)
         if mem.can_race:
-            self._access(mem, idx, t, kind, None, fld)
+            self._log_access(mem, idx, t, kind, fld)
         if fld is not None and isinstance(value, tuple):
             fields = mem.elem.fields
             return value[fields.index(fld)] if fld in fields else value[0]
         return value
+
+    def _log_access(self, mem: Memory, idx: int, t: int, kind: AccessKind, fld: str | None) -> None:
+        """Log an element access; a component ``fld`` only where the element has fields."""
+        if fld is None or mem.elem.kind != "vec":
+            self._access(mem, idx, t, kind)
+        else:
+            self._access(mem, idx, t, kind, None, fld)
 
     def _view_element(self, mem: Memory, offset: int, view: CType) -> int | None:
         """The element a byte-view access at ``offset`` is, when it is exactly one element."""
@@ -300,7 +307,7 @@ class Evaluator(RaceLog, NodeVisitor):
         else:
             self._store(mem)[idx] = new
         if mem.can_race:
-            self._access(mem, idx, t, kind, None, fld)
+            self._log_access(mem, idx, t, kind, fld)
 
 
 def _numeric(t: CType) -> CType:
