@@ -18,12 +18,9 @@ labels double as the labels of their enclosed blocks (Sec. III-A); the ``else`` 
 block of its own with a fresh label, a sibling placed right after the ``if`` in the label tree
 (the desugaring ``p := e; if p A; if !p B``).  Every block also has a start label (ℓ_s).
 
-Modelled on pycparser's ``c_ast``: plain dataclasses, and :class:`NodeVisitor` dispatching on
-the class name.
-
-Why one module of ~600 lines: it is the one vocabulary every stage shares (types, memory,
-expressions, statements, kernels and the walks over them); like ``c_ast`` it is a list of
-small node classes, and splitting it would only make every import longer.
+Modelled on pycparser's ``c_ast`` (plain dataclasses, a class-name :class:`NodeVisitor`).
+Why one module of ~600 lines: the one vocabulary every stage shares, a list of small node
+classes like ``c_ast``; splitting it would only lengthen every import.
 """
 
 from __future__ import annotations
@@ -31,6 +28,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
@@ -193,6 +191,8 @@ class Load:
     index: Expr
     type: CType
     field: str | None = None
+    #: byte view (after a pointer cast): ``index`` is a BYTE offset, the access ``sizeof(view)`` bytes
+    view: CType | None = dc_field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,8 @@ class Atomic:
     index: Expr
     args: tuple[Expr, ...]
     type: CType = INT
+    #: a byte view, as in :class:`Load`
+    view: CType | None = dc_field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,8 @@ class MemElem:
     mem: Memory
     index: Expr
     field: str | None = None
+    #: a byte view, as in :class:`Load`
+    view: CType | None = dc_field(default=None, repr=False)
 
 
 LValue = Var | VarField | MemElem

@@ -29,6 +29,7 @@ construction.  A negative count is read as its unsigned bit pattern (a huge coun
 from __future__ import annotations
 
 import math
+import re
 import struct
 from typing import Any
 
@@ -243,3 +244,23 @@ def _float_arith(op: str, fa: float, fb: float, t: CType) -> float:
         r = math.nan
     return convert(r, t)  # type: ignore[no-any-return]
 
+
+
+#: names of CUDA's vector types (a user struct named ``Point2`` is not one of them)
+_CUDA_VECTOR = re.compile(r"(u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
+
+
+def sizeof(t: CType) -> int | None:
+    """``sizeof(t)`` in bytes under the CUDA ABI, or None where the layout is not modelled
+    (structs are kept as named fields without a layout).  Used by the byte-range memory
+    model: a pointer cast rescales later indexing by the new pointee's size."""
+    if t.kind == "bool":
+        return 1
+    if t.kind in ("int", "float"):
+        return max(1, t.bits // 8)
+    if t.kind == "ptr":
+        return 8
+    if t.kind == "vec" and t.elem is not None and _CUDA_VECTOR.fullmatch(t.name):
+        comp = sizeof(t.elem)
+        return None if comp is None else comp * len(t.fields)
+    return None

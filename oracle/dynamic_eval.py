@@ -34,7 +34,17 @@ from kpl.ast import (
     Var,
     VecInit,
 )
-from kpl.ctypes import SHIFTS, arith, common_type, convert, promote, to_int, unary_type, wrap_int
+from kpl.ctypes import (
+    SHIFTS,
+    arith,
+    common_type,
+    convert,
+    promote,
+    sizeof,
+    to_int,
+    unary_type,
+    wrap_int,
+)
 from oracle.base import AccessKind
 from oracle.dynamic_races import RaceLog
 from oracle.dynamic_values import COMPARE, call_value, default_value, truthy
@@ -123,6 +133,8 @@ class Evaluator(RaceLog, NodeVisitor):
 
     def visit_Load(self, e: Load, act: list[int]) -> list[Any]:
         idx = self.ev(e.index, act)
+        if e.view is not None:
+            return [self._read_view(e.mem, to_int(i), t, e.view) for t, i in zip(act, idx, strict=True)]
         return [self._read(e.mem, to_int(i), t, e.field) for t, i in zip(act, idx, strict=True)]
 
     def visit_Call(self, e: Call, act: list[int]) -> list[Any]:
@@ -178,6 +190,11 @@ class Evaluator(RaceLog, NodeVisitor):
         # atomics of one instruction serialise in some order: thread order
         for k, (t, i) in enumerate(zip(act, idx, strict=True)):
             ii = to_int(i)
+            if e.view is not None:
+                one = self._view_element(mem, ii, e.view)
+                if one is None:
+                    raise Unsupported(f"atomic through a pointer cast on '{mem.name}'", self.label)
+                ii = one
             args = [col[k] for col in argvals]
             old = self._cell_value(mem, ii, t)
             new = _atomic_new(op, old, args, elem)
@@ -213,11 +230,64 @@ class Evaluator(RaceLog, NodeVisitor):
               kind: AccessKind = AccessKind.READ) -> Any:
         value = self._cell_value(mem, idx, t)
         if mem.can_race:
-            self._access(mem, idx, t, kind)
+            self._log_access(mem, idx, t, kind, fld)
         if fld is not None and isinstance(value, tuple):
             fields = mem.elem.fields
             return value[fields.index(fld)] if fld in fields else value[0]
         return value
+
+    def _log_access(self, mem: Memory, idx: int, t: int, kind: AccessKind, fld: str | None) -> None:
+        """Log an element access; a component ``fld`` only where the element has fields."""
+        if fld is None or mem.elem.kind != "vec":
+            self._access(mem, idx, t, kind)
+        else:
+            self._access(mem, idx, t, kind, None, fld)
+
+    def _view_element(self, mem: Memory, offset: int, view: CType) -> int | None:
+        """The element a byte-view access at ``offset`` is, when it is exactly one element."""
+        size = sizeof(mem.elem)
+        if size is not None and sizeof(view) == size and offset % size == 0:
+            return offset // size
+        return None
+
+    def _view_parts(self, mem: Memory, offset: int, view: CType) -> list[int] | None:
+        """The elements a vector view (``float4`` over ``float``) covers, one per component."""
+        size = sizeof(mem.elem)
+        comp = view.elem
+        if view.kind != "vec" or comp is None or size is None or sizeof(comp) != size \
+                or offset % size != 0 or sizeof(view) is None:
+            return None
+        return [offset // size + k for k in range(len(view.fields))]
+
+    def _read_view(self, mem: Memory, offset: int, t: int, view: CType) -> Any:
+        """A read through a byte view at byte ``offset``: the element's value where the view
+        is one element or a vector of elements; otherwise (bytes of a word) a value of the
+        view's type that is not the stored bytes -- values are approximate there, races exact."""
+        if mem.can_race:
+            self._access(mem, offset, t, AccessKind.READ, view)
+        one = self._view_element(mem, offset, view)
+        if one is not None:
+            return convert(self._cell_value(mem, one, t), view)
+        parts = self._view_parts(mem, offset, view)
+        if parts is not None:
+            return tuple(convert(self._cell_value(mem, p, t), view.elem or FLOAT) for p in parts)
+        return default_value(view, self.seed, mem.name, "view", offset)
+
+    def _write_view(self, mem: Memory, offset: int, t: int, value: Any, view: CType) -> None:
+        """A store through a byte view (see :meth:`_read_view` for the values kept)."""
+        if mem.space in (Space.CONSTANT, Space.TEXTURE):
+            raise Unsupported(f"write to read-only memory '{mem.name}'", self.label)
+        one = self._view_element(mem, offset, view)
+        parts = self._view_parts(mem, offset, view) if one is None else None
+        store = (self.local.setdefault(mem.name, {}).setdefault(t, {})
+                 if mem.space == Space.LOCAL else self._store(mem))
+        if one is not None:
+            store[one] = convert(value, mem.elem)
+        elif parts is not None and isinstance(value, tuple):
+            for p, v in zip(parts, value, strict=False):
+                store[p] = convert(v, mem.elem)
+        if mem.can_race:
+            self._access(mem, offset, t, AccessKind.WRITE, view)
 
     def _write(self, mem: Memory, idx: int, t: int, value: Any, fld: str | None,
                kind: AccessKind = AccessKind.WRITE) -> None:
@@ -237,7 +307,7 @@ class Evaluator(RaceLog, NodeVisitor):
         else:
             self._store(mem)[idx] = new
         if mem.can_race:
-            self._access(mem, idx, t, kind)
+            self._log_access(mem, idx, t, kind, fld)
 
 
 def _numeric(t: CType) -> CType:

@@ -40,7 +40,7 @@ from kpl.ctypes import convert, to_int
 from kpl.labels import LabelTree
 from oracle.base import Divergence, Witness
 from oracle.dynamic_eval import Evaluator, Unsupported
-from oracle.dynamic_races import RaceLog
+from oracle.dynamic_races import RaceLog, byte_viewed
 from oracle.dynamic_values import Dim3, Iters, linear_to_dim3, truthy
 
 __all__ = ["AssumeFailed", "Iters", "StepLimit", "Unsupported", "_Run"]
@@ -121,6 +121,7 @@ class _Run(Evaluator):
                 store.update(enumerate(content))
             self.glob[name] = store
         RaceLog.__init__(self)
+        self.byte_mems = byte_viewed(kernel)
         self.divergences: dict[int, Divergence] = {}
         self.block = 0
         self.block_id: Dim3 = (0, 0, 0)
@@ -313,7 +314,10 @@ class _Run(Evaluator):
             vals = self.ev(stmt.value, act)
             # lock-step: every enabled thread's reads above happen before any write below
             for t, i, v in zip(act, idx, vals, strict=True):
-                self._write(target.mem, to_int(i), t, v, target.field)
+                if target.view is not None:
+                    self._write_view(target.mem, to_int(i), t, v, target.view)
+                else:
+                    self._write(target.mem, to_int(i), t, v, target.field)
         else:  # pragma: no cover - exhaustive over LValue
             raise Unsupported(f"assignment target {type(target).__name__}", stmt.label)
         return act

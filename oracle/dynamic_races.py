@@ -3,21 +3,47 @@
 The interpreter (:mod:`oracle.dynamic_exec`) calls :meth:`RaceLog._access` for every access
 of a shared or global cell; this stage decides, from the accesses recorded since the last
 barrier, whether it races (BARRACUDA-style shadow memory, [BARRACUDA] Sec. 3.3 and 4.3.3,
-simplified by lock-step execution -- see :mod:`oracle.dynamic` for the full rule).  The
+simplified by lock-step execution -- see :mod:`oracle.dynamic` for the full rule).  An array
+that some access reaches through a pointer cast (a *byte view*, ``view`` on the KPL access,
+:func:`byte_viewed`) is shadowed per BYTE, every access covering its bytes
+``[offset, offset + width)``, so a byte store and a word store that share a byte conflict;
+every other array keeps one shadow cell per element.  The
 conflict rule itself is :func:`oracle.base.conflicts`, shared with every oracle.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from kpl.ast import Memory, Space
+from kpl.ast import Atomic, CType, Load, MemElem, Memory, Space
+from kpl.ctypes import sizeof
 from kpl.labels import LabelTree
 from oracle.base import AccessKind, Race, Witness, conflicts
 from oracle.dynamic_values import Dim3, Iters, linear_to_dim3
 
-__all__ = ["RaceLog"]
+__all__ = ["RaceLog", "byte_viewed"]
+
+
+def byte_viewed(node: object) -> set[str]:
+    """Names of the arrays some access in ``node`` (a kernel) reaches through a byte view."""
+    out: set[str] = set()
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, (Load, MemElem, Atomic)) and n.view is not None:
+            out.add(n.mem.name)
+        if isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and not isinstance(n, (type, Memory, CType)):
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return out
 
 
 @dataclass
@@ -55,22 +81,49 @@ class RaceLog:
 
     def __init__(self) -> None:
         #: global cells: (array, index) -> block -> (label, kind) -> one thread (cross-block races)
-        self.xblock: dict[tuple[str, int], dict[int, dict[tuple[int, AccessKind], int]]] = {}
+        self.xblock: dict[tuple[str, Hashable], dict[int, dict[tuple[int, AccessKind], int]]] = {}
         #: races found, keyed by (first, second, array, kinds, depth, space)
         self.races: dict[tuple[Any, ...], Race] = {}
+        #: arrays shadowed per byte (reached through a byte view somewhere in the kernel)
+        self.byte_mems: set[str] = set()
         self.reset_shadow()
 
     def reset_shadow(self) -> None:
         """Forget the per-block shadow (a new block starts)."""
         #: per-cell accesses of the current epoch
-        self.shadow: dict[tuple[str, int], _Cell] = {}
+        self.shadow: dict[tuple[str, Hashable], _Cell] = {}
         #: warp-synchronous mode: updates of one instruction instance, per cell and warp
-        self.inst: dict[tuple[str, int], dict[int, tuple[int, AccessKind]]] = {}
+        self.inst: dict[tuple[str, Hashable], dict[int, tuple[int, AccessKind]]] = {}
         #: barrier count of the block (accesses of different epochs never race)
         self.epoch = 0
 
-    def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind) -> None:
-        key = (mem.name, idx)
+    def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
+                view: CType | None = None, fld: str | None = None) -> None:
+        """Record an access of element ``idx`` of ``mem`` (its component ``fld``; byte
+        ``idx`` where ``view``).  A struct/vector element is shadowed per component, so
+        writes of different fields of one element do not conflict."""
+        if mem.name not in self.byte_mems:
+            fields = mem.elem.fields if mem.elem.kind == "vec" else ()
+            if fld is not None and fld in fields:
+                self._cell(mem, (idx, fld), idx, t, kind)
+            elif fields:
+                for f in fields:
+                    self._cell(mem, (idx, f), idx, t, kind)
+            else:
+                self._cell(mem, idx, idx, t, kind)
+            return
+        esize = sizeof(mem.elem)
+        width = sizeof(view) if view is not None else esize
+        if width is None or (view is None and esize is None):
+            raise ValueError(f"no byte layout for an access of '{mem.name}'")
+        start = idx if view is not None else idx * width
+        shown = start // width  # the index as the user sees it: in units of the accessed type
+        for b in range(start, start + width):
+            self._cell(mem, b, shown, t, kind)
+
+    def _cell(self, mem: Memory, pos: Hashable, idx: int, t: int, kind: AccessKind) -> None:
+        """Record an access of shadow cell ``pos`` (reported as index ``idx``)."""
+        key = (mem.name, pos)
         cell = self.shadow.get(key)
         if cell is None or cell.epoch != self.epoch:
             cell = _Cell(self.epoch, {k: {} for k in AccessKind})

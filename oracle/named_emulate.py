@@ -325,6 +325,7 @@ class Emulator(ExprEmulator):
             # vector components rarely steer control flow: forget the whole vector
             self.set_var(target.var.name, RT(f"component of vector '{target.var.name}'"), active)
         else:
+            self.no_byte_view(target)
             self._access(target.mem, target.index, AccessKind.WRITE, active)
         return active
 

@@ -23,6 +23,7 @@ from kpl.ast import (
     Field,
     Kernel,
     Load,
+    MemElem,
     Memory,
     NodeVisitor,
     Stmt,
@@ -87,7 +88,16 @@ class ExprEmulator(NodeVisitor):
     def visit_Var(self, e: Var, active: list[int]) -> Value:
         return self.get_var(e, active)
 
+    def no_byte_view(self, e: Load | Atomic | MemElem) -> None:
+        """Accesses through pointer casts (byte offsets, ``view``) are not modelled here:
+        cannot analyze, rather than compare a byte offset with element indices."""
+        if e.view is not None:
+            raise EmulationAbort(f"cannot analyze: access of '{e.mem.name}' through a pointer "
+                                 "cast (byte view)", self.cur.label if self.cur else None,
+                                 line_of(self.cur))
+
     def visit_Load(self, e: Load, active: list[int]) -> Value:
+        self.no_byte_view(e)
         self._access(e.mem, e.index, AccessKind.READ, active)
         return RT(f"value read from '{e.mem.name}'")
 
@@ -101,6 +111,7 @@ class ExprEmulator(NodeVisitor):
     def visit_Atomic(self, e: Atomic, active: list[int]) -> Value:
         for arg in e.args:
             self.eval(arg, active)
+        self.no_byte_view(e)
         self._access(e.mem, e.index, AccessKind.ATOMIC, active)
         return RT(f"result of {e.op}")
 

@@ -72,6 +72,7 @@ from oracle.sdv_memory import (
     AccessSide,
     fields_compatible,
     same_element,
+    shown_index,
 )
 from oracle.sdv_state import stmt_exprs
 
@@ -385,7 +386,7 @@ class SDVOracle(OracleBase):
         swap = tree.order(l1) > tree.order(l2)
         first, second = (l2, l1) if swap else (l1, l2)
         kinds = (kind2, kind1) if swap else (kind1, kind2)
-        witness = self._witness(ex, best, a1.index, swap)
+        witness = self._witness(ex, best, shown_index(c1), swap)
         return Race(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
                     not ex.same)
 

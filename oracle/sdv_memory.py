@@ -8,7 +8,11 @@ arrays in the thread's variables; constant and texture memory is an uninterprete
 of the index, the same for every thread.
 
 A location is an element index (64-bit) plus an optional vector component; two accesses hit
-the same location when :func:`same_element` and :func:`fields_compatible` hold.  Everything
+the same location when :func:`same_element` and :func:`fields_compatible` hold.  An access
+through a pointer cast (a *byte view*, ``view`` set) has a BYTE offset instead; when either
+side of a query has one, both sides are compared as byte ranges ``[offset, offset + width)``
+(:func:`byte_range`), which overlap by one unsigned comparison.  Kernels that never cast
+keep the plain equality test.  Everything
 that knows how a location is computed or compared is in this module (the race query of
 :mod:`oracle.sdv` only combines :class:`AccessSide` terms), so turning locations into byte
 ranges is a change here.
@@ -23,6 +27,7 @@ import z3
 
 from kpl import ast as K
 from kpl.ast import CType, Memory, Space
+from kpl.ctypes import sizeof
 from oracle.base import AccessKind
 from oracle.sdv_encode import (
     Val,
@@ -54,6 +59,7 @@ class Access:
     epoch: z3.ArithRef                        # barrier epoch it happens in
     tags: tuple[tuple[int, z3.ArithRef], ...]  # (loop label, iteration), outermost first
     field: str | None                         # vector component, None for the whole element
+    view: CType | None = None                 # byte view: ``index`` is a byte offset
 
 
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -115,14 +121,73 @@ class AccessSide:
     def has_fields(self) -> bool:
         return any(a.field is not None for a in self.insts)
 
+    @property
+    def has_views(self) -> bool:
+        return any(a.view is not None for a in self.insts)
+
+    def byte_range(self) -> tuple[z3.BitVecRef, z3.BitVecRef] | None:
+        """(byte offset, width in bytes) of the chosen instance; None where some instance
+        has no byte layout (a struct element): the caller must assume an overlap."""
+        offs: list[z3.BitVecRef] = []
+        widths: list[int] = []
+        for a in self.insts:
+            rng = byte_range(a)
+            if rng is None:
+                return None
+            offs.append(rng[0])
+            widths.append(rng[1])
+        if self.sel is None:
+            return offs[0], z3.BitVecVal(widths[0], 64)
+        sel = self.sel
+        off, width = offs[-1], z3.BitVecVal(widths[-1], 64)
+        for i in range(len(offs) - 2, -1, -1):
+            off = z3.If(sel == i, offs[i], off)
+            width = z3.If(sel == i, z3.BitVecVal(widths[i], 64), width)
+        return off, width
+
+
+def byte_range(a: Access) -> tuple[z3.BitVecRef, int] | None:
+    """The bytes ``a`` touches, as (offset from the array base, width); None: no layout."""
+    if a.view is not None:
+        w = sizeof(a.view)
+        return (a.index, w) if w is not None else None
+    size = sizeof(a.mem.elem)
+    if size is None:
+        return None
+    off = a.index * size
+    if a.field is None:
+        return off, size
+    comp = a.mem.elem.elem
+    csize = sizeof(comp) if comp is not None else None
+    if csize is None or a.field not in a.mem.elem.fields:
+        return None
+    return off + a.mem.elem.fields.index(a.field) * csize, csize
+
+
+def shown_index(a: Access) -> z3.BitVecRef:
+    """The index of ``a`` as the user sees it: in elements of the type it accesses (a byte
+    view's byte offset divided by the view's size)."""
+    size = sizeof(a.view) if a.view is not None else None
+    return a.index if size is None or size == 1 else z3.UDiv(a.index, size)
+
 
 def same_element(a1: AccessSide, a2: AccessSide) -> z3.BoolRef:
-    """The two accesses hit the same array element."""
-    return a1.index == a2.index  # type: ignore[no-any-return]
+    """The two accesses hit the same array element -- or, where either goes through a byte
+    view, their byte ranges overlap: ``-w1 < o1 - o2 < w2``, i.e. ``o1 - o2 + w1 - 1 <u w1 + w2 - 1``."""
+    if not (a1.has_views or a2.has_views):
+        return a1.index == a2.index  # type: ignore[no-any-return]
+    r1, r2 = a1.byte_range(), a2.byte_range()
+    if r1 is None or r2 is None:
+        return z3.BoolVal(True)
+    (o1, w1), (o2, w2) = r1, r2
+    return z3.ULT(o1 - o2 + w1 - 1, w1 + w2 - 1)
 
 
 def fields_compatible(a1: AccessSide, a2: AccessSide) -> z3.BoolRef | None:
-    """Within one element, the accessed components overlap (None: always, no components)."""
+    """Within one element, the accessed components overlap (None: always, no components;
+    also where byte ranges were compared, since they include the components)."""
+    if a1.has_views or a2.has_views:
+        return None
     if a1.has_fields and a2.has_fields:
         return z3.Or(a1.field == -1, a2.field == -1, a1.field == a2.field)
     return None
@@ -139,13 +204,13 @@ class MemoryAccesses(Machine):
     to ``MemElem``) and the access log."""
 
     def log(self, kind: AccessKind, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
-            fld: str | None) -> None:
+            fld: str | None, view: CType | None = None) -> None:
         if not mem.can_race or is_false(pred):
             return
         if not self.same and mem.space != Space.GLOBAL:
             return
         self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
-                                    tuple(self.tags), fld))
+                                    tuple(self.tags), fld, view))
 
     def address(self, index: K.Expr, t: int, pred: z3.BoolRef) -> z3.BitVecRef:
         """The location of ``mem[index]`` for thread ``t`` (reads in ``index`` are logged)."""
@@ -163,7 +228,10 @@ class MemoryAccesses(Machine):
         mem = e.mem
         idx = self.address(e.index, t, pred)
         if mem.can_race:
-            self.log(AccessKind.READ, mem, idx, t, pred, e.field)
+            self.log(AccessKind.READ, mem, idx, t, pred, e.field, e.view)
+            return fresh(e.type, f"rd.{mem.name}")
+        if e.view is not None:
+            # a byte view of a local/constant array: its value is not modelled (any value)
             return fresh(e.type, f"rd.{mem.name}")
         elem = mem.elem
         if mem.space == Space.LOCAL:
@@ -192,7 +260,7 @@ class MemoryAccesses(Machine):
         idx = self.address(e.index, t, pred)
         for a in e.args:
             self.ev(a, t, pred)
-        self.log(AccessKind.ATOMIC, e.mem, idx, t, pred, None)
+        self.log(AccessKind.ATOMIC, e.mem, idx, t, pred, None, e.view)
         return fresh(e.type, f"atomic.{e.mem.name}")
 
     def assign_MemElem(self, s: K.Assign, t: int) -> None:
@@ -205,7 +273,10 @@ class MemoryAccesses(Machine):
         idx = self.address(tgt.index, t, pred)
         v = self.ev(s.value, t, pred)
         if mem.can_race:
-            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field)
+            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view)
+        elif mem.space == Space.LOCAL and tgt.view is not None:
+            # a byte-view store into a local array: forget the whole array (sound for values)
+            self.assign_var(t, "@" + mem.name, self.local_array(mem))
         elif mem.space == Space.LOCAL:
             key = "@" + mem.name
             arrs = th.vars.get(key)

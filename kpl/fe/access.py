@@ -2,8 +2,12 @@
 are built.
 
 A pointer is resolved statically to ``(memory, element offset)`` (:class:`PointerBinding`);
-an array element ``a[i][j]`` to ``(memory, flattened index)``.  A change of the memory model
-(e.g. accesses as byte offset + width) changes this module only.
+an array element ``a[i][j]`` to ``(memory, flattened index)``.  A pointer cast that changes
+the pointee's size (``(unsigned char *)words``, ``(float4 *)floats``, pitched rows
+``(T *)((char *)base + y * pitch)``) turns the binding into a BYTE VIEW: its offset is then
+in bytes, and every access through it carries ``view`` (its type; width ``sizeof(view)``)
+with a byte offset as its index.  Accesses without a view keep element indices, so kernels
+that never cast are lowered exactly as before; the oracles compare the two as byte ranges.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
-from kpl.ctypes import binary_type, common_type
+from kpl.ctypes import binary_type, common_type, sizeof
 from kpl.fe.base import Binding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.fe.types import TypesLowering
 
@@ -24,25 +28,77 @@ class AccessLowering(TypesLowering):
     # model (e.g. byte offset + width instead of element index + field) changes only them
     # and the index arithmetic of `element`/`_advance`.
 
-    def location(self, mem: K.Memory, index: K.Expr, field: str | None = None) -> K.MemElem:
-        """Element ``index`` of ``mem`` (its ``field`` for a vector/struct element)."""
-        return K.MemElem(mem, index, field)
+    def location(self, mem: K.Memory, index: K.Expr, field: str | None = None,
+                 view: K.CType | None = None) -> K.MemElem:
+        """Element ``index`` of ``mem`` (its ``field`` for a vector/struct element); with a
+        ``view``, the object of that type at byte offset ``index``."""
+        if view is not None and field is not None:
+            index, view = self._view_field(index, view, field)
+            field = None
+        return K.MemElem(mem, index, field, view)
 
-    def load(self, mem: K.Memory, index: K.Expr, field: str | None = None) -> K.Load:
-        """A read of :meth:`location` ``(mem, index, field)``, typed by the element."""
+    def load(self, mem: K.Memory, index: K.Expr, field: str | None = None,
+             view: K.CType | None = None) -> K.Load:
+        """A read of :meth:`location` ``(mem, index, field, view)``, typed by what it reads."""
+        if view is not None:
+            if field is not None:
+                index, view = self._view_field(index, view, field)
+            return K.Load(mem, index, view, None, view)
         typ = mem.elem if field is None else (mem.elem.elem or K.FLOAT)
         return K.Load(mem, index, typ, field)
 
     def atomic(self, name: str, at: PointerBinding, args: tuple[K.Expr, ...]) -> K.Atomic:
         """Atomic read-modify-write ``name`` of the element ``at`` points to."""
-        return K.Atomic(name, at.mem, at.offset, args, at.mem.elem)
+        return K.Atomic(name, at.mem, at.offset, args, at.view or at.mem.elem, at.view)
+
+    def deref(self, at: PointerBinding, field: str | None = None) -> K.Load:
+        """``*p`` / ``p->field``: a read of what ``at`` points to."""
+        return self.load(at.mem, at.offset, field, at.view)
+
+    def _view_field(self, offset: K.Expr, view: K.CType, field: str) -> tuple[K.Expr, K.CType]:
+        """Component ``field`` of the vector at byte ``offset``: its own byte offset and type."""
+        comp = view.elem
+        size = sizeof(comp) if comp is not None else None
+        if view.kind != "vec" or comp is None or size is None or field not in view.fields \
+                or sizeof(view) is None:
+            raise self.error(f"unsupported: field '{field}' of a '{view}' reached through a "
+                             "pointer cast (no byte layout for it)")
+        return self._add(offset, K.Const(view.fields.index(field) * size, K.ULONG)), comp
+
+    def _recast(self, base: PointerBinding, to: K.CType, node: c_ast.Node) -> PointerBinding:
+        """``(to *)base``: a cast changes only the pointee.  Scalars of the same size: nothing
+        changes (the element grid is the same).  Otherwise (another size, or a vector view
+        such as ``uchar4`` over ``unsigned int`` whose components are bytes): a byte view,
+        the offset scaled to bytes."""
+        old = base.view or base.mem.elem
+        if to.kind == "void" or to == old:
+            return base
+        new_size, old_size = sizeof(to), sizeof(old)
+        if new_size is not None and new_size == old_size and "vec" not in (to.kind, old.kind):
+            # `(int *)floats`: the same element grid
+            return base if base.view is None else PointerBinding(base.mem, base.offset, to)
+        if new_size is None or old_size is None:
+            raise self.error(f"unsupported: pointer cast from '{old} *' to '{to} *' (no byte "
+                             "layout for one of them)", node)
+        off = base.offset
+        if base.view is None and old_size != 1 and isinstance(off, K.Const):
+            off = K.Const(off.value * old_size, K.ULONG)
+        elif base.view is None and old_size != 1:
+            off = K.Binary("*", off, K.Const(old_size, K.ULONG), common_type(off.type, K.ULONG))
+        return PointerBinding(base.mem, off, to)
 
     # ------------------------------------------------------------------ pointers
 
     def pointer(self, node: c_ast.Node, scope: Scope) -> PointerBinding | None:
         """Resolve a pointer-valued expression to (array, offset), or None."""
         if isinstance(node, c_ast.Cast):
-            return self.pointer(node.expr, scope)
+            inner = self.pointer(node.expr, scope)
+            if inner is None:
+                return None
+            to = self.ctype(node.to_type, node)
+            if to.kind != "ptr" or to.elem is None:
+                return inner
+            return self._recast(inner, to.elem, node)
         if isinstance(node, c_ast.ID):
             found = scope.lookup(node.name)
             if isinstance(found, PointerBinding):
@@ -70,8 +126,8 @@ class AccessLowering(TypesLowering):
                     return PointerBinding(found.mem, K.Const(0))
                 return None
             if isinstance(target, c_ast.ArrayRef):
-                mem, index = self.element(target, scope, [])
-                return PointerBinding(mem, index)
+                mem, index, view = self.element(target, scope, [])
+                return PointerBinding(mem, index, view)
             return None
         return None
 
@@ -81,16 +137,17 @@ class AccessLowering(TypesLowering):
         if isinstance(binding.offset, K.Const):
             return binding, []
         tmp = self.temp(binding.offset.type, "off")
-        return PointerBinding(binding.mem, tmp), [K.Decl(tmp, binding.offset, label=self.label())]
+        return PointerBinding(binding.mem, tmp, binding.view), [K.Decl(tmp, binding.offset, label=self.label())]
 
     def _advance(self, base: PointerBinding, off: K.Expr, backwards: bool) -> PointerBinding:
-        """``base ± off`` in elements: pointer steps over a 2-D array move by whole rows."""
-        stride = self._row_stride(base.mem)
+        """``base ± off`` in elements: pointer steps over a 2-D array move by whole rows
+        (over a byte view, by ``sizeof`` of the view)."""
+        stride = self._row_stride(base.mem) if base.view is None else (sizeof(base.view) or 1)
         if stride != 1:
             off = K.Binary("*", off, K.Const(stride), off.type)
         if backwards:
             off = K.Unary("-", off, off.type)
-        return PointerBinding(base.mem, self._add(base.offset, off))
+        return PointerBinding(base.mem, self._add(base.offset, off), base.view)
 
     def _row_stride(self, mem: K.Memory) -> int:
         stride = 1
@@ -98,8 +155,10 @@ class AccessLowering(TypesLowering):
             stride *= d or 1
         return stride
 
-    def element(self, node: c_ast.ArrayRef, scope: Scope, pre: list[K.Stmt]) -> tuple[K.Memory, K.Expr]:
-        """``a[i][j]`` → (a, flattened index)."""
+    def element(self, node: c_ast.ArrayRef, scope: Scope,
+                pre: list[K.Stmt]) -> tuple[K.Memory, K.Expr, K.CType | None]:
+        """``a[i][j]`` → (a, flattened index, None); ``p[i]`` over a byte view → (a, byte
+        offset, view)."""
         subscripts: list[c_ast.Node] = []
         base: c_ast.Node = node
         while isinstance(base, c_ast.ArrayRef):
@@ -111,6 +170,15 @@ class AccessLowering(TypesLowering):
             name = getattr(base, "name", type(base).__name__)
             raise self.error(f"unsupported: '{name}' is not an array or a pointer into one", node)
         mem = binding.mem
+        if binding.view is not None:
+            if len(subscripts) != 1:
+                raise self.error("unsupported: multi-dimensional indexing through a pointer cast",
+                                 node)
+            sub = self.expr(subscripts[0], scope, pre)
+            size = sizeof(binding.view) or 1
+            if size != 1:
+                sub = K.Binary("*", sub, K.Const(size, K.ULONG), common_type(sub.type, K.ULONG))
+            return mem, self._add(binding.offset, sub), binding.view
         dims = mem.dims
         index: K.Expr | None = None
         for n, sub in enumerate(subscripts):
@@ -130,7 +198,7 @@ class AccessLowering(TypesLowering):
             stride *= d or 1
         if stride != 1:
             index = K.Binary("*", index, K.Const(stride), index.type)
-        return mem, self._add(binding.offset, index)
+        return mem, self._add(binding.offset, index), None
 
     def _add(self, a: K.Expr, b: K.Expr) -> K.Expr:
         if isinstance(a, K.Const) and a.value == 0:
@@ -148,24 +216,24 @@ class AccessLowering(TypesLowering):
                 return self.location(found.mem, K.Const(0))
             raise self.error(f"cannot assign to '{node.name}'", node)
         if isinstance(node, c_ast.ArrayRef):
-            mem, index = self.element(node, scope, pre)
-            return self.location(mem, index)
+            mem, index, view = self.element(node, scope, pre)
+            return self.location(mem, index, None, view)
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             binding = self.pointer(node.expr, scope)
             if binding is None:
                 raise self.error("unsupported: dereference of an unknown pointer", node)
-            return self.location(binding.mem, binding.offset)
+            return self.location(binding.mem, binding.offset, None, binding.view)
         if isinstance(node, c_ast.StructRef):
             base = node.name
             if isinstance(base, (c_ast.ArrayRef,)) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
                 inner = self.lvalue(base, scope, pre)
                 assert isinstance(inner, K.MemElem)
-                return self.location(inner.mem, inner.index, node.field.name)
+                return self.location(inner.mem, inner.index, node.field.name, inner.view)
             if node.type == "->":
                 binding = self.pointer(base, scope)
                 if binding is None:
                     raise self.error("unsupported: '->' on an unknown pointer", node)
-                return self.location(binding.mem, binding.offset, node.field.name)
+                return self.location(binding.mem, binding.offset, node.field.name, binding.view)
             inner = self.lvalue(base, scope, pre)
             if isinstance(inner, K.Var):
                 return K.VarField(inner, node.field.name)
@@ -179,6 +247,8 @@ class AccessLowering(TypesLowering):
             return target
         if isinstance(target, K.VarField):
             return K.Field(target.var, target.name, target.var.type.elem or K.FLOAT)
+        if target.view is not None:
+            return K.Load(target.mem, target.index, target.view, None, target.view)
         return self.load(target.mem, target.index, target.field)
 
     def _lvalue_type(self, target: K.LValue) -> K.CType:
@@ -186,6 +256,8 @@ class AccessLowering(TypesLowering):
             return target.type
         if isinstance(target, K.VarField):
             return target.var.type.elem or K.FLOAT
+        if target.view is not None:
+            return target.view
         if target.field is not None:
             return target.mem.elem.elem or K.FLOAT
         return target.mem.elem

@@ -18,6 +18,10 @@ class PointerBinding:
 
     mem: K.Memory
     offset: K.Expr
+    #: set by a pointer cast that changed the pointee's size: ``offset`` is then in BYTES
+    #: and the pointee is ``view`` (the byte-range memory model); None: ``offset`` counts
+    #: elements of ``mem.elem``
+    view: K.CType | None = None
 
 
 @dataclass

@@ -75,8 +75,10 @@ class DeclsLowering(AccessLowering):
         if binding is None:
             raise self.error(f"unsupported: pointer '{decl.name}' does not statically point into "
                              "one array", decl)
-        if typ.elem is not None and typ.elem != binding.mem.elem and binding.mem.dims == (None,):
-            # `T *s = (T *)smem;` over an untyped extern buffer: view it with the new type
+        if typ.elem is not None and binding.view is None and typ.elem != binding.mem.elem \
+                and binding.mem.dims == (None,):
+            # `T *s = (T *)smem;` with sizeof(T) == sizeof the buffer's element: view it with
+            # the new type (a cast to another size is a byte view, see kpl.fe.access)
             binding = PointerBinding(replace(binding.mem, elem=typ.elem), binding.offset)
             self.memories[binding.mem.name] = binding.mem
         stable, stmts = self._stable(binding)

@@ -86,18 +86,18 @@ class ExprsLowering(DeclsLowering):
             binding = self.pointer(base, scope)
             if binding is None:
                 raise self.error("unsupported: '->' on an unknown pointer", node)
-            return self.load(binding.mem, binding.offset, fname)
+            return self.deref(binding, fname)
         if isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
             target = self.lvalue(base, scope, pre)
             assert isinstance(target, K.MemElem)
-            return self.load(target.mem, target.index, fname)
+            return self.load(target.mem, target.index, fname, target.view)
         value = self.expr(base, scope, pre)
         elem = value.type.elem if value.type.kind == "vec" and value.type.elem else K.FLOAT
         return K.Field(value, fname, elem)
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
-        mem, index = self.element(node, scope, pre)
-        return self.load(mem, index)
+        mem, index, view = self.element(node, scope, pre)
+        return self.load(mem, index, None, view)
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         op = node.op
@@ -124,7 +124,7 @@ class ExprsLowering(DeclsLowering):
             binding = self.pointer(node.expr, scope)
             if binding is None:
                 raise self.error("unsupported: dereference of an unknown pointer", node)
-            return self.load(binding.mem, binding.offset)
+            return self.deref(binding)
         if op == "&":
             raise self.error("unsupported: address-of outside an atomic call or pointer "
                              "initialiser", node)

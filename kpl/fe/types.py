@@ -132,8 +132,10 @@ class TypesLowering(LowererBase):
         if isinstance(node, c_ast.Struct):
             if node.name in self.structs:
                 return self.structs[node.name]
-            if node.decls and not node.name:
-                raise self.error("unsupported: anonymous struct or union type", where or node)
+            if node.decls and node.name is None:
+                # `typedef struct { ... } T;`: anonymous, known by its typedef name only
+                fields = tuple(d.name for d in node.decls if d.name)
+                return K.CType("vec", 32, True, "struct", K.FLOAT, fields)
             if node.decls:
                 self._register_struct(node)
                 return self.structs[node.name]
