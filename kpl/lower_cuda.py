@@ -205,6 +205,7 @@ class CudaLowerer:
             if self.toks[k].v in FUNC_QUALS:
                 self.head_quals.add(k)
         self.fn_spans.append((j, close, cname))
+        self._references(a, j, close, cname)
 
     def _top_decl(self, a: int, e: int) -> None:
         """A file-scope declaration ending at token ``e`` (';')."""
@@ -220,13 +221,40 @@ class CudaLowerer:
         name_i, bounds = self._head_name(a, e)
         if name_i >= 0:  # prototype
             kind = self._kind(a, e)
-            self._record_function(name_i, kind, bounds, False)
+            cname = self._record_function(name_i, kind, bounds, False)
+            self._references(a, e, e, cname)
             for k in range(a, e):
                 if toks[k].v in FUNC_QUALS:
                     self.head_quals.add(k)
             return
         if any(v in SPACE_QUALS for v in vals):
             self._record_vars(a, e, None)
+
+    def _references(self, a: int, j: int, close: int, cname: str) -> None:
+        """C++ references ``T &r``: parameters in the header ``a..j`` and locals ``T &r = e;``
+        of the body ``j..close`` become pointer declarators ``T *r`` (same length) so that
+        pycparser accepts them, and ``(cname, r)`` is recorded with the space ``"reference"``:
+        the front end binds ``r`` as an alias of its argument or initialiser lvalue
+        (``kpl.fe.access.reference``), never as a pointer.  In a body only a statement that
+        starts ``words & name =`` is taken: as an expression it would not be valid C."""
+        toks = self.toks
+        for k in range(a + 1, min(close, len(toks) - 2)):
+            if toks[k].v != "&" or toks[k].kind != "punct" or toks[k + 1].kind != "id":
+                continue
+            prev, after = toks[k - 1], toks[k + 2].v
+            if not (prev.kind == "id" or prev.v in (">", "*")) or prev.v in ("return", "case"):
+                continue
+            if k < j:
+                if after not in (",", ")", "="):
+                    continue
+            else:
+                s = k - 1
+                while s > j and (toks[s].kind == "id" or toks[s].v in ("*", "::")):
+                    s -= 1
+                if after != "=" or toks[s].v not in (";", "{", "}") or s == k - 1:
+                    continue
+            self.edits.replace(toks[k].start, toks[k].end, "*")
+            self.out.var_spaces[(cname, toks[k + 1].v)] = "reference"
 
     def _texture(self, a: int, t: int, e: int) -> None:
         toks = self.toks

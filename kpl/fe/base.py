@@ -34,8 +34,18 @@ class UnboundPointer:
     decl: c_ast.Decl
 
 
+@dataclass
+class Alias:
+    """A C++ reference bound to a memory element or a field of a local (``float &r = s[i];``,
+    a ``T &`` parameter of an inlined function): reading or writing the name reads or writes
+    ``target`` itself, an access like any other.  A reference to a whole local is bound to
+    that local's :class:`K.Var` instead."""
+
+    target: K.LValue
+
+
 #: What a C name stands for in a scope.
-Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer
+Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias
 
 
 @dataclass

@@ -48,6 +48,9 @@ class CallsLowering(ExprsLowering):
         inner = Scope(self.globals)
         binds: list[K.Stmt] = []
         for param, arg in zip(params, args, strict=True):
+            if self.parsed.var_spaces.get((name, param.name)) == "reference":
+                inner.names[param.name] = self.reference(arg, scope, out)
+                continue
             ptype = self.ctype(param.type, param)
             if ptype.kind == "ptr":
                 binding = self.pointer(arg, scope)

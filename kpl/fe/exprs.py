@@ -10,7 +10,7 @@ from pycparser import c_ast
 
 from kpl import ast as K
 from kpl.ctypes import binary_type, common_type, unary_type
-from kpl.fe.base import PointerBinding, ScalarMemory, Scope
+from kpl.fe.base import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.fe.decls import DeclsLowering
 from kpl.fe.names import (
     BUILTIN_DIMS,
@@ -68,6 +68,8 @@ class ExprsLowering(DeclsLowering):
             return found
         if isinstance(found, ScalarMemory):
             return self.load(found.mem, K.Const(0))
+        if isinstance(found, Alias):
+            return self.read_lvalue(found.target)
         if isinstance(found, (K.Memory, PointerBinding)):
             raise self.error(f"unsupported: array or pointer '{name}' used as a value", node)
         enum_value = self._enum_constant(name)
@@ -87,7 +89,9 @@ class ExprsLowering(DeclsLowering):
             if binding is None:
                 raise self.error("unsupported: '->' on an unknown pointer", node)
             return self.load(binding.mem, binding.offset, fname)
-        if isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
+        alias = scope.lookup(base.name) if isinstance(base, c_ast.ID) else None
+        if (isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*")
+                or (isinstance(alias, Alias) and isinstance(alias.target, K.MemElem))):
             target = self.lvalue(base, scope, pre)
             assert isinstance(target, K.MemElem)
             return self.load(target.mem, target.index, fname)
