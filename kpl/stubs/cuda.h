@@ -381,3 +381,12 @@ int __function_wide_invariant();
 int __function_wide_candidate_invariant();
 extern int __same_group;
 extern int __kpl_texture_placeholder;
+/* cooperative groups (kpl/lower_cuda.py `_coop` rewrites their methods) */
+typedef int thread_block;
+typedef int grid_group;
+typedef int thread_block_tile;
+typedef int thread_group;
+typedef int coalesced_group;
+int this_thread_block();
+int this_grid();
+int __kpl_tiled_partition();
