@@ -122,6 +122,8 @@ class CallsLowering(ExprsLowering):
                 return K.VecInit(typ, parts)
         if name in ANNOTATIONS or name in ASSUMPTIONS:
             return K.Const(1)
+        if name.startswith("curand") and name not in self.functions:
+            return self.curand(node, name, args, scope, pre)
         if name in self.functions and self._is_device(name):
             func = self.functions[name]
             ret_type = self.ctype(func.decl.type.type, func)
@@ -134,6 +136,42 @@ class CallsLowering(ExprsLowering):
             return inline.result
         values = tuple(self.expr(a, scope, pre) for a in args)
         return K.Call(name, values, self._call_type(name, values))
+
+    def curand(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], scope: Scope,
+               pre: list[K.Stmt]) -> K.Expr:
+        """The curand device API with its memory effects: ``curand_init(seed, seq, off, &st)``
+        writes the generator state; a draw ``curand*(&st, ...)`` reads the state and writes it
+        back advanced, and returns a value the verifier knows nothing about (the oracles
+        treat ``curand*`` calls as impure: a fresh value per call).  So threads that share
+        one state race on it, as they do on a GPU.  MTGP32 states are modelled the same way
+        (conservatively: its block-cooperative draws would be reported as races)."""
+        at = args[-1] if name == "curand_init" else (args[0] if args else None)
+        state: K.LValue | None = None
+        if isinstance(at, c_ast.UnaryOp) and at.op == "&" and isinstance(at.expr, c_ast.ID):
+            local = scope.lookup(at.expr.name)  # a state in a register: `curandState st;`
+            state = local if isinstance(local, K.Var) else None
+        if state is None:
+            binding = self.pointer(at, scope) if at is not None else None
+            if binding is None:
+                raise self.error(f"unsupported: the generator state given to '{name}' does not "
+                                 "point into a known array or variable", node)
+            state = self.location(binding.mem, binding.offset)
+        others = args[:-1] if name == "curand_init" else args[1:]
+        values = tuple(self.expr(a, scope, pre) for a in others)
+        elem = self._lvalue_type(state)
+        if name == "curand_init":
+            pre.append(K.Assign(state, K.Call("curand_init_state", values, elem), label=self.label()))
+            return K.Const(0)
+        old = self.temp(elem, "rng")
+        pre.append(K.Decl(old, self.read_lvalue(state), label=self.label()))
+        pre.append(K.Assign(state, K.Call("curand_next_state", (old,), elem), label=self.label()))
+        if name in ("curand", "curand_poisson"):
+            typ = K.UINT
+        elif name.endswith(("2", "4")) and "double" not in name:
+            typ = vector_type("float" + name[-1]) or K.FLOAT
+        else:
+            typ = K.DOUBLE if "double" in name else K.FLOAT
+        return K.Call(name, (old,) + values, typ)
 
     def _call_type(self, name: str, args: tuple[K.Expr, ...]) -> K.CType:
         float_like = ("f", "sqrt", "exp", "log", "sin", "cos", "tan", "pow", "fabs", "floor",
