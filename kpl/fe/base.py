@@ -90,6 +90,9 @@ class LowererBase:
         self.declared_functions: set[str] = set()  # prototypes
         self.memories: dict[str, K.Memory] = {}  # every memory the kernel can touch
         self.requires: list[K.Expr] = []  # ``__requires`` preconditions
+        # goto regions being lowered, innermost last: (label, "exit"/"loop", flag of an exit
+        # region: set when control leaves past it; see kpl.fe.gotos)
+        self.goto_targets: list[tuple[str, str, K.Var | None]] = []
         self.uses_named = False  # saw a named barrier
         self.call_stack: list[str] = [info.name]  # device functions being inlined
         self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)

@@ -72,12 +72,12 @@ class CallsLowering(ExprsLowering):
         self.call_stack.append(name)
         self.inline_depth += 1
         self.result_vars.append(result)
-        saved_func = self.current_func
-        self.current_func = name
+        saved_func, saved_gotos = self.current_func, self.goto_targets
+        self.current_func, self.goto_targets = name, []
         try:
             body = self.block(func.body, inner)
         finally:
-            self.current_func = saved_func
+            self.current_func, self.goto_targets = saved_func, saved_gotos
             self.result_vars.pop()
             self.inline_depth -= 1
             self.call_stack.pop()
