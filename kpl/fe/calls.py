@@ -31,10 +31,12 @@ class CallsLowering(ExprsLowering):
         info = self.parsed.functions.get(name)
         return info is None or info.kind in ("device", "global", "host")
 
-    def inline_call(self, node: c_ast.FuncCall, scope: Scope, result_type: K.CType | None) -> list[K.Stmt]:
-        """Inline a ``__device__`` function at its call site (DESIGN: procedures are inlined;
-        the paper does not support them at all)."""
-        name = self._call_name(node)
+    def inline_call(self, node: c_ast.FuncCall, scope: Scope, result_type: K.CType | None,
+                    callee: str | None = None) -> list[K.Stmt]:
+        """Inline a ``__device__`` function (``callee``, by default the one ``node`` names) at
+        its call site (DESIGN: procedures are inlined; the paper does not support them at
+        all)."""
+        name = callee or self._call_name(node)
         if name in self.call_stack:
             raise self.error(f"recursion is not supported: '{name}' calls itself "
                              f"(via {' -> '.join(self.call_stack + [name])})", node)
@@ -51,7 +53,7 @@ class CallsLowering(ExprsLowering):
             if self.parsed.var_spaces.get((name, param.name)) == "reference":
                 inner.names[param.name] = self.reference(arg, scope, out)
                 continue
-            ptype = self.ctype(param.type, param)
+            ptype = K.INT if self.is_function_pointer(param.type) else self.ctype(param.type, param)
             if ptype.kind == "ptr":
                 binding = self.pointer(arg, scope)
                 if binding is None:
@@ -90,11 +92,70 @@ class CallsLowering(ExprsLowering):
         out.append(K.Inline(name, body, result, label=label))
         return out
 
+    # ------------------------------------------------------------------ function pointers
+    # A function pointer is an int variable holding a function's number (0 is NULL); a call
+    # through it is a chain `if (p == n_f) f(...) else if ...` over every function whose
+    # address is taken anywhere in the file: the same accesses as the call, under the
+    # condition that selects them, and infeasible arms are pruned by the oracle.
+
+    def _address_taken(self) -> list[str]:
+        taken: set[str] = set()
+        callees: set[int] = set()
+
+        class Finder(c_ast.NodeVisitor):
+            def visit_FuncCall(self, n: c_ast.FuncCall) -> None:
+                callees.add(id(n.name))
+                self.generic_visit(n)
+
+            def visit_ID(self, n: c_ast.ID) -> None:
+                if id(n) not in callees:
+                    taken.add(n.name)
+
+        Finder().visit(self.parsed.ast)
+        return sorted(n for n in taken if n in self.functions and self._is_device(n))
+
+    def _pointer_call(self, node: c_ast.FuncCall, var: K.Var, scope: Scope,
+                      pre: list[K.Stmt]) -> K.Expr:
+        targets = self._address_taken()
+        if not targets:
+            raise self.error("unsupported: call through a function pointer whose target is not "
+                             "known statically", node)
+        first = self.functions[targets[0]]
+        ret_type = self.ctype(first.decl.type.type, first)
+        result = None if ret_type.kind == "void" else self.temp(ret_type, "fp")
+        if result is not None:
+            pre.append(K.Decl(result, None, label=self.label(), placeable=False, synthetic=True))
+        chain: list[K.Stmt] = []  # no arm for NULL: calling it is undefined
+        for name in reversed(targets):
+            label = self.label()
+            arm = self.inline_call(node, scope, ret_type, callee=name)
+            inline = arm[-1]
+            assert isinstance(inline, K.Inline)
+            if result is not None and inline.result is not None:
+                arm.append(K.Assign(result, self._convert(inline.result, ret_type),
+                                    label=self.label(), placeable=False, synthetic=True))
+            for stmt in arm:
+                stmt.placeable = False
+            then = K.Block(arm, label, self.label(), K.BlockSource(), placeable_start=False)
+            els = K.Block(chain, self.label(), self.label(), K.BlockSource(),
+                          placeable_start=False) if chain else None
+            cond = K.Binary("==", var, K.Const(self.function_number(name)), K.BOOL)
+            chain = [K.If(cond, then, els, label=label, placeable=False, synthetic=True)]
+        pre.extend(chain)
+        return result if result is not None else K.Const(0)
+
     def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         name = self._call_name(node)
         args = list(node.args.exprs) if node.args is not None else []
-        if not name:
-            raise self.error("unsupported: call through a function pointer", node)
+        callee: c_ast.Node = node.name
+        while isinstance(callee, c_ast.UnaryOp) and callee.op == "*":  # (*op)(a, b)
+            callee = callee.expr
+        pointer = scope.lookup(callee.name) if isinstance(callee, c_ast.ID) else None
+        if isinstance(pointer, K.Var):
+            return self._pointer_call(node, pointer, scope, pre)
+        if not name or pointer is not None:
+            raise self.error("unsupported: call through a function pointer whose target is not "
+                             "known statically", node)
         if name in BARRIER_CALLS:
             raise self.error(f"'{name}()' must be a statement of its own", node)
         if name in ATOMICS:

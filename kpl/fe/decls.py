@@ -58,7 +58,7 @@ class DeclsLowering(AccessLowering):
                     pre = []
                     stmts.append(K.Assign(self.location(mem, K.Const(n)), value, label=self.label()))
             return stmts
-        typ = self.ctype(decl.type, decl)
+        typ = K.INT if self.is_function_pointer(decl.type) else self.ctype(decl.type, decl)
         if typ.kind == "ptr":
             return self._pointer_decl(decl, typ, scope)
         pre = []

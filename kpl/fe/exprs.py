@@ -72,6 +72,8 @@ class ExprsLowering(DeclsLowering):
             return self.read_lvalue(found.target)
         if isinstance(found, (K.Memory, PointerBinding)):
             raise self.error(f"unsupported: array or pointer '{name}' used as a value", node)
+        if name in self.functions:  # a function as a function-pointer value (kpl.fe.calls)
+            return K.Const(self.function_number(name), K.INT)
         enum_value = self._enum_constant(name)
         if enum_value is not None:
             return K.Const(enum_value)
@@ -129,6 +131,9 @@ class ExprsLowering(DeclsLowering):
             if binding is None:
                 raise self.error("unsupported: dereference of an unknown pointer", node)
             return self.load(binding.mem, binding.offset)
+        if op == "&" and isinstance(node.expr, c_ast.ID) and node.expr.name in self.functions \
+                and scope.lookup(node.expr.name) is None:
+            return K.Const(self.function_number(node.expr.name), K.INT)
         if op == "&":
             raise self.error("unsupported: address-of outside an atomic call or pointer "
                              "initialiser", node)

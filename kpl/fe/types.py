@@ -110,6 +110,23 @@ class TypesLowering(LowererBase):
             return self.ctype(self.typedefs[name], node)
         raise self.error(f"unknown type '{name}'", node)
 
+    def is_function_pointer(self, node: c_ast.Node) -> bool:
+        while True:
+            if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+                names = [n for n in node.type.names if n not in ("const", "volatile")]
+                if len(names) == 1 and names[0] in self.typedefs:
+                    node = self.typedefs[names[0]]
+                    continue
+                return False
+            if isinstance(node, c_ast.Typedef):
+                node = node.type
+                continue
+            return isinstance(node, c_ast.PtrDecl) and isinstance(node.type, c_ast.FuncDecl)
+
+    def function_number(self, name: str) -> int:
+        """The number of ``__device__`` function ``name`` as a function-pointer value."""
+        return sorted(self.functions).index(name) + 1
+
     def ctype(self, node: c_ast.Node, where: c_ast.Node | None = None) -> K.CType:
         """The KPL type of a pycparser type node (arrays decay to pointers)."""
         if isinstance(node, c_ast.TypeDecl):
