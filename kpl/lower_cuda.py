@@ -73,6 +73,7 @@ class CudaLowerer:
         self.head_quals: set[int] = set()
         self.out = Lowered(text, {}, {}, set(), {}, {})
         self.ns_aliases: set[str] = {"cooperative_groups"}  # names of the cg namespace
+        self.defaults: dict[str, dict[int, str]] = {}  # function -> parameter -> default text
         self.groups: dict[str, tuple[str, int]] = {}  # cg group variable -> (type, tile size)
 
     def err(self, msg: str, i: int) -> KplError:
@@ -88,6 +89,9 @@ class CudaLowerer:
         self._top_level()
         self._bodies()
         self._sweep()
+        for cname, defaults in self.defaults.items():
+            if cname in self.out.functions:
+                self.out.functions[cname].defaults.update(defaults)
         self.out.text = self.edits.apply()
         return self.out
 
@@ -141,9 +145,11 @@ class CudaLowerer:
                 if bad in vals:
                     raise self.err(f"unsupported construct: {UNSUPPORTED[bad]}", i + vals.index(bad))
             close = self.match.get(j, n - 1)
-            if "=" in vals or any(v in ("struct", "union", "enum") for v in vals):
+            # an initialiser `T x = {...};`, not a default argument `f(T p = 0) {...}`
+            init = "=" in vals and ("(" not in vals or vals.index("=") < vals.index("("))
+            if init or any(v in ("struct", "union", "enum") for v in vals):
                 e = self._skip_to(close + 1, (";",))
-                if "=" in vals:
+                if init:
                     self._top_decl(i, min(e, n - 1))
                 i = e + 1
                 continue
@@ -251,6 +257,7 @@ class CudaLowerer:
         (``kpl.fe.access.reference``), never as a pointer.  In a body only a statement that
         starts ``words & name =`` is taken: as an expression it would not be valid C."""
         toks = self.toks
+        self._default_arguments(a, j, cname)
         for k in range(a + 1, min(close, len(toks) - 2)):
             if toks[k].v != "&" or toks[k].kind != "punct" or toks[k + 1].kind != "id":
                 continue
@@ -268,6 +275,20 @@ class CudaLowerer:
                     continue
             self.edits.replace(toks[k].start, toks[k].end, "*")
             self.out.var_spaces[(cname, toks[k + 1].v)] = "reference"
+
+    def _default_arguments(self, a: int, j: int, cname: str) -> None:
+        """``T p = value`` in the parameter list of header ``a..j``: the default is blanked
+        for pycparser and kept as text (``FunctionInfo.defaults``) for calls that omit it."""
+        toks = self.toks
+        opens = [k for k in range(a, j) if toks[k].v == "(" and toks[k - 1].v == cname]
+        if not opens or opens[0] not in self.match:
+            return
+        o = opens[0]
+        for n, (s, x) in enumerate(split_commas(toks, o + 1, self.match[o], self.match)):
+            eq = next((k for k in range(s, x) if toks[k].v == "="), -1)
+            if eq > 0 and x > eq + 1:
+                self.defaults.setdefault(cname, {})[n] = self.text[toks[eq + 1].start:toks[x - 1].end]
+                self.kill(eq, x - 1)
 
     def _texture(self, a: int, t: int, e: int) -> None:
         toks = self.toks

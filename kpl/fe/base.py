@@ -93,6 +93,7 @@ class LowererBase:
         # goto regions being lowered, innermost last: (label, "exit"/"loop", flag of an exit
         # region: set when control leaves past it; see kpl.fe.gotos)
         self.goto_targets: list[tuple[str, str, K.Var | None]] = []
+        self.null_memories: set[str] = set()  # stand-ins a NULL pointer argument points to
         self.uses_named = False  # saw a named barrier
         self.call_stack: list[str] = [info.name]  # device functions being inlined
         self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from pycparser import c_ast
+from pycparser import c_ast, c_parser
 
 from kpl import ast as K
 from kpl.ctypes import common_type
 from kpl.errors import KplError
-from kpl.fe.base import Scope
+from kpl.fe.base import PointerBinding, Scope
 from kpl.fe.exprs import ExprsLowering
 from kpl.fe.names import (
     ANNOTATIONS,
@@ -44,6 +44,11 @@ class CallsLowering(ExprsLowering):
         out: list[K.Stmt] = []
         args = list(node.args.exprs) if node.args is not None else []
         params = self._params(func.decl)
+        info = self.parsed.functions.get(name)
+        for n in range(len(args), len(params)):
+            if info is None or n not in info.defaults:
+                break
+            args.append(self._default_argument(info.defaults[n], node))
         if len(args) != len(params):
             raise self.error(f"call to '{name}' with {len(args)} arguments, expected {len(params)}",
                              node)
@@ -54,7 +59,14 @@ class CallsLowering(ExprsLowering):
                 inner.names[param.name] = self.reference(arg, scope, out)
                 continue
             ptype = K.INT if self.is_function_pointer(param.type) else self.ctype(param.type, param)
-            if ptype.kind == "ptr":
+            if ptype.kind == "ptr" and self._is_null(arg):
+                # NULL: a stand-in memory; `if (p)` on it is false (ExprsLowering.null_test)
+                mem = K.Memory(self.unique(f"{name}.{param.name}.null"), K.Space.GLOBAL,
+                               ptype.elem or K.INT, (None,))
+                self.memories[mem.name] = mem
+                self.null_memories.add(mem.name)
+                inner.names[param.name] = PointerBinding(mem, K.Const(0))
+            elif ptype.kind == "ptr":
                 binding = self.pointer(arg, scope)
                 if binding is None:
                     raise self.error(f"unsupported: argument for pointer parameter '{param.name}' "
@@ -136,6 +148,7 @@ class CallsLowering(ExprsLowering):
                                     label=self.label(), placeable=False, synthetic=True))
             for stmt in arm:
                 stmt.placeable = False
+                stmt.span = stmt.span or self.spans.span_of(node)
             then = K.Block(arm, label, self.label(), K.BlockSource(), placeable_start=False)
             els = K.Block(chain, self.label(), self.label(), K.BlockSource(),
                           placeable_start=False) if chain else None
@@ -143,6 +156,18 @@ class CallsLowering(ExprsLowering):
             chain = [K.If(cond, then, els, label=label, placeable=False, synthetic=True)]
         pre.extend(chain)
         return result if result is not None else K.Const(0)
+
+    def _default_argument(self, text: str, call: c_ast.FuncCall) -> c_ast.Node:
+        """A default argument's text (kpl.lower_cuda) as a C expression at the call."""
+        try:
+            tree = c_parser.CParser().parse(f"void __kpl_default(void) {{ ({text}); }}")
+        except Exception:  # noqa: BLE001 - pycparser's ParseError and lexer errors
+            raise self.error(f"unsupported: default argument '{text}'", call) from None
+        fdef = tree.ext[0]
+        assert isinstance(fdef, c_ast.FuncDef)
+        expr: c_ast.Node = fdef.body.block_items[0]
+        expr.coord = call.coord
+        return expr
 
     def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         name = self._call_name(node)
@@ -171,6 +196,9 @@ class CallsLowering(ExprsLowering):
             if not args or not isinstance(args[0], c_ast.ID):
                 raise self.error(f"'{name}' needs a texture", node)
             mem = scope.lookup(args[0].name)
+            if isinstance(mem, K.Var):  # a texture object: read-only, so no race; any value
+                coords = tuple(self.expr(a, scope, pre) for a in args[1:])
+                return K.Call(name, (mem,) + coords, K.FLOAT)
             if not isinstance(mem, K.Memory):
                 raise self.error(f"'{args[0].name}' is not a texture", node)
             coords = tuple(self.expr(a, scope, pre) for a in args[1:])

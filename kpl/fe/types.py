@@ -83,6 +83,8 @@ class TypesLowering(LowererBase):
             return  # a host-side global or a placeholder: not visible to kernels as memory
         kind = {"shared": K.Space.SHARED, "constant": K.Space.CONSTANT,
                 "device": K.Space.GLOBAL}.get(space or "", K.Space.GLOBAL)
+        if space is None and "const" in (decl.quals or []):
+            kind = K.Space.CONSTANT  # a file-scope `const` array: read-only, like __constant__
         elem, dims = self._array_shape(decl.type, decl)
         scalar = not isinstance(decl.type, (c_ast.ArrayDecl, c_ast.PtrDecl))
         mem = K.Memory(name, kind, elem, (1,) if scalar else dims)
@@ -236,6 +238,14 @@ class TypesLowering(LowererBase):
             if c is None:
                 return None
             return self._fold(e.then if c else e.els)
+        return None
+
+    def _file_constant(self, name: str) -> int | None:
+        """The value of a file-scope ``const`` integer with a constant initialiser."""
+        for ext in self.parsed.ast.ext:
+            if (isinstance(ext, c_ast.Decl) and ext.name == name and "const" in (ext.quals or [])
+                    and ext.init is not None and isinstance(ext.type, c_ast.TypeDecl)):
+                return self._const_int(ext.init)
         return None
 
     def _enum_constant(self, name: str) -> int | None:
