@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from kpl.errors import KplError
 from kpl.source import FunctionInfo
@@ -57,6 +58,22 @@ class Lowered:
 COOP_TYPES = {"thread_block", "grid_group", "thread_block_tile", "thread_group", "coalesced_group"}
 
 
+#: C type keywords that can start a function-style cast `float(x)` / a declaration
+TYPE_WORDS = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool",
+              "_Bool"}
+#: words that can precede `name(...)` in a statement that is not a declaration
+STMT_WORDS = {"return", "else", "case", "goto", "do", "throw", "delete", "new", "sizeof"}
+_STUB = Path(__file__).resolve().parent / "stubs" / "cuda.h"
+
+
+def _typedef_names(text: str) -> set[str]:
+    """Names declared by ``typedef ... NAME;`` in ``text`` (and the bundled stub)."""
+    names = set(TYPE_WORDS)
+    for src in (text, _STUB.read_text(encoding="utf-8")):
+        names.update(re.findall(r"\btypedef\b[^;{}]*?(?:\{[^{}]*\})?[^;{}]*?\b(\w+)\s*;", src))
+    return names
+
+
 class CudaLowerer:
     """Token-level CUDA -> C99 rewriting of the (template-expanded) text."""
 
@@ -74,7 +91,8 @@ class CudaLowerer:
         self.out = Lowered(text, {}, {}, set(), {}, {})
         self.ns_aliases: set[str] = {"cooperative_groups"}  # names of the cg namespace
         self.defaults: dict[str, dict[int, str]] = {}  # function -> parameter -> default text
-        self.groups: dict[str, tuple[str, int]] = {}  # cg group variable -> (type, tile size)
+        self.groups: dict[str, tuple[str, int]] = {}
+        self.type_names = _typedef_names(text)  # for `T(x)` casts and `T x(v);` declarations  # cg group variable -> (type, tile size)
 
     def err(self, msg: str, i: int) -> KplError:
         return error_at(msg, self.loc, self.toks[min(i, len(self.toks) - 1)].start)
@@ -365,6 +383,9 @@ class CudaLowerer:
                 close = self.match.get(i + 1, i + 1)
                 self.kill(i, close)
                 i = close
+            elif nxt == "(" and t.kind == "id" and (
+                    (v in self.type_names and self._functional_cast(i)) or self._direct_init(i)):
+                pass
             elif v in CASTS and nxt == "<":
                 i = self._cast(i)
                 continue
@@ -455,6 +476,37 @@ class CudaLowerer:
         self.edits.replace(self.toks[i].start, self.toks[close].end, rep)
         for k in range(i, close + 1):
             self.dead[k] = True
+
+    def _functional_cast(self, i: int) -> bool:
+        """``T(x)`` in an expression (``T`` a type name) -> ``(T)(x)``.  True when rewritten."""
+        toks = self.toks
+        prev = toks[i - 1] if i > 0 else None
+        after = toks[i + 2].v if i + 2 < len(toks) else ""
+        if after in ("*", "&", "^", ")") or (prev is not None and (
+                (prev.kind == "id" and prev.v not in STMT_WORDS) or prev.v in (")", "]"))):
+            return False
+        self.edits.replace(toks[i].start, toks[i].end, f"({toks[i].v})")
+        return True
+
+    def _direct_init(self, i: int) -> bool:
+        """``T name(v);`` at the start of a statement in a function body -> ``T name = (v);``
+        (C++ direct initialisation; ``i`` is ``name``).  Not a prototype: ``v`` must not
+        start with a type name.  True when rewritten."""
+        toks = self.toks
+        prev = toks[i - 1] if i > 0 else None
+        close = self.match.get(i + 1, -1)
+        if (prev is None or prev.v not in self.type_names or close <= i + 2
+                or close + 1 >= len(toks) or toks[close + 1].v not in (";", ",")
+                or toks[i + 2].v in self.type_names or toks[i + 2].v in ("void", "const", "struct")
+                or not any(j < i < c for j, c, _ in self.fn_spans)):
+            return False
+        s = i - 1
+        while s > 0 and (toks[s].kind == "id" or toks[s].v == "*"):
+            s -= 1
+        if toks[s].v not in (";", "{", "}") or toks[s + 1].v in STMT_WORDS:
+            return False
+        self.edits.replace(toks[i + 1].start, toks[i + 1].end, "= (")
+        return True
 
     def _cast(self, i: int) -> int:
         toks = self.toks

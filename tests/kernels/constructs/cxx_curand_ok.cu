@@ -1,5 +1,6 @@
 //pass
 //--blockDim=128 --gridDim=2
+// autosync: nvcc_needs=curand_kernel.h
 // Philox states in shared memory, one per thread: curand_init and curand(&st[tid]) touch
 // only the thread's own state.  Race-free.
 

@@ -1,12 +1,12 @@
 //pass
 //--blockDim=128 --gridDim=2
 // A default argument `= NULL`, null tests on pointer parameters (a kernel pointer may be
-// NULL: both branches are explored), a file-scope const array and const int, and a
+// NULL: both branches are explored), a __constant__ array, a file-scope const int, and a
 // texture object read (read-only: never a race).  Each thread writes only s[t]; the
 // barrier orders the writes before the neighbour reads.  Race-free.
 
 const int W = 3;
-const float weights[W] = {0.25f, 0.5f, 0.25f};
+__constant__ float weights[W] = {0.25f, 0.5f, 0.25f};
 
 __device__ float scaled(float v, const float *scale = NULL) {
   if (scale != NULL)

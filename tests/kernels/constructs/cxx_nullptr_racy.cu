@@ -5,12 +5,12 @@
 // the write s[t] (line 26, only when the kernel gets scale == NULL) races with the
 // neighbour read (line 29).  Missed if a null test on a parameter is taken as true.
 // A default argument `= NULL`, null tests on pointer parameters (a kernel pointer may be
-// NULL: both branches are explored), a file-scope const array and const int, and a
+// NULL: both branches are explored), a __constant__ array, a file-scope const int, and a
 // texture object read (read-only: never a race).  Each thread writes only s[t]; the
 // barrier orders the writes before the neighbour reads.  Race-free.
 
 const int W = 3;
-const float weights[W] = {0.25f, 0.5f, 0.25f};
+__constant__ float weights[W] = {0.25f, 0.5f, 0.25f};
 
 __device__ float scaled(float v, const float *scale = NULL) {
   if (scale != NULL)
