@@ -99,6 +99,9 @@ class CallsLowering(ExprsLowering):
         if result is not None:
             binds.insert(0, K.Decl(result, None, label=self.label(), placeable=False,
                                    synthetic=True))
+        call_span = self.spans.span_of(node)
+        for bind in binds:  # the argument reads happen at the call
+            bind.span = bind.span or call_span
         body.stmts[:0] = binds
         body.placeable_start = False
         out.append(K.Inline(name, body, result, label=label))
