@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=2
 // autosync: races=14-14 nvcc_needs=curand_kernel.h
-// cxx_curand_ok.cu with two threads per state (st[tid / 2]): curand reads and writes
+// 09_curand_ok_cxx.cu with two threads per state (st[tid / 2]): curand reads and writes
 // the state, so threads 2k and 2k + 1 race on line 14.  Missed if a draw is pure.
 
 #include <curand_kernel.h>

@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=4
 // autosync: races=15-16
-// cxx_cg_ok.cu without the b.sync() between the neighbour read (line 15) and the write
+// 08_cg_ok_cxx.cu without the b.sync() between the neighbour read (line 15) and the write
 // s[tid] = v (line 16): thread t writes s[t] while thread t - 1 reads it.
 
 #include <cooperative_groups.h>

@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=2
 // autosync: races=26-29
-// cxx_nullptr_ok.cu without the barrier, and the store moved into the `!scale` branch:
+// 11_nullptr_ok_cxx.cu without the barrier, and the store moved into the `!scale` branch:
 // the write s[t] (line 26, only when the kernel gets scale == NULL) races with the
 // neighbour read (line 29).  Missed if a null test on a parameter is taken as true.
 // A default argument `= NULL`, null tests on pointer parameters (a kernel pointer may be

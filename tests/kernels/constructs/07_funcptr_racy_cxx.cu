@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=2
 // autosync: races=13-24,14-24
-// cxx_funcptr_ok.cu without the second barrier: the neighbour read inside either target
+// 07_funcptr_ok_cxx.cu without the second barrier: the neighbour read inside either target
 // (lines 13, 14) races with the write s[t] = v (line 24).  Missed if the call through the
 // pointer is dropped.
 // A function pointer chosen by a ternary over a uniform kernel argument and passed to a

@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=4
 // autosync: races=20-22
-// cxx_ref_ok.cu without the barrier: the write through the field reference `y` (line R1)
+// 02_references_ok_cxx.cu without the barrier: the write through the field reference `y` (line R1)
 // races with the neighbour's read of p[tid + 1].y (line R1).  Missed if a write through
 // a reference to a field is dropped.
 

@@ -1,7 +1,7 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=2
 // autosync: races=19-27
-// cxx_goto_ok.cu without the barrier after `done:`: thread t writes s[t] (line 27) while
+// 10_goto_ok_cxx.cu without the barrier after `done:`: thread t writes s[t] (line 27) while
 // another thread still searches and reads it (line 19).  Missed if the statements after
 // the label or the reads inside the region that the goto leaves are dropped.
 // A goto that leaves two nested loops at once (the search stops at the first hit) and a
