@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from kpl.errors import KplError
+from kpl.lower_asm import AsmLowering
+from kpl.lower_coop import COOP_TYPES, CoopGroupsLowering
 from kpl.source import FunctionInfo
 from kpl.spans import Locator
 from kpl.templates import InstInfo, mangle_arg
@@ -54,7 +57,24 @@ class Lowered:
     dynsmem: dict[str, str]  # C array name -> element type
 
 
-class CudaLowerer:
+
+#: C type keywords that can start a function-style cast `float(x)` / a declaration
+TYPE_WORDS = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool",
+              "_Bool"}
+#: words that can precede `name(...)` in a statement that is not a declaration
+STMT_WORDS = {"return", "else", "case", "goto", "do", "throw", "delete", "new", "sizeof"}
+_STUB = Path(__file__).resolve().parent / "stubs" / "cuda.h"
+
+
+def _typedef_names(text: str) -> set[str]:
+    """Names declared by ``typedef ... NAME;`` in ``text`` (and the bundled stub)."""
+    names = set(TYPE_WORDS)
+    for src in (text, _STUB.read_text(encoding="utf-8")):
+        names.update(re.findall(r"\btypedef\b[^;{}]*?(?:\{[^{}]*\})?[^;{}]*?\b(\w+)\s*;", src))
+    return names
+
+
+class CudaLowerer(AsmLowering, CoopGroupsLowering):
     """Token-level CUDA -> C99 rewriting of the (template-expanded) text."""
 
     def __init__(self, text: str, path: str, inst: dict[str, InstInfo]) -> None:
@@ -69,6 +89,10 @@ class CudaLowerer:
         self.fn_spans: list[tuple[int, int, str]] = []
         self.head_quals: set[int] = set()
         self.out = Lowered(text, {}, {}, set(), {}, {})
+        self.ns_aliases: set[str] = {"cooperative_groups"}  # names of the cg namespace
+        self.defaults: dict[str, dict[int, str]] = {}  # function -> parameter -> default text
+        self.groups: dict[str, tuple[str, int]] = {}
+        self.type_names = _typedef_names(text)  # for `T(x)` casts and `T x(v);` declarations  # cg group variable -> (type, tile size)
 
     def err(self, msg: str, i: int) -> KplError:
         return error_at(msg, self.loc, self.toks[min(i, len(self.toks) - 1)].start)
@@ -83,6 +107,9 @@ class CudaLowerer:
         self._top_level()
         self._bodies()
         self._sweep()
+        for cname, defaults in self.defaults.items():
+            if cname in self.out.functions:
+                self.out.functions[cname].defaults.update(defaults)
         self.out.text = self.edits.apply()
         return self.out
 
@@ -112,6 +139,13 @@ class CudaLowerer:
                     self.kill(self.match[i], self.match[i])
                     i += 1
                 continue
+            if toks[i].v == "namespace" and i + 3 < n and toks[i + 2].v == "=":
+                # `namespace cg = cooperative_groups;`: an alias, kept for `_coop`
+                self.ns_aliases.add(toks[i + 1].v)
+                j = self._skip_to(i, (";",))
+                self.kill(i, min(j, n - 1))
+                i = j + 1
+                continue
             if toks[i].v == "using":
                 j = self._skip_to(i, (";",))
                 self.kill(i, min(j, n - 1))
@@ -129,9 +163,11 @@ class CudaLowerer:
                 if bad in vals:
                     raise self.err(f"unsupported construct: {UNSUPPORTED[bad]}", i + vals.index(bad))
             close = self.match.get(j, n - 1)
-            if "=" in vals or any(v in ("struct", "union", "enum") for v in vals):
+            # an initialiser `T x = {...};`, not a default argument `f(T p = 0) {...}`
+            init = "=" in vals and ("(" not in vals or vals.index("=") < vals.index("("))
+            if init or any(v in ("struct", "union", "enum") for v in vals):
                 e = self._skip_to(close + 1, (";",))
-                if "=" in vals:
+                if init:
                     self._top_decl(i, min(e, n - 1))
                 i = e + 1
                 continue
@@ -221,6 +257,7 @@ class CudaLowerer:
             if self.toks[k].v in FUNC_QUALS:
                 self.head_quals.add(k)
         self.fn_spans.append((j, close, cname))
+        self._references(a, j, close, cname)
 
     def _top_decl(self, a: int, e: int) -> None:
         """A file-scope declaration ending at token ``e`` (';')."""
@@ -236,13 +273,55 @@ class CudaLowerer:
         name_i, bounds = self._head_name(a, e)
         if name_i >= 0:  # prototype
             kind = self._kind(a, e)
-            self._record_function(name_i, kind, bounds, False)
+            cname = self._record_function(name_i, kind, bounds, False)
+            self._references(a, e, e, cname)
             for k in range(a, e):
                 if toks[k].v in FUNC_QUALS:
                     self.head_quals.add(k)
             return
         if any(v in SPACE_QUALS for v in vals):
             self._record_vars(a, e, None)
+
+    def _references(self, a: int, j: int, close: int, cname: str) -> None:
+        """C++ references ``T &r``: parameters in the header ``a..j`` and locals ``T &r = e;``
+        of the body ``j..close`` become pointer declarators ``T *r`` (same length) so that
+        pycparser accepts them, and ``(cname, r)`` is recorded with the space ``"reference"``:
+        the front end binds ``r`` as an alias of its argument or initialiser lvalue
+        (``kpl.fe.access.reference``), never as a pointer.  In a body only a statement that
+        starts ``words & name =`` is taken: as an expression it would not be valid C."""
+        toks = self.toks
+        self._default_arguments(a, j, cname)
+        for k in range(a + 1, min(close, len(toks) - 2)):
+            if toks[k].v != "&" or toks[k].kind != "punct" or toks[k + 1].kind != "id":
+                continue
+            prev, after = toks[k - 1], toks[k + 2].v
+            if not (prev.kind == "id" or prev.v in (">", "*")) or prev.v in ("return", "case"):
+                continue
+            if k < j:
+                if after not in (",", ")", "="):
+                    continue
+            else:
+                s = k - 1
+                while s > j and (toks[s].kind == "id" or toks[s].v in ("*", "::")):
+                    s -= 1
+                if after != "=" or toks[s].v not in (";", "{", "}") or s == k - 1:
+                    continue
+            self.edits.replace(toks[k].start, toks[k].end, "*")
+            self.out.var_spaces[(cname, toks[k + 1].v)] = "reference"
+
+    def _default_arguments(self, a: int, j: int, cname: str) -> None:
+        """``T p = value`` in the parameter list of header ``a..j``: the default is blanked
+        for pycparser and kept as text (``FunctionInfo.defaults``) for calls that omit it."""
+        toks = self.toks
+        opens = [k for k in range(a, j) if toks[k].v == "(" and toks[k - 1].v == cname]
+        if not opens or opens[0] not in self.match:
+            return
+        o = opens[0]
+        for n, (s, x) in enumerate(split_commas(toks, o + 1, self.match[o], self.match)):
+            eq = next((k for k in range(s, x) if toks[k].v == "="), -1)
+            if eq > 0 and x > eq + 1:
+                self.defaults.setdefault(cname, {})[n] = self.text[toks[eq + 1].start:toks[x - 1].end]
+                self.kill(eq, x - 1)
 
     def _texture(self, a: int, t: int, e: int) -> None:
         toks = self.toks
@@ -319,6 +398,9 @@ class CudaLowerer:
                 close = self.match.get(i + 1, i + 1)
                 self.kill(i, close)
                 i = close
+            elif nxt == "(" and t.kind == "id" and (
+                    (v in self.type_names and self._functional_cast(i)) or self._direct_init(i)):
+                pass
             elif v in CASTS and nxt == "<":
                 i = self._cast(i)
                 continue
@@ -335,9 +417,45 @@ class CudaLowerer:
                 if gt > 0:
                     self.kill(i + 1, gt)
                     i = gt
+            elif (v in self.ns_aliases and nxt == "::") or v in COOP_TYPES or v in self.groups \
+                    or v == "tiled_partition" or (v == "sync" and nxt == "(" and i + 2 < n
+                                                  and toks[i + 2].v in self.groups):
+                i = self._coop(i)
+                continue
             elif v in UNSUPPORTED and (t.kind == "id" or v == "::"):
                 raise self.err(f"unsupported construct: {UNSUPPORTED[v]}", i)
             i += 1
+
+    def _functional_cast(self, i: int) -> bool:
+        """``T(x)`` in an expression (``T`` a type name) -> ``(T)(x)``.  True when rewritten."""
+        toks = self.toks
+        prev = toks[i - 1] if i > 0 else None
+        after = toks[i + 2].v if i + 2 < len(toks) else ""
+        if after in ("*", "&", "^", ")") or (prev is not None and (
+                (prev.kind == "id" and prev.v not in STMT_WORDS) or prev.v in (")", "]"))):
+            return False
+        self.edits.replace(toks[i].start, toks[i].end, f"({toks[i].v})")
+        return True
+
+    def _direct_init(self, i: int) -> bool:
+        """``T name(v);`` at the start of a statement in a function body -> ``T name = (v);``
+        (C++ direct initialisation; ``i`` is ``name``).  Not a prototype: ``v`` must not
+        start with a type name.  True when rewritten."""
+        toks = self.toks
+        prev = toks[i - 1] if i > 0 else None
+        close = self.match.get(i + 1, -1)
+        if (prev is None or prev.v not in self.type_names or close <= i + 2
+                or close + 1 >= len(toks) or toks[close + 1].v not in (";", ",")
+                or toks[i + 2].v in self.type_names or toks[i + 2].v in ("void", "const", "struct")
+                or not any(j < i < c for j, c, _ in self.fn_spans)):
+            return False
+        s = i - 1
+        while s > 0 and (toks[s].kind == "id" or toks[s].v == "*"):
+            s -= 1
+        if toks[s].v not in (";", "{", "}") or toks[s + 1].v in STMT_WORDS:
+            return False
+        self.edits.replace(toks[i + 1].start, toks[i + 1].end, "= (")
+        return True
 
     def _cast(self, i: int) -> int:
         toks = self.toks
@@ -367,89 +485,6 @@ class CudaLowerer:
                     self.dead[k] = True
                 return gt + 3
         raise self.err("unsupported construct: SharedMemory<T> other than the expression SharedMemory<T>()", i)
-
-    def _asm(self, i: int) -> int:
-        toks = self.toks
-        k = i + 1
-        while k < len(toks) and toks[k].v in ("volatile", "__volatile__", "__volatile", "goto", "inline"):
-            k += 1
-        if k >= len(toks) or toks[k].v != "(" or k not in self.match:
-            raise self.err("malformed asm statement", i)
-        close = self.match[k]
-        # sections split at top-level ':' (a '::' token counts as two)
-        sections: list[list[int]] = [[]]
-        x = k + 1
-        while x < close:
-            v = toks[x].v
-            if v in "([" and x in self.match:
-                sections[-1].extend(range(x, self.match[x] + 1))
-                x = self.match[x] + 1
-                continue
-            if v == ":":
-                sections.append([])
-            elif v == "::":
-                sections.append([])
-                sections.append([])
-            else:
-                sections[-1].append(x)
-            x += 1
-        template = "".join(_unescape(toks[x].v) for x in sections[0] if toks[x].kind == "str")
-        operands: list[str] = []
-        names: dict[str, str] = {}
-        for sec in sections[1:3]:
-            if not sec:
-                continue
-            for s, e in split_commas(toks, sec[0], sec[-1] + 1, self.match):
-                par = next((y for y in range(s, e) if toks[y].v == "(" and y in self.match), None)
-                expr = norm(self.text[toks[par + 1].start:toks[self.match[par] - 1].end]) \
-                    if par is not None and self.match[par] > par + 1 else ""
-                if toks[s].v == "[" and s + 1 < e:
-                    names[toks[s + 1].v] = expr
-                operands.append(expr)
-        n_out = 0
-        if len(sections) > 1 and sections[1]:
-            n_out = len(split_commas(toks, sections[1][0], sections[1][-1] + 1, self.match))
-        calls: list[str] = []
-        others: list[str] = []
-        for instr in re.split(r"[;\n]", template):
-            ins = instr.strip().strip("{}").strip()
-            if not ins:
-                continue
-            m = re.match(r"(?:bar|barrier)(?:\.cta)?\.(sync|arrive)(?:\.aligned)?\s+(.*)$", ins)
-            if m and not n_out:
-                ops = [self._asm_operand(o.strip(), operands, names) for o in m.group(2).split(",")]
-                calls.append(f"__kpl_bar_{m.group(1)}({', '.join(ops)})")
-            else:
-                others.append(ins)
-        if others:
-            calls = [f"__kpl_asm({_c_string(template)})"]
-        rep = "; ".join(calls) if calls else "__kpl_asm(\"\")"
-        span = self.text[toks[i].start:toks[close].end]
-        rep += "\n" * span.count("\n")
-        self.edits.replace(toks[i].start, toks[close].end, rep)
-        for y in range(i, close + 1):
-            self.dead[y] = True
-        return close + 1
-
-    @staticmethod
-    def _asm_operand(op: str, operands: list[str], names: dict[str, str]) -> str:
-        def sub(m: re.Match[str]) -> str:
-            if m.group(1) is not None:
-                idx = int(m.group(1))
-                return operands[idx] if idx < len(operands) else m.group(0)
-            return names.get(m.group(2), m.group(0))
-
-        return re.sub(r"%(\d+)|%\[(\w+)\]", sub, op)
-
-
-def _unescape(lit: str) -> str:
-    body = lit[1:-1] if lit.startswith('"') else lit[2:-1]
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "\\": "\\", '"': '"'}.get(m.group(1), m.group(1)),
-                  body)
-
-
-def _c_string(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
 # --------------------------------------------------------------------------- entry point

@@ -27,6 +27,7 @@ class FunctionInfo:
     file: str
     line: int
     col: int
+    defaults: dict[int, str] = field(default_factory=dict)  # parameter number -> default text
 
 
 @dataclass

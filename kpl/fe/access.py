@@ -16,7 +16,7 @@ from pycparser import c_ast
 
 from kpl import ast as K
 from kpl.ctypes import binary_type, common_type, sizeof
-from kpl.fe.base import Binding, PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.fe.base import Alias, Binding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.fe.types import TypesLowering
 
 
@@ -124,6 +124,9 @@ class AccessLowering(TypesLowering):
                 found = scope.lookup(target.name)
                 if isinstance(found, ScalarMemory):
                     return PointerBinding(found.mem, K.Const(0))
+                if (isinstance(found, Alias) and isinstance(found.target, K.MemElem)
+                        and found.target.field is None):
+                    return PointerBinding(found.target.mem, found.target.index, found.target.view)
                 return None
             if isinstance(target, c_ast.ArrayRef):
                 mem, index, view = self.element(target, scope, [])
@@ -214,6 +217,8 @@ class AccessLowering(TypesLowering):
                 return found
             if isinstance(found, ScalarMemory):
                 return self.location(found.mem, K.Const(0))
+            if isinstance(found, Alias):
+                return found.target
             raise self.error(f"cannot assign to '{node.name}'", node)
         if isinstance(node, c_ast.ArrayRef):
             mem, index, view = self.element(node, scope, pre)
@@ -237,10 +242,39 @@ class AccessLowering(TypesLowering):
             inner = self.lvalue(base, scope, pre)
             if isinstance(inner, K.Var):
                 return K.VarField(inner, node.field.name)
+            if isinstance(inner, K.MemElem) and inner.field is None:  # `r.x` of a reference
+                return self.location(inner.mem, inner.index, node.field.name)
             raise self.error("unsupported: nested field assignment", node)
         if isinstance(node, c_ast.Cast):
             return self.lvalue(node.expr, scope, pre)
         raise self.error(f"unsupported assignment target: {type(node).__name__}", node)
+
+    def reference(self, node: c_ast.Node, scope: Scope, pre: list[K.Stmt]) -> Binding:
+        """What a C++ reference bound to ``node`` names: the very same lvalue, so that every
+        use of the reference is an access to it.  A reference to a local is that local's
+        variable; to a memory element, an :class:`Alias` of the element, its index frozen at
+        binding time (``float &r = s[i]; i++;`` still names ``s[old i]``).  A non-lvalue
+        (``const T &`` bound to ``a + b``) is a fresh temporary holding its value, as in C++."""
+        if isinstance(node, c_ast.Cast):
+            return self.reference(node.expr, scope, pre)
+        if isinstance(node, c_ast.ID):
+            found = scope.lookup(node.name)
+            if isinstance(found, (K.Var, Alias, ScalarMemory, PointerBinding, K.Memory)):
+                return found
+        if isinstance(node, (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)) or (
+                isinstance(node, c_ast.UnaryOp) and node.op == "*"):
+            target = self.lvalue(node, scope, pre)
+            if isinstance(target, K.Var):
+                return target
+            if isinstance(target, K.MemElem) and not isinstance(target.index, K.Const):
+                tmp = self.temp(target.index.type, "ref")
+                pre.append(K.Decl(tmp, target.index, label=self.label()))
+                target = self.location(target.mem, tmp, target.field)
+            return Alias(target)
+        value = self.expr(node, scope, pre)
+        tmp = self.temp(value.type, "ref")
+        pre.append(K.Decl(tmp, value, label=self.label()))
+        return tmp
 
     def read_lvalue(self, target: K.LValue) -> K.Expr:
         if isinstance(target, K.Var):

@@ -38,8 +38,18 @@ class UnboundPointer:
     decl: c_ast.Decl
 
 
+@dataclass
+class Alias:
+    """A C++ reference bound to a memory element or a field of a local (``float &r = s[i];``,
+    a ``T &`` parameter of an inlined function): reading or writing the name reads or writes
+    ``target`` itself, an access like any other.  A reference to a whole local is bound to
+    that local's :class:`K.Var` instead."""
+
+    target: K.LValue
+
+
 #: What a C name stands for in a scope.
-Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer
+Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias
 
 
 @dataclass
@@ -84,6 +94,10 @@ class LowererBase:
         self.declared_functions: set[str] = set()  # prototypes
         self.memories: dict[str, K.Memory] = {}  # every memory the kernel can touch
         self.requires: list[K.Expr] = []  # ``__requires`` preconditions
+        # goto regions being lowered, innermost last: (label, "exit"/"loop", flag of an exit
+        # region: set when control leaves past it; see kpl.fe.gotos)
+        self.goto_targets: list[tuple[str, str, K.Var | None]] = []
+        self.null_memories: set[str] = set()  # stand-ins a NULL pointer argument points to
         self.uses_named = False  # saw a named barrier
         self.call_stack: list[str] = [info.name]  # device functions being inlined
         self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)

@@ -25,6 +25,12 @@ class DeclsLowering(AccessLowering):
             return []
         name = decl.name
         space = self.parsed.var_spaces.get((self.current_func, name))
+        if space == "reference":  # `T &r = lvalue;` (kpl.lower_cuda: C++ references)
+            if decl.init is None:
+                raise self.error(f"reference '{name}' without an initialiser", decl)
+            bind: list[K.Stmt] = []
+            scope.names[name] = self.reference(decl.init, scope, bind)
+            return bind
         storage = decl.storage or []
         if space in ("shared", "constant", "device") or (
                 "extern" in storage and isinstance(decl.type, c_ast.ArrayDecl)):
@@ -52,7 +58,7 @@ class DeclsLowering(AccessLowering):
                     pre = []
                     stmts.append(K.Assign(self.location(mem, K.Const(n)), value, label=self.label()))
             return stmts
-        typ = self.ctype(decl.type, decl)
+        typ = K.INT if self.is_function_pointer(decl.type) else self.ctype(decl.type, decl)
         if typ.kind == "ptr":
             return self._pointer_decl(decl, typ, scope)
         pre = []

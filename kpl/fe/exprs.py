@@ -10,7 +10,7 @@ from pycparser import c_ast
 
 from kpl import ast as K
 from kpl.ctypes import binary_type, common_type, unary_type
-from kpl.fe.base import PointerBinding, ScalarMemory, Scope
+from kpl.fe.base import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.fe.decls import DeclsLowering
 from kpl.fe.names import (
     BUILTIN_DIMS,
@@ -25,6 +25,9 @@ class ExprsLowering(DeclsLowering):
 
     def condition(self, node: c_ast.Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         """A memory-free condition; memory reads are hoisted into a synthetic leaf."""
+        null = self.null_test(node, scope)
+        if null is not None:
+            return null
         before = len(pre)
         value = self.expr(node, scope, pre)
         if len(pre) != before or any(isinstance(e, (K.Load, K.Atomic)) for e in K.walk_expr(value)):
@@ -32,6 +35,44 @@ class ExprsLowering(DeclsLowering):
             pre.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
             return tmp
         return value
+
+    def _is_null(self, node: c_ast.Node) -> bool:
+        while isinstance(node, c_ast.Cast):
+            node = node.expr
+        return (isinstance(node, c_ast.ID) and node.name in ("NULL", "nullptr")) or (
+            isinstance(node, c_ast.Constant) and node.value in ("0", "0L", "0UL"))
+
+    def null_test(self, node: c_ast.Node, scope: Scope) -> K.Expr | None:
+        """``p``, ``!p``, ``p == NULL``, ``p != 0`` on a pointer, as a condition, or None.
+        A NULL argument is null and a local or shared array is not; a pointer into global
+        memory (a kernel parameter) may be either: a boolean unknown to the verifier, the
+        same for every thread (a kernel argument is uniform), so both branches are explored
+        (soundness: a launch with a NULL argument takes the other branch)."""
+        negate = False
+        if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            negate, node = True, node.expr
+        elif isinstance(node, c_ast.BinaryOp) and node.op in ("==", "!="):
+            left, right = node.left, node.right
+            if self._is_null(left):
+                left, right = right, left
+            if not self._is_null(right):
+                return None
+            negate, node = node.op == "==", left
+        if not isinstance(node, c_ast.ID):
+            return None
+        found = scope.lookup(node.name)
+        mem = found if isinstance(found, K.Memory) else (
+            found.mem if isinstance(found, PointerBinding) else None)
+        if mem is None:
+            return None
+        test: K.Expr
+        if mem.name in self.null_memories:
+            test = K.Const(0, K.BOOL)
+        elif mem.space == K.Space.GLOBAL:
+            test = K.Call(f"__kpl_nonnull_{mem.name}", (), K.BOOL)
+        else:
+            test = K.Const(1, K.BOOL)
+        return K.Unary("!", test, K.BOOL) if negate else test
 
     def expr_Constant(self, node: c_ast.Constant, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         text = node.value
@@ -68,9 +109,15 @@ class ExprsLowering(DeclsLowering):
             return found
         if isinstance(found, ScalarMemory):
             return self.load(found.mem, K.Const(0))
+        if isinstance(found, Alias):
+            return self.read_lvalue(found.target)
         if isinstance(found, (K.Memory, PointerBinding)):
             raise self.error(f"unsupported: array or pointer '{name}' used as a value", node)
+        if name in self.functions:  # a function as a function-pointer value (kpl.fe.calls)
+            return K.Const(self.function_number(name), K.INT)
         enum_value = self._enum_constant(name)
+        if enum_value is None:
+            enum_value = self._file_constant(name)
         if enum_value is not None:
             return K.Const(enum_value)
         raise self.error(f"unknown identifier '{name}'", node)
@@ -87,7 +134,9 @@ class ExprsLowering(DeclsLowering):
             if binding is None:
                 raise self.error("unsupported: '->' on an unknown pointer", node)
             return self.deref(binding, fname)
-        if isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*"):
+        alias = scope.lookup(base.name) if isinstance(base, c_ast.ID) else None
+        if (isinstance(base, c_ast.ArrayRef) or (isinstance(base, c_ast.UnaryOp) and base.op == "*")
+                or (isinstance(alias, Alias) and isinstance(alias.target, K.MemElem))):
             target = self.lvalue(base, scope, pre)
             assert isinstance(target, K.MemElem)
             return self.load(target.mem, target.index, fname, target.view)
@@ -125,6 +174,9 @@ class ExprsLowering(DeclsLowering):
             if binding is None:
                 raise self.error("unsupported: dereference of an unknown pointer", node)
             return self.deref(binding)
+        if op == "&" and isinstance(node.expr, c_ast.ID) and node.expr.name in self.functions \
+                and scope.lookup(node.expr.name) is None:
+            return K.Const(self.function_number(node.expr.name), K.INT)
         if op == "&":
             raise self.error("unsupported: address-of outside an atomic call or pointer "
                              "initialiser", node)
@@ -149,13 +201,35 @@ class ExprsLowering(DeclsLowering):
         return K.Binary(op, left, right, binary_type(op, left.type, right.type))
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
-        cond = self.expr(node.cond, scope, pre)
-        arm_pre: list[K.Stmt] = []
-        then = self.expr(node.iftrue, scope, arm_pre)
-        els = self.expr(node.iffalse, scope, arm_pre)
-        if arm_pre:
-            raise self.error("unsupported: side effect inside '?:'", node)
-        return K.Cond(cond, then, els, common_type(then.type, els.type))
+        probe: list[K.Stmt] = []
+        cond = self.expr(node.cond, scope, probe)
+        then_pre: list[K.Stmt] = []
+        else_pre: list[K.Stmt] = []
+        then = self.expr(node.iftrue, scope, then_pre)
+        els = self.expr(node.iffalse, scope, else_pre)
+        typ = common_type(then.type, els.type)
+        if not then_pre and not else_pre:
+            pre.extend(probe)
+            return K.Cond(cond, then, els, typ)
+        # an arm with side effects (an inlined call): `if (c) t = a; else t = b;`
+        if probe or any(isinstance(e, (K.Load, K.Atomic)) for e in K.walk_expr(cond)):
+            tmp_cond = self.temp(K.INT, "cond")
+            pre.extend(probe)
+            pre.append(K.Decl(tmp_cond, cond, label=self.label(), placeable=False, synthetic=True))
+            cond = tmp_cond
+        result = self.temp(typ, "sel")
+        pre.append(K.Decl(result, None, label=self.label(), placeable=False, synthetic=True))
+        arms = []
+        for stmts, value in ((then_pre, then), (else_pre, els)):
+            stmts.append(K.Assign(result, self._convert(value, typ), label=self.label()))
+            for stmt in stmts:
+                stmt.placeable, stmt.synthetic = False, True
+                stmt.span = stmt.span or self.spans.span_of(node)
+            arms.append(K.Block(stmts, self.label(), self.label(), K.BlockSource(),
+                                placeable_start=False))
+        pre.append(K.If(cond, arms[0], arms[1], label=arms[0].label, placeable=False,
+                        synthetic=True))
+        return result
 
     def expr_Cast(self, node: c_ast.Cast, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         typ = self.ctype(node.to_type.type, node)

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.fe import gotos
 from kpl.fe.base import Scope
 from kpl.fe.calls import CallsLowering
 
@@ -44,6 +45,16 @@ class StmtsLowering(CallsLowering):
         return blk
 
     def _statements(self, items: list[c_ast.Node], scope: Scope, out: list[K.Stmt]) -> None:
+        regions, why = gotos.plan(items)
+        if why is not None:
+            raise self.error(f"unsupported: goto ({why})", items[0])
+        if regions:
+            first = regions[0]  # the first and, among those, the widest
+            self._statements(items[:first.start], scope, out)
+            self._goto_region(items, first, scope, out)
+            self._statements(items[first.end:], scope, out)
+            return
+        items = [item.stmt if isinstance(item, c_ast.Label) else item for item in items]
         i = 0
         while i < len(items):
             item = items[i]
@@ -70,6 +81,56 @@ class StmtsLowering(CallsLowering):
             else:
                 self._finish(self.statement(item, scope), self.spans.span_of(item), out)
             i += 1
+
+    def _goto_region(self, items: list[c_ast.Node], region: gotos.Region, scope: Scope,
+                     out: list[K.Stmt]) -> None:
+        """The statements a goto spans as one block (:mod:`kpl.fe.gotos`): an exit region is
+        an :class:`K.Inline` block that ``goto`` leaves by ``Return``, followed by ``if
+        (flag) return`` for a ``return`` (or a goto further out) that leaves past it; a loop
+        region is ``while (1) { ...; break; }`` that ``goto`` continues."""
+        why = gotos.escapes(items, region)
+        if why is None and region.kind == "loop" and any(k == "exit" for _, k, _ in self.goto_targets):
+            why = "a backward goto inside the statements a forward goto spans"
+        if why is not None:
+            raise self.error(f"unsupported: goto ({why})", items[region.start])
+        body = list(items[region.start:region.end])
+        if region.kind == "loop":
+            body[0] = body[0].stmt  # the label itself is not planned again
+        span = self.spans.span_of(items[region.start])
+        label, start = self.label(), self.label()
+        flag = None
+        if region.kind == "exit":
+            flag = K.Var(self.unique(f"goto.{region.label}.leave"), K.BOOL)
+            out.append(K.Decl(flag, K.Const(0, K.BOOL), label=self.label(), span=span,
+                              placeable=False, synthetic=True))
+        stmts: list[K.Stmt] = []
+        self.goto_targets.append((region.label, region.kind, flag))
+        self.control_depth += 1
+        try:
+            self._statements(body, scope, stmts)
+        finally:
+            self.control_depth -= 1
+            self.goto_targets.pop()
+        blk = K.Block(stmts, label, start, K.BlockSource(), placeable_start=False)
+        if flag is None:
+            stmts.append(K.Break(label=self.label(), span=span, placeable=False, synthetic=True))
+            out.append(K.Loop(K.Const(1), blk, [], kind="while", label=label, span=span,
+                              placeable=False, synthetic=True))
+            return
+        out.append(K.Inline(f"goto {region.label}", blk, None, label=label, span=span,
+                            placeable=False, synthetic=True))
+        leave = self.label()
+        again = K.Block([K.Return(None, label=self.label(), span=span, placeable=False,
+                                  synthetic=True)], leave, self.label(), K.BlockSource(),
+                        placeable_start=False)
+        out.append(K.If(flag, again, None, label=leave, span=span, placeable=False, synthetic=True))
+
+    def _leave_flags(self, upto: int) -> list[K.Stmt]:
+        """Set the flags of the exit regions from ``goto_targets[upto:]``: control leaves past
+        them (a ``return``, or a goto to a region further out)."""
+        return [K.Assign(flag, K.Const(1, K.BOOL), label=self.label(), placeable=False,
+                         synthetic=True)
+                for _, _, flag in self.goto_targets[upto:] if flag is not None]
 
     def _same_decl_statement(self, a: c_ast.Decl, b: c_ast.Decl) -> bool:
         """Two consecutive Decls belong to one C declaration when no ';' separates them."""
@@ -128,11 +189,23 @@ class StmtsLowering(CallsLowering):
     def stmt_Pragma(self, node: c_ast.Node, scope: Scope) -> list[K.Stmt]:
         return []
 
-    def stmt_Goto(self, node: c_ast.Node, scope: Scope) -> list[K.Stmt]:
-        raise self.error("unsupported construct: goto", node)
+    def stmt_Goto(self, node: c_ast.Goto, scope: Scope) -> list[K.Stmt]:
+        for n in range(len(self.goto_targets) - 1, -1, -1):
+            name, kind, _ = self.goto_targets[n]
+            if name != node.name:
+                continue
+            if kind == "loop":
+                if any(k == "exit" for _, k, _ in self.goto_targets[n + 1:]):
+                    break
+                return [K.Continue(label=self.label())]
+            return self._leave_flags(n + 1) + [K.Return(None, label=self.label())]
+        raise self.error(f"unsupported: goto '{node.name}' (its label is not a statement of an "
+                         "enclosing block before or after it: irreducible control flow or a "
+                         "jump into a block)", node)
 
     def stmt_Label(self, node: c_ast.Label, scope: Scope) -> list[K.Stmt]:
-        raise self.error("unsupported construct: statement label (goto target)", node)
+        # a label no goto of its block targets (gotos from elsewhere are rejected there)
+        return self.statement(node.stmt, scope)
 
     def stmt_Break(self, node: c_ast.Node, scope: Scope) -> list[K.Stmt]:
         return [K.Break(label=self.label())]
@@ -150,7 +223,7 @@ class StmtsLowering(CallsLowering):
                 assert target is not None
                 pre.append(K.Assign(target, self._convert(value, target.type), label=self.label()))
                 value = None
-        return pre + [K.Return(value, label=self.label())]
+        return pre + self._leave_flags(0) + [K.Return(value, label=self.label())]
 
     def stmt_Compound(self, node: c_ast.Compound, scope: Scope) -> list[K.Stmt]:
         out: list[K.Stmt] = []

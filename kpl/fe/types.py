@@ -83,6 +83,8 @@ class TypesLowering(LowererBase):
             return  # a host-side global or a placeholder: not visible to kernels as memory
         kind = {"shared": K.Space.SHARED, "constant": K.Space.CONSTANT,
                 "device": K.Space.GLOBAL}.get(space or "", K.Space.GLOBAL)
+        if space is None and "const" in (decl.quals or []):
+            kind = K.Space.CONSTANT  # a file-scope `const` array: read-only, like __constant__
         elem, dims = self._array_shape(decl.type, decl)
         scalar = not isinstance(decl.type, (c_ast.ArrayDecl, c_ast.PtrDecl))
         mem = K.Memory(name, kind, elem, (1,) if scalar else dims)
@@ -109,6 +111,23 @@ class TypesLowering(LowererBase):
         if name in self.typedefs:
             return self.ctype(self.typedefs[name], node)
         raise self.error(f"unknown type '{name}'", node)
+
+    def is_function_pointer(self, node: c_ast.Node) -> bool:
+        while True:
+            if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+                names = [n for n in node.type.names if n not in ("const", "volatile")]
+                if len(names) == 1 and names[0] in self.typedefs:
+                    node = self.typedefs[names[0]]
+                    continue
+                return False
+            if isinstance(node, c_ast.Typedef):
+                node = node.type
+                continue
+            return isinstance(node, c_ast.PtrDecl) and isinstance(node.type, c_ast.FuncDecl)
+
+    def function_number(self, name: str) -> int:
+        """The number of ``__device__`` function ``name`` as a function-pointer value."""
+        return sorted(self.functions).index(name) + 1
 
     def ctype(self, node: c_ast.Node, where: c_ast.Node | None = None) -> K.CType:
         """The KPL type of a pycparser type node (arrays decay to pointers)."""
@@ -226,6 +245,14 @@ class TypesLowering(LowererBase):
             if c is None:
                 return None
             return self._fold(e.then if c else e.els)
+        return None
+
+    def _file_constant(self, name: str) -> int | None:
+        """The value of a file-scope ``const`` integer with a constant initialiser."""
+        for ext in self.parsed.ast.ext:
+            if (isinstance(ext, c_ast.Decl) and ext.name == name and "const" in (ext.quals or [])
+                    and ext.init is not None and isinstance(ext.type, c_ast.TypeDecl)):
+                return self._const_int(ext.init)
         return None
 
     def _enum_constant(self, name: str) -> int | None:

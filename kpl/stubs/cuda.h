@@ -381,3 +381,20 @@ int __function_wide_invariant();
 int __function_wide_candidate_invariant();
 extern int __same_group;
 extern int __kpl_texture_placeholder;
+/* cooperative groups (kpl/lower_cuda.py `_coop` rewrites their methods) */
+typedef int thread_block;
+typedef int grid_group;
+typedef int thread_block_tile;
+typedef int thread_group;
+typedef int coalesced_group;
+int this_thread_block();
+int this_grid();
+int __kpl_tiled_partition();
+/* curand device API (<curand_kernel.h>): generator states are structs of a few words;
+   curand_init writes the state, every draw reads AND writes it (kpl/fe/calls.py `curand`) */
+typedef struct curandStateXORWOW { unsigned int d, v0, v1, v2, v3, v4; } curandStateXORWOW_t;
+typedef curandStateXORWOW_t curandState_t;
+typedef curandStateXORWOW_t curandState;
+typedef struct curandStatePhilox4_32_10 { unsigned int c0, c1, c2, c3, o0, o1, o2, o3; } curandStatePhilox4_32_10_t;
+typedef struct curandStateMtgp32 { unsigned int pos, offset, seed, d; } curandStateMtgp32;
+typedef curandStateMtgp32 curandStateMtgp32_t;

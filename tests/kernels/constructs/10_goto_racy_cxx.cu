@@ -1,0 +1,34 @@
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=128 --gridDim=2
+// autosync: races=19-27
+// 10_goto_ok_cxx.cu without the barrier after `done:`: thread t writes s[t] (line 27) while
+// another thread still searches and reads it (line 19).  Missed if the statements after
+// the label or the reads inside the region that the goto leaves are dropped.
+// A goto that leaves two nested loops at once (the search stops at the first hit) and a
+// goto back to an earlier statement (a retry loop).  The barrier after `done:` orders the
+// searches' reads of s before each thread overwrites its own cell.  Race-free.
+
+__global__ void find_first(const int *in, int *out) {
+  __shared__ int s[128];
+  int t = threadIdx.x;
+  s[t] = in[blockIdx.x * 128 + t];
+  __syncthreads();
+  int found = -1;
+  for (int i = 0; i < 128; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      if (s[(i + j) % 128] == t) {
+        found = i;
+        goto done;
+      }
+    }
+  }
+done:
+  ;
+  s[t] = found;
+  int tries = 0;
+again:
+  tries += 1;
+  if (s[t] > tries)
+    goto again;
+  out[blockIdx.x * 128 + t] = tries;
+}

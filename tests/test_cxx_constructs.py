@@ -1,0 +1,61 @@
+"""C++ constructs the front end lowers faithfully, and the ones it rejects with one line.
+
+The race-free/racy kernel twins in tests/kernels/constructs/ (``*_cxx.cu`` and the numbered
+construct kernels) check verdicts end to end; here: the lowered accesses themselves and the
+``unsupported`` messages for shapes that cannot be analysed."""
+
+from __future__ import annotations
+
+import pytest
+
+from kpl import ast as K
+from kpl.errors import KplError
+from kpl.frontend import parse_kernel_text
+
+
+def _stores(kernel: K.Kernel) -> list[K.Assign]:
+    out: list[K.Assign] = []
+
+    def walk(stmts: list[K.Stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem):
+                out.append(s)
+            for blk in (getattr(s, "then", None), getattr(s, "els", None), getattr(s, "body", None)):
+                if isinstance(blk, K.Block):
+                    walk(blk.stmts)
+
+    walk(kernel.body.stmts)
+    return out
+
+
+def test_reference_parameter_and_local_write_the_element() -> None:
+    kernel = parse_kernel_text(
+        "__device__ void inc(float &x) { x += 1.0f; }\n"
+        "__global__ void k(float *a) { __shared__ float s[64];\n"
+        "  float &r = s[threadIdx.x]; r = 2.0f; inc(s[threadIdx.x]); a[0] = r; }")
+    shared = [st for st in _stores(kernel) if st.target.mem.space == K.Space.SHARED]
+    assert len(shared) == 2  # `r = 2.0f` and `x += 1.0f` both store into s
+
+
+def test_function_pointer_call_inlines_every_target() -> None:
+    kernel = parse_kernel_text(
+        "typedef void (*op_t)(float *);\n"
+        "__device__ void one(float *p) { p[0] = 1.0f; }\n"
+        "__device__ void two(float *p) { p[1] = 2.0f; }\n"
+        "__global__ void k(float *a, int c) { op_t f = c ? one : two; f(a); }")
+    assert len(_stores(kernel)) == 2
+
+
+@pytest.mark.parametrize("src, what", [
+    ("__global__ void k(int *a) { if (a[0]) goto in; while (a[1]) { in: a[2] = 1; } }",
+     "goto 'in'"),
+    ("typedef float (*f_t)(float);\n__global__ void k(f_t f, float *a) { a[0] = f(a[1]); }",
+     "function pointer whose target is not known statically"),
+    ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+     "__global__ void k(int *a) { cg::grid_group g = cg::this_grid(); a[0] = 1; g.sync(); }",
+     "grid-wide synchronisation"),
+])
+def test_unanalysable_shapes_are_unsupported(src: str, what: str) -> None:
+    with pytest.raises(KplError, match="unsupported") as err:
+        parse_kernel_text(src)
+    assert what in str(err.value) and err.value.line is not None
