@@ -1,10 +1,22 @@
 """Template expansion: the second text-level stage (after :mod:`kpl.preprocess`).
 
-Each explicit instantiation (or ``-D`` binding) of a function template becomes one C
-function with a mangled name (``reduce__int_256_false``); calls ``f<args>(...)`` are
-rewritten to the mangled name and instantiate ``f`` on demand.  Parameters are replaced
-token-wise; the instantiated text is re-emitted after the definition under ``#line``
-directives, so coordinates still name the template's original lines.
+Templates are instantiated as nvcc does: each explicit instantiation
+(``template __global__ void k<32>(float *);``), each ``--kernel 'k<32>'``, each call or host
+launch (``k<<<g, b>>>(d_x, n)``, type arguments deduced from the argument types by
+:mod:`kpl.tdeduce`), and -- our extension -- each ``-D`` binding of a parameter becomes one C
+function with a mangled name (``reduce__int_256_false``); several instantiations of a
+``__global__`` template are several kernels, named ``k<32>`` in messages.  A kernel template
+that nothing instantiates is an error (it is no kernel for nvcc either).  Explicit
+specialisations (``template <> __device__ float op<float>(float)``) replace the primary text
+for their arguments; function-template overloads are told apart by arity.  Class templates
+are :mod:`kpl.tclasses`.  Parameters are replaced token-wise; the instantiated text is
+re-emitted after the definition under ``#line`` directives, so coordinates (and so messages
+and ``fix``, which renders into the ORIGINAL template text, once for all instantiations)
+name the template's original lines.
+
+One piece over 400 lines because scanning the template items, binding their arguments and
+rewriting the calls share one state (the definitions and the instantiation worklist); the
+independent parts (deduction, class templates) are their own modules.
 
 Stage: preprocessed text -> :class:`Expanded` (text + one :class:`InstInfo` per instance).
 """
@@ -16,6 +28,7 @@ from dataclasses import dataclass, field
 
 from kpl.errors import KplError
 from kpl.spans import Locator, directive
+from kpl.tclasses import ClassTemplates
 from kpl.tdeduce import arg_type, declared_types, match_param
 from kpl.tokens import (
     ATTR_FUNCS,
@@ -107,6 +120,8 @@ class TemplateExpander:
         self.info: dict[str, InstInfo] = {}
         self.work: list[tuple[str, list[str], str]] = []  # (def key, args, mangled)
         self.edits = Edits(text)
+        self.classes = ClassTemplates(text, self.loc, self._bind_params, self._subst)
+        self.class_marks: list[tuple[int, int]] = []  # (class item index, offset past its `;`)
 
     # ---- scanning
     def run(self) -> Expanded:
@@ -140,7 +155,7 @@ class TemplateExpander:
             if not any(self.defs[k].is_global for k in self.overloads.get(name, [])):
                 raise KplError(f"--kernel '{req}': '{name}' is not a kernel template in this file", self.path)
             self.request(self.overloads[name][0], args, self.defs[self.overloads[name][0]].name_off)
-        text = self._marked_text()
+        text = self.classes.rewrite(self._marked_text(), None)
         text, _ = self.rewrite_calls(text, self.path_loc_for(text))
         for d in self.defs.values():
             if d.is_global and not d.insts:
@@ -155,6 +170,12 @@ class TemplateExpander:
             self._instantiate(key, args, mangled)
         for idx, d in enumerate(self.defs.values()):
             text = text.replace(f"\x00T{idx}\x00", self._chunk_block(d))
+        for idx, end in self.class_marks:
+            block = self.classes.block(idx)
+            if block:
+                ef, eln, ecol = self.loc(end)
+                block += directive(eln, ef) + "\n" + " " * (ecol - 1)
+            text = text.replace(f"\x00C{idx}\x00", block)
         return Expanded(text, self.info)
 
     def _resolve(self, name: str, nargs: int | None, pos: int) -> str:
@@ -186,14 +207,27 @@ class TemplateExpander:
                 raise error_at("malformed template parameter list", self.loc, toks[i + 1].start)
             params = self._params(toks, i + 2, gt, match)
             k = gt + 1
-            # struct/class templates: only the SharedMemory idiom is supported
+            # class templates (kpl.tclasses); the SDK's SharedMemory<T> with a conversion
+            # operator stays the expression idiom that kpl.lower_cuda lowers
             if k < n and toks[k].v in ("struct", "class", "union"):
                 name = toks[k + 1].v if k + 1 < n else "?"
                 end_i = self._item_end(toks, match, k)
-                if name == "SharedMemory":
-                    self.edits.blank(start, toks[end_i].end)
+                body_vals = {toks[x].v for x in range(k, end_i)}
+                if "{" not in body_vals or (name == "SharedMemory" and "operator" in body_vals):
+                    self.edits.blank(start, toks[end_i].end)  # a forward declaration / the idiom
                     return end_i + 1
-                raise error_at(f"unsupported construct: C++ class template '{name}'", self.loc, toks[k].start)
+                spec_args = None
+                if not params:
+                    gt = match_angle(toks, k + 2, match) if k + 2 < n and toks[k + 2].v == "<" else -1
+                    if gt < 0:
+                        raise error_at("unsupported construct: explicit specialization without template "
+                                       "arguments", self.loc, start)
+                    spec_args = [norm(self.text[toks[a].start:toks[b - 1].end])
+                                 for a, b in split_commas(toks, k + 3, gt, match) if a < b]
+                idx = self.classes.add(toks, match, k, end_i, params, spec_args)
+                self.class_marks.append((idx, toks[end_i].end))
+                self.edits.blank(start, toks[end_i].end)
+                return end_i + 1
             # function template (or, with ``template <>``, an explicit specialisation)
             name_i = -1
             spec_gt = -1
@@ -307,6 +341,8 @@ class TemplateExpander:
     def _marked_text(self) -> str:
         for idx, d in enumerate(self.defs.values()):
             self.edits.replace(d.end, d.end, f"\x00T{idx}\x00")
+        for idx, end in self.class_marks:
+            self.edits.replace(end, end, f"\x00C{idx}\x00")
         return self.edits.apply()
 
     # ---- instantiation
@@ -326,11 +362,15 @@ class TemplateExpander:
 
     def _bind(self, d: _TemplateDef, args: list[str], pos: int, deduced: dict[str, str] | None = None) -> list[str]:
         """C++'s order: explicit arguments, then deduced ones, then (ours) ``-D``, then defaults."""
-        if len(args) > len(d.params):
-            raise error_at(f"too many template arguments for '{d.name}'", self.loc, pos)
+        return self._bind_params(d.params, args, d.name, pos, deduced, d.name_off)
+
+    def _bind_params(self, params: list[_TParam], args: list[str], name: str, pos: int,
+                     deduced: dict[str, str] | None = None, where: int | None = None) -> list[str]:
+        if len(args) > len(params):
+            raise error_at(f"too many template arguments for '{name}'", self.loc, pos)
         bound: list[str] = []
         env: dict[str, str] = {}
-        for i, p in enumerate(d.params):
+        for i, p in enumerate(params):
             if i < len(args):
                 val = args[i]
             elif deduced and p.name in deduced:
@@ -340,8 +380,8 @@ class TemplateExpander:
             elif p.default is not None:
                 val = self._subst(p.default, env)
             else:
-                f, ln, col = self.loc(d.name_off)
-                raise KplError(f"template parameter '{p.name}' of '{d.name}' has no value: add an explicit "
+                f, ln, col = self.loc(pos if where is None else where)
+                raise KplError(f"template parameter '{p.name}' of '{name}' has no value: add an explicit "
                                f"instantiation or pass -D {p.name}=VALUE", f, ln, col)
             bound.append(val)
             env[p.name] = val
@@ -372,7 +412,7 @@ class TemplateExpander:
         # rename first: the name token is at a known offset
         body = body[:name_rel] + "\x01" + body[name_rel + len(d.name):]
         env = {p.name: a for p, a in zip(d.params, args, strict=False)}
-        body = self._subst(body, env)
+        body = self.classes.rewrite(self._subst(body, env), d.func_start)
         body = body.replace("\x01", mangled, 1)
         body, _ = self.rewrite_calls(body, None, base=d.func_start)
         d.chunks.append((d.func_start, body))
