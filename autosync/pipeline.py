@@ -150,12 +150,9 @@ class KernelOptions:
                    parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync)
 
     def frontend_kwargs(self) -> dict[str, Any]:
-        # `--kernel 'k<32>'` also instantiates the kernel template k (as nvcc would an explicit
-        # instantiation)
-        instances = [self.kernel] if self.kernel is not None and "<" in self.kernel else None
-        return {"defines": self.defines or None, "include_dirs": self.include_dirs or None,
-                "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync,
-                "instances": instances}
+        inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
+        return {"defines": self.defines or None, "include_dirs": self.include_dirs or None, "instances": inst,
+                "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync}
 
 
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
@@ -251,6 +248,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
     caller ever receives an unverified patch."""
     from autosync.render import apply_edits, plan_edits
+    from kpl.templates import shared_template
 
     kernels = load(opts, text)
     original = text if text is not None else kernels[0].source_text
@@ -293,17 +291,9 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
         _, orc = pick_oracle(f.oracle, patched_kernel, timeout, opts.file)
         verdict = run_oracle(orc, patched_kernel)
-        shared = [g.kernel.name for g in todo if g is not f and "<" in f.kernel.name
-                  and g.kernel.name.split("<", 1)[0] == f.kernel.name.split("<", 1)[0]]
-        if not verdict.verified and shared:
-            # one template text serves several instantiations: their placements are rendered
-            # as a union, which this instantiation does not verify with (not an internal error)
-            outcome.status = "unfixable"
-            outcome.reason = (f"kernel '{f.kernel.name}': the template text is shared with "
-                              f"{', '.join(repr(n) for n in shared)}; the union of their barrier "
-                              f"placements does not verify for '{f.kernel.name}' "
-                              f"({len(verdict.races)} races, {len(verdict.divergences)} divergent barriers)")
-            outcome.patched, outcome.rendered = None, None
+        why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
+        if not verdict.verified and why:  # one template text: the union of the placements fails
+            outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
             return outcome
         if not verdict.verified:
             raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "

@@ -484,6 +484,18 @@ class TemplateExpander:
         return self.defs[self.overloads[name][0]].name_off
 
 
+def shared_template(kernel: str, others: list[str]) -> str | None:
+    """Why a patch cannot serve instantiation ``kernel`` (``k<32>``) when its placement is the
+    union of those of the other instantiations of the same template in ``others`` (``fix``
+    renders one barrier set into the one template text); None when no other shares it."""
+    base = kernel.split("<", 1)[0]
+    twins = [o for o in others if "<" in kernel and o.split("<", 1)[0] == base]
+    if not twins:
+        return None
+    return (f"kernel '{kernel}': its template text is shared with {', '.join(twins)}; the union of "
+            f"their barrier placements does not verify for '{kernel}'")
+
+
 def parse_instance(spec: str, path: str) -> tuple[str, list[str]]:
     """``'k<float, 256>'`` (a ``--kernel`` value) -> ``('k', ['float', '256'])``."""
     toks = tokenize(spec)

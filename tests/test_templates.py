@@ -172,3 +172,12 @@ template __global__ void k<float>(float *);
         parse_cuda("c.cu", src.replace("k<float>(float *)", "k<int>(int *)"))
     assert "class template 'Buf' has no definition for <int>" in ei.value.message
     assert ei.value.line == 11
+
+
+def test_shared_template_names_the_other_instantiations() -> None:
+    from kpl.templates import shared_template
+
+    why = shared_template("k<1>", ["k<4>", "other", "kk<1>"])
+    assert why is not None and "shared with k<4>;" in why and "'k<1>'" in why
+    assert shared_template("k<1>", ["kk<1>", "other"]) is None
+    assert shared_template("plain", ["plain"]) is None
