@@ -9,7 +9,8 @@ Kernels use class templates in three shapes, and each has a C rendering:
   calls that function (no ``this``: a method that uses data members is not this shape);
 * data only (``template <typename T, int N> struct Vec { T v[N]; };``): ``Vec<float, 4>``
   becomes ``typedef struct {...} Vec__float_4;``;
-* ``static const int`` members (either shape): ``Vec<float, 4>::SIZE`` becomes its value.
+* ``static const int`` members and member types (``typedef T value_type;``, either shape):
+  ``Vec<float, 4>::SIZE`` becomes its value, ``typename Vec<float, 4>::value_type`` its type.
 
 Explicit specialisations (``template <> struct SharedMem<double> {...}``) replace the
 primary template for their arguments, as in C++.  Instances are emitted where their template
@@ -33,7 +34,7 @@ Subst = Callable[[str, dict[str, str]], str]
 
 @dataclass
 class _Member:
-    kind: str  # 'method' | 'data' | 'static'
+    kind: str  # 'method' | 'data' | 'static' (a static const value) | 'type' (a member type)
     start: int  # offsets in the file text
     end: int
     name: str = ""
@@ -118,6 +119,15 @@ class ClassTemplates:
                 j = end + 1
                 if j < b and toks[j].v == ";":
                     j += 1
+            elif vals and vals[0] in ("typedef", "using") and len(vals) >= 3:
+                # a member type: `typedef T value_type;` / `using value_type = T;`
+                if vals[0] == "typedef":
+                    out.append(_Member("type", toks[i].start, toks[j].end, vals[-1],
+                                       value=norm(self.text[toks[i + 1].start:toks[j - 2].end])))
+                else:
+                    out.append(_Member("type", toks[i].start, toks[j].end, vals[1],
+                                       value=norm(self.text[toks[i + 3].start:toks[j - 1].end])))
+                j += 1
             elif "static" in vals and "=" in vals:
                 eq = i + vals.index("=")
                 out.append(_Member("static", toks[i].start, toks[j].end, toks[eq - 1].v,
@@ -145,9 +155,10 @@ class ClassTemplates:
             raise self._err(f"class template '{name}' has no definition for <{', '.join(bound)}>", pos)
         self.done[mangled] = item
         env = {} if item.spec_args is not None else {p.name: a for p, a in zip(item.params, bound, strict=False)}
-        statics = {m.name: self.subst(m.value, env) for m in item.members if m.kind == "static"}
-        self.statics[mangled] = statics
-        env.update({k: f"({v})" for k, v in statics.items()})
+        statics = {m.name: (f"({self.subst(m.value, env)})" if m.kind == "static" else self.subst(m.value, env))
+                   for m in item.members if m.kind in ("static", "type")}
+        self.statics[mangled] = statics  # the text that replaces `X<args>::NAME` (and NAME inside)
+        env.update(statics)
         f, ln, col = self.loc(item.head)
         parts: list[str] = []
         data = [m for m in item.members if m.kind == "data"]
@@ -191,9 +202,10 @@ class ClassTemplates:
                             for a, b in split_commas(toks, i + 2, gt, match) if a < b]
                     mangled = self.instance(t.v, args, t.start + (base or 0))
                     item = self.done[mangled]
-                    out.append(text[last:t.start])
+                    lead = toks[i - 1].start if i > 0 and toks[i - 1].v == "typename" else t.start
+                    out.append(text[last:lead])
                     if gt + 2 < n and toks[gt + 1].v == "::" and toks[gt + 2].v in self.statics[mangled]:
-                        out.append(f"({self.statics[mangled][toks[gt + 2].v]})")
+                        out.append(self.statics[mangled][toks[gt + 2].v])
                         last, i = toks[gt + 2].end, gt + 3
                         continue
                     has_data = any(m.kind == "data" for m in item.members)

@@ -181,3 +181,23 @@ def test_shared_template_names_the_other_instantiations() -> None:
     assert why is not None and "shared with k<4>;" in why and "'k<1>'" in why
     assert shared_template("k<1>", ["kk<1>", "other"]) is None
     assert shared_template("plain", ["plain"]) is None
+
+
+def test_member_types_and_typename() -> None:
+    src = """template <class T> struct Traits {
+  typedef T value_type;
+  using acc_type = double;
+  static const int LANES = 4;
+};
+template <class T>
+__global__ void k(T *out) {
+  typename Traits<T>::value_type v = out[threadIdx.x];
+  typename Traits<T>::acc_type a = v * Traits<T>::LANES;
+  out[threadIdx.x] = a;
+}
+template __global__ void k<float>(float *);
+"""
+    low = parse_cuda("t.cu", src).lowered
+    assert "float v = out[threadIdx.x];" in low
+    assert "double a = v * (4);" in low
+    assert "typename" not in low
