@@ -209,6 +209,17 @@ class ClassTemplates:
                         last, i = toks[gt + 2].end, gt + 3
                         continue
                     has_data = any(m.kind == "data" for m in item.members)
+                    if (not has_data and gt + 6 < n and [x.v for x in toks[gt + 1:gt + 4]] == ["(", ")", "."]
+                            and toks[gt + 5].v == "("):  # a temporary: `X<T>().m(...)`
+                        fn = f"{mangled}__{toks[gt + 4].v}"
+                        close = match.get(gt + 5, gt + 5)
+                        if fn in self.inlined and close == gt + 6:
+                            out.append(self.inlined[fn])
+                            last, i = toks[close].end, close + 1
+                        else:
+                            out.append(fn)
+                            last, i = toks[gt + 4].end, gt + 5
+                        continue
                     if not has_data and gt + 2 < n and toks[gt + 1].kind == "id" and toks[gt + 2].v == ";":
                         objects[toks[gt + 1].v] = mangled
                         out.append(" " * 0)

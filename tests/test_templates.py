@@ -201,3 +201,21 @@ template __global__ void k<float>(float *);
     assert "float v = out[threadIdx.x];" in low
     assert "double a = v * (4);" in low
     assert "typename" not in low
+
+
+def test_class_template_temporary_method_call() -> None:
+    src = """template <class T> struct SharedMemory {
+  __device__ T *getPointer() { extern __shared__ T sm[]; return sm; }
+  __device__ T zero() { return 0; }
+};
+template <class T>
+__global__ void k(T *out) {
+  T *s = SharedMemory<T>().getPointer();
+  s[threadIdx.x] = SharedMemory<T>().zero();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+template __global__ void k<int>(int *);
+"""
+    low = parse_cuda("m.cu", src).lowered
+    assert "int *s = sm;" in low
+    assert "s[threadIdx.x] = SharedMemory__int__zero();" in low
