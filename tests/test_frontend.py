@@ -12,10 +12,12 @@ from kpl.errors import KplError
 from kpl.frontend import load_kernel, load_kernels, parse_kernel_text
 from kpl.labels import LabelTree
 
+# tests/kernels/constructs/ holds acceptance tests the front end does not all parse yet:
+# tests/test_constructs.py tracks them (its NOT_YET list)
 GOOD_FILES = sorted(
     f for f in glob.glob("microbench/**/*.cu", recursive=True)
     + glob.glob("tests/kernels/**/*.cu", recursive=True) + glob.glob("sdk_kernels/*.cu")
-    if "/bad/" not in f)
+    if "/bad/" not in f and "/constructs/" not in f)
 
 
 def stmts_of(kernel: K.Kernel, kind: type) -> list:

@@ -378,6 +378,8 @@ KERNEL_FILES = sorted(
     {os.path.relpath(p, ROOT) for pattern in ("microbench/**/*.cu", "tests/kernels/**/*.cu", "sdk_kernels/**/*.cu")
      for p in glob.glob(str(ROOT / pattern), recursive=True)}
     - {os.path.relpath(p, ROOT) for p in glob.glob(str(ROOT / "tests/kernels/bad/**/*.cu"), recursive=True)}
+    # acceptance tests the front end does not all parse yet (tests/test_constructs.py, NOT_YET)
+    - {os.path.relpath(p, ROOT) for p in glob.glob(str(ROOT / "tests/kernels/constructs/*.cu"))}
 )
 
 

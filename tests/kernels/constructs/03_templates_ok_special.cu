@@ -1,0 +1,32 @@
+//pass
+//--blockDim=128 --gridDim=16
+// 1-D box filter of radius R with a halo tile in shared memory.  Explicit specialisation
+// (weight<0>), overloaded function templates (load with and without a stride) and an
+// explicit instantiation of the kernel for R = 2.  Thread t writes tile[t + R] and, for
+// t < R, the two halo cells tile[t] and tile[t + 128 + R]: one writer per cell.  All
+// reads come after the barrier.  Race-free.
+
+template <int R> __device__ float weight() { return 1.0f / (2 * R + 1); }
+template <> __device__ float weight<0>() { return 1.0f; }
+
+template <class T> __device__ T load(const T *p, int i) { return p[i]; }
+template <class T> __device__ T load(const T *p, int i, int stride) { return p[i * stride]; }
+
+template <int R>
+__global__ void box_filter(const float *in, float *out, int n) {
+  __shared__ float tile[128 + 2 * R];
+  int t = threadIdx.x;
+  int g = blockIdx.x * 128 + t;
+  tile[t + R] = load(in, g);
+  if (t < R) {
+    tile[t] = g >= R ? load(in, g - R, 1) : 0.0f;
+    tile[t + 128 + R] = g + 128 < n ? load(in, g + 128, 1) : 0.0f;
+  }
+  __syncthreads();
+  float acc = 0.0f;
+  for (int k = -R; k <= R; ++k)
+    acc += tile[t + R + k];
+  out[g] = acc * weight<R>();
+}
+
+template __global__ void box_filter<2>(const float *, float *, int);

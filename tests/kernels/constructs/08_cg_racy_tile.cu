@@ -1,0 +1,34 @@
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=256 --gridDim=16
+// autosync: races=22-22
+// 08_cg_ok_tile.cu with the tile.sync() inside the loop dropped: lane l writes seg[l] in
+// one step while lane l - half/2 reads it as seg[lane + half] in the next (line R1 with
+// itself).  Without --warp-sync the lanes of a tile are not in lock-step.
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+__global__ void tile_sums(const float *in, float *out) {
+  __shared__ float s[256];
+  __shared__ float warp_sum[8];
+  cg::thread_block b = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(b);
+  unsigned lane = tile.thread_rank();
+  float *seg = s + 32 * (threadIdx.x / 32);
+  seg[lane] = in[blockIdx.x * 256 + threadIdx.x];
+  tile.sync();
+  for (unsigned half = 16; half > 0; half >>= 1) {
+    if (lane < half)
+      seg[lane] += seg[lane + half];  // R1
+  }
+  tile.sync();
+  if (lane == 0)
+    warp_sum[threadIdx.x / 32] = seg[0];
+  b.sync();
+  if (threadIdx.x == 0) {
+    float sum = 0.0f;
+    for (int w = 0; w < 8; ++w)
+      sum += warp_sum[w];
+    out[blockIdx.x] = sum;
+  }
+}
