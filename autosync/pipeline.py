@@ -285,7 +285,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         again = {k.name: k for k in load(opts, rendered.text)}
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
-    for f in todo:
+    for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
         patched_kernel = again.get(f.kernel.name)
         if patched_kernel is None:
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")

@@ -108,6 +108,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             f"{report.plural(len(res.labels), 'barrier')} inserted")
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
+    elif outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
+        say(f"{file}: error: cannot fix: {outcome.reason}")  # e.g. a template text shared by instantiations
 
 
 def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], written: str | None,

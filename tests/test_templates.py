@@ -219,3 +219,31 @@ template __global__ void k<int>(int *);
     low = parse_cuda("m.cu", src).lowered
     assert "int *s = sm;" in low
     assert "s[threadIdx.x] = SharedMemory__int__zero();" in low
+
+
+MIRROR = """template <int S>
+__global__ void mirror(float *d) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  if (t < S) {
+    s[t] = d[t];
+    d[t] = s[S - 1 - t];
+  }
+}
+
+template __global__ void mirror<64>(float *);
+template __global__ void mirror<1>(float *);
+"""
+
+
+def test_fix_whose_template_union_fails_an_instantiation(tmp_path: Path) -> None:
+    """mirror<64> needs a barrier inside `if (t < S)`; rendered once in the template text it is
+    also mirror<1>'s, where only thread 0 reaches it (a divergent barrier): exit 1, say why."""
+    f = tmp_path / "m.cu"
+    f.write_text(MIRROR)
+    out = tmp_path / "fixed.cu"
+    res = invoke("fix", "--blockDim", "64", "--gridDim", "1", "-o", out, f)
+    assert res.exit_code == 1, res.output
+    assert (f"{f}: error: cannot fix: kernel 'mirror<1>': its template text is shared with mirror<64>; "
+            "the union of their barrier placements does not verify for 'mirror<1>'") in res.output
+    assert not out.exists() and f.read_text() == MIRROR
