@@ -57,11 +57,13 @@ class _ClassItem:
 class ClassTemplates:
     """The class templates of one file and their instances (state of the template stage)."""
 
-    def __init__(self, text: str, loc: Locator, bind: Binder, subst: Subst) -> None:
+    def __init__(self, text: str, loc: Locator, bind: Binder, subst: Subst,
+                 calls: Callable[[str, int], str]) -> None:
         self.text = text
         self.loc = loc
         self.bind = bind  # the expander's binding rules (explicit, -D, defaults)
         self.subst = subst
+        self.calls = calls  # rewrites the function-template calls of a method (text, file offset)
         self.items: list[_ClassItem] = []  # in file order (placeholder index = position)
         self.primary: dict[str, _ClassItem] = {}
         self.specs: dict[str, dict[str, _ClassItem]] = {}  # name -> mangled -> specialisation
@@ -176,7 +178,7 @@ class ClassTemplates:
                     continue
                 if "__device__" not in body.split("(")[0]:
                     body = "__device__ " + body
-                parts.append(body)
+                parts.append(self.calls(body, m.start))
         item.chunks.append("\n" + directive(ln, f) + "\n" + " ".join(parts) + "\n")
         return mangled
 

@@ -120,7 +120,8 @@ class TemplateExpander:
         self.info: dict[str, InstInfo] = {}
         self.work: list[tuple[str, list[str], str]] = []  # (def key, args, mangled)
         self.edits = Edits(text)
-        self.classes = ClassTemplates(text, self.loc, self._bind_params, self._subst)
+        self.classes = ClassTemplates(text, self.loc, self._bind_params, self._subst,
+                                      lambda body, at: self.rewrite_calls(body, None, base=at)[0])
         self.class_marks: list[tuple[int, int]] = []  # (class item index, offset past its `;`)
 
     # ---- scanning

@@ -204,9 +204,10 @@ template __global__ void k<float>(float *);
 
 
 def test_class_template_temporary_method_call() -> None:
-    src = """template <class T> struct SharedMemory {
+    src = """template <class T> __device__ T conv(int v) { return v; }
+template <class T> struct SharedMemory {
   __device__ T *getPointer() { extern __shared__ T sm[]; return sm; }
-  __device__ T zero() { return 0; }
+  __device__ T zero() { return conv<T>(0); }
 };
 template <class T>
 __global__ void k(T *out) {
@@ -219,6 +220,7 @@ template __global__ void k<int>(int *);
     low = parse_cuda("m.cu", src).lowered
     assert "int *s = sm;" in low
     assert "s[threadIdx.x] = SharedMemory__int__zero();" in low
+    assert "return conv__int(0);" in low  # a method's own template calls are instantiated
 
 
 MIRROR = """template <int S>
