@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 import time
 import traceback
 from typing import Annotated, Any
@@ -32,10 +33,13 @@ from typer.core import TyperGroup
 
 from autosync import pipeline
 from autosync.cli_common import (
+    DEFAULT_TIMEOUT,
     EXIT_FAIL,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     STATE,
+    ErrorDocument,
     FileArg,
     Format,
     FormatOpt,
@@ -48,13 +52,16 @@ from autosync.cli_common import (
     Solver,
     SolverOpt,
     TimeoutOpt,
+    check_timeout,
     emit,
     err,
+    error_json,
+    error_sarif,
     guard,
     kernel_flags,
     version,
 )
-from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_atomically
+from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_file
 
 # --------------------------------------------------------------------------- app
 
@@ -130,17 +137,48 @@ def _root(
 # --------------------------------------------------------------------------- parse
 
 
+def _error_document(fmt: Format, base: dict[str, Any] | None = None) -> ErrorDocument | None:
+    """How a failure reads in ``fmt``: ONE JSON/SARIF document (None: the text line only)."""
+    if fmt is Format.json:
+        return error_json(base)
+    if fmt is Format.sarif:
+        return error_sarif
+    return None
+
+
+def _progress(token: pipeline.CancelToken | None, seconds: float) -> None:
+    """The progress line of a long run, on a terminal only: overwritten in place, cleared at
+    the end (``token`` None)."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return
+    if token is None:
+        if STATE.progress_shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            STATE.progress_shown = False
+        return
+    if seconds < pipeline.PROGRESS_AFTER_S:
+        return
+    where = f"{token.kernel} ({token.index}/{token.total})" if token.kernel else "parsing"
+    iteration = f"iteration {token.iteration + 1}, " if token.iteration else ""
+    sys.stderr.write(f"\r\033[Kautosync: {where}: {iteration}{token.oracle_calls} oracle calls, {seconds:.1f} s")
+    sys.stderr.flush()
+    STATE.progress_shown = True
+
+
 @app.command()
 @kernel_flags
 def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> None:
     """Print the label tree (Sec. III-A): each label's paper-style name, kind and source line."""
     from autosync import report
 
-    with guard(file):
+    with guard(file, _error_document(fmt, {"file": file, "kernels": []})):
         opts = flags.options()
         if fmt is Format.sarif:
             raise BadInput("--format sarif is not available for parse (use text or json)", file)
-        kernels = pipeline.load(opts)
+        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=_progress, abandon=STATE.hard_exit)
         data = [report.tree_json(k, file) for k in kernels]
         if fmt is Format.json:
             doc: dict[str, Any] = {"file": file, "kernels": data}
@@ -160,20 +198,28 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
 
 @app.command()
 @kernel_flags
-def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: TimeoutOpt = None,
+def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: TimeoutOpt = DEFAULT_TIMEOUT,
           fmt: FormatOpt = Format.text) -> None:
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not)."""
     from autosync import report, report_sarif
 
-    with guard(file):
+    base: dict[str, Any] = {"file": file, "kernel": None, "kernels": [], "verified": False, "races": [], "divergences": [],
+            "unknowns": [], "findings": []}
+    with guard(file, _error_document(fmt, base)):
         opts = flags.options()
+        check_timeout(timeout, file)
         t0 = time.perf_counter()
-        with pipeline.deadline(timeout, hard_exit=STATE.hard_exit):
+
+        def work() -> list[tuple[report.Locator, Any, str]]:
+            results = []
             kernels = pipeline.load(opts)
-            results: list[tuple[report.Locator, Any, str]] = []
-            for k in kernels:
+            for i, k in enumerate(kernels):
+                pipeline.note_kernel(k.name, i + 1, len(kernels))
                 name, orc = pipeline.pick_oracle(oracle, k, timeout, file)
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
+            return results
+
+        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         if fmt is Format.json:
@@ -197,7 +243,7 @@ def fix(
     file: FileArg,
     flags: KernelFlags,
     oracle: OracleOpt = None,
-    timeout: TimeoutOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     fmt: FormatOpt = Format.text,
     solver: SolverOpt = Solver.rc2,
     lc: LcOpt = 100,
@@ -205,68 +251,75 @@ def fix(
     oracle_facts: OracleFactsOpt = OnOff.on,
     naive: Annotated[bool, typer.Option("--naive", help="The naive enumerative baseline (Sec. IV-B).")] = False,
     target: Annotated[str, typer.Option("--target", help="Barrier spelling: cuda or opencl.")] = "cuda",
-    output: Annotated[str | None, typer.Option("-o", "--output", help="Write the result here, not in place.")]
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Write the result here, not in place ('-': the patched text to stdout).")]
         = None,
-    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff; write nothing.")] = False,
+    diff: Annotated[bool, typer.Option(
+        "--diff", help="Print a unified diff; write nothing (exit 1 when the file would change).")] = False,
+    check_only: Annotated[bool, typer.Option(
+        "--check", help="For CI: print only the summary line, write nothing (exit 1 when the file would change).")]
+        = False,
 ) -> None:
     """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check."""
-    code = EXIT_OK
+    from autosync import report_fix
+
     STATE.last_error = None
-    try:
-        code = _fix_command(flags, oracle, timeout, fmt, solver, lc, ic, oracle_facts, naive, target, output, diff)
-    except typer.Exit as exc:
-        if exc.exit_code == EXIT_INTERNAL and fmt is not Format.text:
-            # machine readers get a document with status "error" (the line is on stderr too)
-            from autosync import report, report_fix
-
-            emit(report.dumps(report_fix.fix_error_json(file, STATE.last_error, solver.value, oracle)))
-        raise
-    raise typer.Exit(code)
-
-
-def _fix_command(flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format, solver: Solver,
-                 lc: float, ic: float, oracle_facts: OnOff, naive: bool, target: str, output: str | None,
-                 diff: bool) -> int:
-    file = flags.file
-    code = EXIT_INTERNAL
-    with guard(file):
+    base = report_fix.fix_error_json(file, None, solver.value, oracle)
+    with guard(file, _error_document(fmt, base)):
         opts = flags.options()
+        check_timeout(timeout, file)
         if lc <= 0 or ic <= 0:
             raise BadInput("--lc and --ic must be positive", file)
         from autosync.render import available_targets
 
         if target not in available_targets():
             raise BadInput(f"unknown target '{target}' (known: {', '.join(available_targets())})", file)
-        if output is not None and diff:
-            raise BadInput("--diff and -o/--output exclude each other", file)
+        if sum([output is not None, diff, check_only]) > 1:
+            raise BadInput("--diff, --check and -o/--output exclude each other", file)
+        if output == "-" and fmt is not Format.text:
+            raise BadInput("-o - prints the patched text on stdout: it needs --format text", file)
+        if not (diff or check_only or output == "-"):
+            pipeline.check_writable(output or file)  # refuse now, not after minutes of work
         t0 = time.perf_counter()
-        with pipeline.deadline(timeout, hard_exit=STATE.hard_exit):
-            outcome = pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
-                                           use_facts=oracle_facts is OnOff.on, naive=naive, target=target)
+        outcome = pipeline.run_guarded(
+            lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
+                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target),
+            timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
-        code = _finish_fix(outcome, opts, output=output, diff=diff, fmt=fmt, target=target)
-    return code
+        code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
+    raise typer.Exit(code)
 
 
-def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None, diff: bool, fmt: Format,
-                target: str) -> int:
-    """Write (or diff) and report; returns the exit code."""
+def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None, diff: bool, check_only: bool,
+                fmt: Format, target: str) -> int:
+    """Write (or diff) and report; returns the exit code: 0 verified/fixed (written), 1 not
+    fixable -- or, with ``--diff``/``--check``, 1 when the file would change (as ``ruff``)."""
     from autosync import report, report_fix, report_sarif
 
     written: str | None = None
     diff_text: str | None = None
+    to_stdout = output == "-"  # the patched text is the output; the report goes to stderr
+    stdout_text: str | None = None
+    dry = diff or check_only
+    changes = outcome.status == "fixed" and outcome.patched is not None and outcome.patched != outcome.original
     if outcome.status == "fixed" and outcome.patched is not None:
         if diff:
             diff_text = report_fix.unified_diff(opts.file, outcome.original, outcome.patched)
-        else:
+        elif to_stdout:
+            stdout_text = outcome.patched
+        elif not check_only:
             written = output or opts.file
-            write_atomically(written, outcome.patched)
+            write_file(written, outcome.patched)
+    elif outcome.status == "verified" and to_stdout:
+        stdout_text = outcome.original
     elif outcome.status == "verified" and output is not None:
         written = output
-        write_atomically(output, outcome.original)
+        write_file(output, outcome.original)
     code = {"verified": EXIT_OK, "fixed": EXIT_OK, "unfixable": EXIT_FAIL}.get(outcome.status, EXIT_INTERNAL)
+    if dry and changes:
+        code = EXIT_FAIL
     locs = report_fix.locators(outcome, opts.file)
-    rows = report_fix.barrier_rows(outcome, locs, output or opts.file)
+    rows = report_fix.barrier_rows(outcome, locs, "<stdout>" if to_stdout else (output or opts.file))
     if fmt is Format.json:
         emit(report.dumps(report_fix.fix_json(outcome, locs, rows, written, diff_text, target)))
         return code
@@ -275,11 +328,17 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
         emit(report.dumps(report_fix.fix_sarif(outcome, locs, rows, target, version=version(),
                                                invocation=report_sarif.invocation(ok))))
         return code
+    if check_only:
+        emit(report_fix.check_summary(outcome, rows, opts.file))
+        return code
     # text: with --diff the diff is the output and the report goes to stderr
-    say = err if diff else emit
+    say = err if diff or to_stdout else emit
     report_fix.fix_text(outcome, locs, rows, opts.file, say)
     if diff_text is not None:
         emit(diff_text.rstrip("\n"))
+    if stdout_text is not None:
+        sys.stdout.write(stdout_text)  # byte for byte: no newline added, line endings kept
+        sys.stdout.flush()
     if written:
         say(f"wrote {written}")
     elif outcome.status == "fixed" and diff:
@@ -298,13 +357,31 @@ def main(argv: list[str] | None = None) -> None:
     STATE.hard_exit = True
     try:
         app(args=argv, prog_name="autosync")
-    except SystemExit:
+    except SystemExit as exc:
+        _leave(exc.code)
         raise
+    except KeyboardInterrupt:  # outside a command's guard (e.g. while loading it)
+        err("autosync: interrupted")
+        _leave(EXIT_INTERRUPTED)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     except Exception as exc:  # noqa: BLE001 - e.g. a command that fails to load
         if STATE.debug:
             traceback.print_exc()
         err(f"autosync: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)")
         raise SystemExit(EXIT_INTERNAL) from None
+
+
+def _leave(code: object) -> None:
+    """Exit NOW when a cancelled worker is still inside a native solver call: the interpreter
+    would otherwise wait for it at shutdown (nothing it computes is used)."""
+    import os
+    import sys
+    import threading
+
+    if any(t.name == "autosync-worker" and t.is_alive() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code if isinstance(code, int) else EXIT_INTERNAL)
 
 
 __all__ = ["app", "main", "LAZY_COMMANDS"]

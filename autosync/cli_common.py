@@ -9,7 +9,7 @@ are declared once here and added to a command by :func:`kernel_flags`; the other
 Exit codes, the same for every command: 0 ok, 1 races / divergence / an "unknown" remain or
 the kernel cannot be fixed, 2 bad input or usage, 3 internal error or ``--timeout`` reached.
 Every failure is ONE line ``file:line:col: error: …`` on stderr (:func:`guard`); a Python
-traceback only with ``--debug``.
+traceback only with ``--debug``.  Ctrl-C exits 130 (``autosync: interrupted``), writing nothing.
 
 No heavy imports here (the front end, z3, the MaxSAT back ends load inside the commands), so
 ``autosync --help`` stays fast.
@@ -28,12 +28,14 @@ from typing import Annotated, Any
 
 import typer
 
-from autosync.pipeline import BadInput, KernelOptions, Timeout
+from autosync.pipeline import BadInput, Interrupted, KernelOptions, Timeout, Unsupported
 
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+#: Ctrl-C, as a shell reports a process killed by SIGINT (128 + 2)
+EXIT_INTERRUPTED = 130
 
 
 def version() -> str:
@@ -55,8 +57,12 @@ class _State:
     #: True when running as a real process (``cli.main``): a hard watchdog may ``os._exit`` on
     #: ``--timeout`` when a solver call does not return to Python in time.
     hard_exit: bool = False
-    #: the last failure line printed by :func:`guard` (for ``fix --format json``'s "error")
+    #: the last failure line printed by :func:`guard`
     last_error: str | None = None
+    #: the last failure :func:`guard` turned into an exit code, as data
+    last_failure: Failure | None = None
+    #: a progress line is on the terminal (to be cleared)
+    progress_shown: bool = False
 
 
 STATE = _State()
@@ -72,9 +78,68 @@ def emit(text: str) -> None:
     typer.echo(text)
 
 
+@dataclass
+class Failure:
+    """What went wrong, as data: the ``error`` member of a ``--format json`` document and the
+    notification of a SARIF one (the text line is on stderr as well)."""
+
+    message: str
+    exit: int
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "col": self.col, "message": self.message, "exit": self.exit}
+
+
+#: ``(failure) -> document`` for a machine-readable format, set per command by :func:`guard`
+ErrorDocument = Callable[[Failure], dict[str, Any]]
+
+
+def error_json(base: dict[str, Any] | None = None) -> ErrorDocument:
+    """``--format json``: the command's usual document (``base``) with an ``error`` member."""
+    def document(failure: Failure) -> dict[str, Any]:
+        doc = {**(base or {"file": failure.file}), "error": failure.as_json()}
+        if "reason" in doc and doc["reason"] is None:  # fix's document says why in "reason"
+            doc["reason"] = failure.message
+        return doc
+
+    return document
+
+
+def error_sarif(failure: Failure) -> dict[str, Any]:
+    """``--format sarif``: a valid SARIF log with no results and the failure as the run's tool
+    execution notification (``executionSuccessful: false``)."""
+    from autosync import report_sarif
+
+    note: dict[str, Any] = {"level": "error", "message": {"text": failure.message},
+                            "properties": {"exit": failure.exit}}
+    if failure.file:
+        region = {"startLine": failure.line, "startColumn": failure.col or 1} if failure.line else None
+        physical: dict[str, Any] = {"artifactLocation": {"uri": failure.file}}
+        if region:
+            physical["region"] = region
+        note["locations"] = [{"physicalLocation": physical}]
+    invocation = {"executionSuccessful": False, "exitCode": failure.exit, "toolExecutionNotifications": [note]}
+    return report_sarif.sarif_document([], version=version(), artifacts=[failure.file] if failure.file else [],
+                                       invocation=invocation)
+
+
+def _fail(failure: Failure, line: str, document: ErrorDocument | None) -> typer.Exit:
+    err(line)
+    STATE.last_failure = failure
+    if document is not None:
+        import json
+
+        emit(json.dumps(document(failure), indent=2, ensure_ascii=False))
+    return typer.Exit(failure.exit)
+
+
 @contextmanager
-def guard(file: str | None = None) -> Iterator[None]:
-    """Turn every failure into one ``error:`` line on stderr and the documented exit code."""
+def guard(file: str | None = None, document: ErrorDocument | None = None) -> Iterator[None]:
+    """Turn every failure into one ``error:`` line on stderr and the documented exit code; with
+    ``document`` (``--format json``/``sarif``), also ONE document on stdout saying so."""
     from kpl.errors import KplError
     from oracle.base import OracleError
 
@@ -82,33 +147,48 @@ def guard(file: str | None = None) -> Iterator[None]:
         yield
     except typer.Exit:
         raise
+    except (Interrupted, KeyboardInterrupt):
+        err("autosync: interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except KplError as exc:
         if STATE.debug:
             traceback.print_exc()
-        err(exc.format())
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except BadInput as exc:
+        raise _fail(Failure(exc.message, EXIT_BAD_INPUT, exc.file or file, exc.line, exc.col), exc.format(),
+                    document) from None
+    except (BadInput, Unsupported) as exc:
         if STATE.debug:
             traceback.print_exc()
-        err(exc.format())
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        where = exc.file or file
+        line = getattr(exc, "line", 0) or None
+        col = getattr(exc, "col", 0) or None
+        message = exc.message if isinstance(exc, BadInput) else f"unsupported: {exc.message}"
+        raise _fail(Failure(message, EXIT_BAD_INPUT, where, line, col), exc.format(), document) from None
     except Timeout as exc:
-        err(f"{file + ': ' if file else ''}error: timeout: {exc}")
-        raise typer.Exit(EXIT_INTERNAL) from None
+        message = f"timeout: {exc}"
+        raise _fail(Failure(message, EXIT_INTERNAL, file), f"{file + ': ' if file else ''}error: {message}",
+                    document) from None
     except OracleError as exc:
         if STATE.debug:
             traceback.print_exc()
         loc = f"{file}:{exc.line}:{exc.col or 1}: " if file and exc.line else (f"{file}: " if file else "")
-        what = "timeout" if exc.timeout else "oracle error"
-        err(f"{loc}error: {what}: {exc}")
-        raise typer.Exit(EXIT_INTERNAL) from None
+        message = f"{'timeout' if exc.timeout else 'oracle error'}: {exc}"
+        raise _fail(Failure(message, EXIT_INTERNAL, file, exc.line, exc.col), f"{loc}error: {message}",
+                    document) from None
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         if STATE.debug:
             traceback.print_exc()
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        err(f"{file + ': ' if file else ''}internal error: {type(exc).__name__}: {text} "
-            "(rerun with --debug for a traceback)")
-        raise typer.Exit(EXIT_INTERNAL) from None
+        message = f"internal error: {type(exc).__name__}: {text}"
+        raise _fail(Failure(message, EXIT_INTERNAL, file),
+                    f"{file + ': ' if file else ''}{message} (rerun with --debug for a traceback)",
+                    document) from None
+
+
+def check_timeout(value: float | None, file: str | None) -> float | None:
+    """``--timeout``: a positive number of seconds (a non-number is refused by the parser)."""
+    if value is not None and not value > 0:
+        raise BadInput(f"bad --timeout value '{value:g}': expected a positive number of seconds", file)
+    return value
 
 
 # --------------------------------------------------------------------------- shared flags
@@ -146,6 +226,8 @@ OracleOpt = Annotated[str | None, typer.Option(
     "--oracle", help="Oracle: sdv (default), dynamic, named (default for named barriers).")]
 TimeoutOpt = Annotated[float | None, typer.Option(
     "--timeout", help="Give up after SECONDS (exit 3).", metavar="SECONDS")]
+#: the default ``--timeout`` of ``check`` and ``fix`` (shown in ``--help``)
+DEFAULT_TIMEOUT = 300.0
 FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
 LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]

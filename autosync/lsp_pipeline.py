@@ -429,7 +429,21 @@ def error_problem(index: LineIndex, path: str, exc: BaseException) -> Problem:
 
 def analyze(path: str, text: str, options: Options) -> Analysis:
     """``autosync check`` on an unsaved buffer: every kernel's races, divergent barriers,
-    named-barrier findings and unknowns, or the parse error, as editor problems."""
+    named-barrier findings and unknowns, or the parse error, as editor problems.  Runs in the
+    pipeline's guarded worker (big stack), so a deeply nested buffer is analysed or refused
+    with one "cannot analyse" problem, never a crashed job."""
+    t0 = time.perf_counter()
+    try:
+        result: Analysis = pipeline.run_guarded(lambda: _analyze(path, text, options), timeout=None, file=path,
+                                                text=text)
+        return result
+    except pipeline.Unsupported as exc:
+        start, end = LineIndex(text).line_range(exc.line or None, exc.col or None)
+        return Analysis([Problem("unsupported", ERROR, f"AutoSync cannot analyse this file: {exc.message}",
+                                 start, end)], seconds=time.perf_counter() - t0)
+
+
+def _analyze(path: str, text: str, options: Options) -> Analysis:
     from kpl.ast import Barrier, walk_stmts
     from kpl.errors import KplError
 
@@ -474,10 +488,12 @@ def fix_file(path: str, text: str, options: Options) -> QuickFix:
 
     t0 = time.perf_counter()
     try:
-        out = pipeline.fix_kernels(options.kernel_options(path), text=text, oracle=options.oracle_flag,
-                                   timeout=options.timeout, solver=options.solver, lc=float(options.lc),
-                                   ic=float(options.ic), use_facts=options.use_facts, naive=False,
-                                   target=options.target)
+        out = pipeline.run_guarded(
+            lambda: pipeline.fix_kernels(options.kernel_options(path), text=text, oracle=options.oracle_flag,
+                                         timeout=options.timeout, solver=options.solver, lc=float(options.lc),
+                                         ic=float(options.ic), use_facts=options.use_facts, naive=False,
+                                         target=options.target),
+            timeout=None, file=path, text=text)
     except KplError as exc:
         return QuickFix("error", None, exc.format(), seconds=time.perf_counter() - t0)
     except (KeyboardInterrupt, SystemExit):

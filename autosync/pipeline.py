@@ -8,9 +8,16 @@ synthesis, rendering, end-to-end re-verification, nvcc).  The command line and t
 these, so ``autosync check`` and the editor's diagnostics use the same oracle, and the editor's
 quick-fix is exactly the text ``autosync fix`` writes.
 
-Nothing here prints or exits: failures are exceptions (:class:`BadInput` for a usage problem,
-:class:`Timeout`, :class:`InternalError`, plus the front end's ``KplError`` and the oracle's
-``OracleError``) that each front end turns into its own kind of message.
+Nothing here prints or exits: failures are exceptions (:mod:`autosync.errors`: :class:`BadInput`
+for a usage problem, :class:`Timeout`, :class:`Interrupted`, :class:`Unsupported`,
+:class:`InternalError`, plus the front end's ``KplError`` and the oracle's ``OracleError``) that
+each front end turns into its own kind of message.  How a command runs (worker thread, Ctrl-C,
+``--timeout``) is :mod:`autosync.pipeline_guard`; reading and writing the user's file is
+:mod:`autosync.pipeline_io`.
+
+Why one module of ~400 lines: loading, oracle choice and the fix with its end-to-end check are
+the one sequence every front end runs; the parts that are not that sequence (the guard, the
+file I/O, the errors, macro sites) already live in their own modules.
 """
 
 from __future__ import annotations
@@ -18,84 +25,39 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
-import signal
-import stat
 import subprocess
-import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
+
+from autosync.errors import BadInput, InternalError, Interrupted, Timeout, Unsupported
+from autosync.pipeline_guard import (
+    PROGRESS_AFTER_S,
+    CancelToken,
+    current_token,
+    deadline,
+    nesting_depth,
+    note_iteration,
+    note_kernel,
+    run_guarded,
+    watch,
+)
+from autosync.pipeline_io import (
+    check_writable,
+    keep_line_endings,
+    line_ending_at,
+    read_source,
+    temp_name,
+    to_lf,
+    write_file,
+)
 
 if TYPE_CHECKING:
     from autosync.render import Edit
     from autosync.synthesis import SynthesisResult
     from kpl.ast import Kernel
     from oracle.base import Oracle, Verdict
-
-# --------------------------------------------------------------------------- errors
-
-
-class BadInput(Exception):
-    """A usage problem found by us (bad ``--blockDim``, unknown oracle): exit 2, one line."""
-
-    def __init__(self, message: str, file: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.file = file
-
-    def format(self) -> str:
-        return f"{self.file}: error: {self.message}" if self.file else f"autosync: error: {self.message}"
-
-
-class Timeout(BaseException):
-    """``--timeout`` reached.  A BaseException so no ``except Exception`` inside the oracle or
-    the synthesizer can swallow it."""
-
-
-class InternalError(Exception):
-    """A failure of AutoSync itself (e.g. the patched text does not verify): exit 3."""
-
-
-@contextmanager
-def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None]:
-    """Raise :class:`Timeout` after ``seconds`` of wall-clock time (SIGALRM, main thread), and
-    -- in a real process -- hard-exit with code 3 a little later if a native solver call does
-    not give control back to Python (``hard_exit``: only in a real process, never in tests or
-    the language server)."""
-    if not seconds or seconds <= 0:
-        yield
-        return
-    use_signal = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
-    previous: Any = None
-    watchdog: threading.Timer | None = None
-
-    def on_alarm(signum: int, frame: object) -> None:
-        raise Timeout(f"no result within {seconds:g} s")
-
-    if use_signal:
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    if hard_exit:
-        def hard() -> None:
-            print(f"error: timeout: no result within {seconds:g} s", file=sys.stderr, flush=True)
-            os._exit(3)  # the documented exit code of a timeout
-
-        watchdog = threading.Timer(seconds + 2.0, hard)
-        watchdog.daemon = True
-        watchdog.start()
-    try:
-        yield
-    finally:
-        if use_signal:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        if watchdog is not None:
-            watchdog.cancel()
-
 
 # --------------------------------------------------------------------------- kernels and oracles
 
@@ -161,9 +123,71 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     from kpl import frontend
 
     kernels = frontend.load_kernels(opts.file, text, **opts.frontend_kwargs())
+    source = kernels[0].source_text if kernels else (text or "")
+    check_unique_names(kernels, source, opts.file)
+    for k in kernels:
+        check_launch(k, opts, source)
     if opts.kernel is not None:
         return [frontend.select_kernel(kernels, opts.kernel, opts.file)]
     return kernels
+
+
+#: CUDA's limits on a launch (compute capability 2.0 and later)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+
+
+def _where(source: str, pattern: str, nth: int = 0) -> tuple[int, int] | None:
+    """1-based (line, col) of the ``nth`` match of ``pattern`` (its group 1) in ``source``."""
+    import re
+
+    matches = list(re.finditer(pattern, source))
+    if len(matches) <= nth:
+        return None
+    start = matches[nth].start(1)
+    return source.count("\n", 0, start) + 1, start - (source.rfind("\n", 0, start) + 1) + 1
+
+
+def check_unique_names(kernels: list[Kernel], source: str, file: str) -> None:
+    """Two ``__global__`` functions of one name (an overload, a copy-paste) would make every
+    report ambiguous: refused, at the second definition."""
+    import re
+
+    from kpl.errors import KplError
+
+    seen: set[str] = set()
+    for k in kernels:
+        if k.name in seen:
+            at = _where(source, rf"__global__[^;{{}}]*?\b({re.escape(k.name)})\s*\(", 1)
+            line, col = at if at else (k.body.span.line if k.body.span else None, 1)
+            raise KplError(f"kernel '{k.name}' defined twice", file, line, col)
+        seen.add(k.name)
+
+
+def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
+    """A launch CUDA would refuse (over 1,024 threads per block, a dimension over its limit) is
+    bad input, at the flag or the header line that asked for it."""
+    from kpl.errors import KplError
+
+    block, grid = kernel.launch.block_dim, kernel.launch.grid_dim
+    problem = None
+    flag = "--blockDim"
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        problem = f"blockDim {list(block)} has {threads} threads; CUDA allows at most {MAX_THREADS_PER_BLOCK}"
+    elif any(d > m for d, m in zip(block, MAX_BLOCK_DIM, strict=True)):
+        problem = f"blockDim {list(block)} exceeds CUDA's limits (x, y <= 1024, z <= 64)"
+    elif any(d > m for d, m in zip(grid, MAX_GRID_DIM, strict=True)):
+        flag = "--gridDim"
+        problem = f"gridDim {list(grid)} exceeds CUDA's limits (x < 2^31, y, z <= 65535)"
+    if problem is None:
+        return
+    given = opts.block_dim if flag == "--blockDim" else opts.grid_dim
+    if given is not None:
+        raise BadInput(f"bad {flag} value: {problem}", opts.file)
+    at = _where(source, rf"({flag[2:]})\s*=")
+    raise KplError(problem, opts.file, *(at if at else (None, None)))
 
 
 def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None) -> tuple[str, Oracle]:
@@ -182,11 +206,12 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     if timeout:
         options["timeout"] = timeout
     try:
-        return chosen, registry.get_oracle(chosen, **options)
+        orc = registry.get_oracle(chosen, **options)
     except TypeError as exc:
-        if options and "timeout" in str(exc):  # this oracle has no time limit of its own
-            return chosen, registry.get_oracle(chosen)
-        raise
+        if not (options and "timeout" in str(exc)):
+            raise
+        orc = registry.get_oracle(chosen)  # this oracle has no time limit of its own
+    return chosen, watch(orc)
 
 
 def run_oracle(oracle: Oracle, kernel: Kernel) -> Verdict:
@@ -250,10 +275,12 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     from autosync.render import apply_edits, plan_edits
     from kpl.templates import shared_template
 
-    kernels = load(opts, text)
-    original = text if text is not None else kernels[0].source_text
+    raw = text if text is not None else read_source(opts.file)
+    original = to_lf(raw)
+    kernels = load(opts, original)
     fixes: list[KernelFix] = []
-    for k in kernels:
+    for i, k in enumerate(kernels):
+        note_kernel(k.name, i + 1, len(kernels))
         name, orc = pick_oracle(oracle, k, timeout, opts.file)
         if naive:
             from autosync.naive import naive_synthesize
@@ -262,27 +289,47 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         else:
             from autosync.synthesis import synthesize
 
-            res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts)
+            res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
+                             on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
-    outcome = FixOutcome(opts.file, original, "verified", fixes, solver="none" if naive else solver)
+    outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)
     bad = [f for f in fixes if f.result.status not in ("verified", "fixed")]
     if bad:
         outcome.status = "unfixable"
         outcome.reason = "; ".join(f"kernel '{f.kernel.name}': {f.result.reason or f.result.status}" for f in bad)
+        from autosync.macro_sites import macro_note
+
+        for f in bad:
+            races = list(f.result.races_initial) or (list(f.result.verdict.races) if f.result.verdict else [])
+            note = macro_note(f.kernel, [lab for r in races for lab in (r.first, r.second)], opts.file)
+            if note is not None:
+                outcome.notes.append(note)
         return outcome
     todo = [f for f in fixes if f.result.status == "fixed"]
     if not todo:
         return outcome
+    from autosync.macro_sites import macro_conflict
+
     edits = []
     for f in todo:
-        f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name)
+        # a placement the user's text cannot express: say so (exit 1), never a broken patch
+        problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
+        if problem is None:
+            try:
+                f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name)
+            except ValueError as exc:
+                problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
+        if problem is not None:
+            outcome.status, outcome.reason = "unfixable", problem
+            return outcome
         edits += f.edits
-    rendered = apply_edits(original, edits)
+    rendered = apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
+    outcome.original = raw
     outcome.rendered = rendered
     outcome.patched = rendered.text
     # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle
     try:
-        again = {k.name: k for k in load(opts, rendered.text)}
+        again = {k.name: k for k in load(opts, to_lf(rendered.text))}
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
     for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
@@ -313,8 +360,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
 
 
 def nvcc_check(opts: KernelOptions, original: str, patched: str) -> tuple[bool | None, str]:
-    """Compile ``patched`` with ``nvcc --ptx`` (a temp copy next to the file, so local includes
-    resolve).  (True, note) compiled; (None, note) skipped -- no nvcc, or the ORIGINAL does not
+    """Compile ``patched`` with ``nvcc --ptx`` (from a scratch folder, see :func:`_nvcc_compile`).  (True, note) compiled; (None, note) skipped -- no nvcc, or the ORIGINAL does not
     compile either; (False, note) the patch broke compilation."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
@@ -329,72 +375,43 @@ def nvcc_check(opts: KernelOptions, original: str, patched: str) -> tuple[bool |
 
 
 def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]:
+    """One ``nvcc --ptx`` of ``text`` from a scratch folder OUTSIDE the user's folder (so a
+    ``kill -9`` during the compile leaves nothing there); the user's folder comes first in the
+    ``-I`` path, so ``#include "local.h"`` resolves as it would next to the file."""
     from kpl.header import parse_header
 
     folder = os.path.dirname(os.path.abspath(opts.file))
     try:
-        defines = {**parse_header(text, opts.file).defines, **opts.defines}
+        defines = {**parse_header(to_lf(text), opts.file).defines, **opts.defines}
     except Exception:  # a header problem was already reported by the front end
         defines = dict(opts.defines)
     with tempfile.TemporaryDirectory(prefix="autosync-nvcc-") as scratch:
-        try:
-            fd, src = tempfile.mkstemp(prefix=".autosync-", suffix=".cu", dir=folder)
-        except OSError:
-            fd, src = tempfile.mkstemp(prefix="autosync-", suffix=".cu", dir=scratch)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
-            for inc in opts.include_dirs:
-                cmd += ["-I", inc]
-            for name, value in defines.items():
-                cmd.append(f"-D{name}={value}")
-            cmd += ["-o", os.path.join(scratch, "out.ptx"), src]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                return False, f"nvcc failed to run: {exc}"
-            if proc.returncode == 0:
-                return True, ""
-            first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
-            return False, first.replace(src, opts.file)
-        finally:
-            try:
-                os.unlink(src)
-            except OSError:
-                pass
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder + ``os.replace``, keeping
-    the permissions of an existing file: a crash never leaves a half-written kernel."""
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = None
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        pass
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        src = os.path.join(scratch, os.path.basename(opts.file) or "kernel.cu")
+        with open(src, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
+        cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
+        for inc in opts.include_dirs:
+            cmd += ["-I", inc]
+        for name, value in defines.items():
+            cmd.append(f"-D{name}={value}")
+        cmd += ["-o", os.path.join(scratch, "out.ptx"), src]
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, f"nvcc failed to run: {exc}"
+        if proc.returncode == 0:
+            return True, ""
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
+        return False, first.replace(src, opts.file)
 
 
-__all__ = ["BadInput", "Timeout", "InternalError", "deadline", "parse_dim", "parse_defines",
-           "KernelOptions", "load", "pick_oracle", "run_oracle", "KernelFix", "FixOutcome", "lc_ic",
-           "fix_kernels", "nvcc_check", "write_atomically"]
+__all__ = [
+    # errors (autosync.errors), the guarded worker (autosync.pipeline_guard), file I/O
+    # (autosync.pipeline_io): re-exported, the pipeline is the front ends' one import
+    "BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
+    "current_token", "note_kernel", "nesting_depth", "deadline", "PROGRESS_AFTER_S", "read_source", "to_lf",
+    "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name",
+    # this module
+    "parse_dim", "parse_defines", "KernelOptions", "load", "check_unique_names", "check_launch", "pick_oracle",
+    "run_oracle", "KernelFix", "FixOutcome", "lc_ic", "fix_kernels", "nvcc_check",
+]

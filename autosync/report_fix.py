@@ -97,19 +97,36 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             say("  " + line)
         if res.status != "fixed":
             say(f"{head}: error: cannot fix: {res.reason or res.status}")
+            for note in outcome.notes:
+                say(f"  note: {note}")
+            continue
+        if outcome.status == "unfixable":  # a placement was found but the text cannot hold it (below)
             continue
         say(f"{head}: fixed in {report.plural(res.iterations, 'iteration')}, "
             f"{report.plural(res.oracle_calls, 'oracle call')} "
             f"(solver {outcome.solver}, oracle {f.oracle}{', naive' if res.method == 'naive' else ''})")
-        for row in rows:
-            if row["kernel"] == f.kernel.name:
-                say(f"{row['file']}:{row['line']}: {row['text'].rstrip(';')} (cost {fmt_cost(row['cost'])})")
+        mine = [row for row in rows if row["kernel"] == f.kernel.name]
+        for row in mine:
+            say(f"{row['file']}:{row['line']}: {row['text'].rstrip(';')} (cost {fmt_cost(row['cost'])})")
+        # the count is of the barriers WRITTEN (rows), not of the labels the synthesizer chose
         say(f"{head}: total cost {fmt_cost(report.number(res.cost))}, "
-            f"{report.plural(len(res.labels), 'barrier')} inserted")
+            f"{report.plural(len(mine), 'barrier')} inserted")
+    if outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
+        say(outcome.reason or "error: cannot patch the file")  # found, but the text cannot hold it
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
     elif outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
         say(f"{file}: error: cannot fix: {outcome.reason}")  # e.g. a template text shared by instantiations
+
+
+def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) -> str:
+    """``fix --check``'s one line: would the file change, and how."""
+    if outcome.status == "fixed" and outcome.patched != outcome.original:
+        written = len({(r["line"], r["column"]) for r in rows})  # template instances share their text
+        return f"{file}: would insert {report.plural(written, 'barrier')} (run 'autosync fix {file}')"
+    if outcome.status == "verified":
+        return f"{file}: verified, nothing to change"
+    return f"{file}: error: cannot fix: {outcome.reason or outcome.status}"
 
 
 def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], written: str | None,

@@ -308,7 +308,7 @@ def test_fix_diff_writes_nothing(oracle: str, tmp_path: Path) -> None:
     src = copy(tmp_path, RACY)
     before = src.read_bytes()
     res = invoke("fix", "--diff", src, *args)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # the file would change (as ruff --diff)
     assert src.read_bytes() == before
     assert res.stdout.count("+    __syncthreads();") == 2
     assert res.stdout.startswith("--- a/")
@@ -365,7 +365,7 @@ def test_fix_json_and_sarif(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, RACY)
     res = invoke("fix", src, "--format", "json", "--diff", *args)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # --diff: the file would change
     doc = json.loads(res.stdout)
     for key in ("status", "races", "divergences", "barriers", "cost", "oracle_calls", "iterations",
                 "seconds", "solver", "oracle"):
@@ -404,7 +404,7 @@ def test_fix_output_file_and_opencl_target(oracle: str, tmp_path: Path) -> None:
     assert src.read_bytes() == RACY.read_bytes()
     assert out.read_text().count("__syncthreads();") == 2
     res = invoke("fix", src, "--target", "opencl", "--diff", *args)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # --diff: the file would change
     assert res.stdout.count("+    barrier(CLK_LOCAL_MEM_FENCE);") == 2
 
 
@@ -425,7 +425,7 @@ def test_fix_several_kernels_in_one_text(oracle: str, tmp_path: Path) -> None:
     args = need_oracle(oracle)
     src = copy(tmp_path, TWO_RACY)
     res = invoke("fix", src, "--kernel", "second", "--diff", *args)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # --diff: the file would change
     assert res.stdout.count("+  __syncthreads();") == 1 and "first" not in res.stderr.replace("'first", "")
     res = invoke("fix", src, *args)
     assert res.exit_code == 0, res.output
@@ -524,7 +524,7 @@ def test_executable_check_fix_round(oracle: str, tmp_path: Path) -> None:
     assert run("check", CLEAN, *args).returncode == 0
     src = copy(tmp_path, RACY)
     proc = run("fix", "--diff", src, *args)
-    assert proc.returncode == 0 and src.read_bytes() == RACY.read_bytes()
+    assert proc.returncode == 1 and src.read_bytes() == RACY.read_bytes()
     assert "+    __syncthreads();" in proc.stdout
     proc = run("fix", src, *args)
     assert proc.returncode == 0, proc.stderr
@@ -539,3 +539,20 @@ def test_executable_check_fix_round(oracle: str, tmp_path: Path) -> None:
     assert doc["verified"] is False and doc["races"]
     doc = json.loads(run("check", RACY, "--format", "sarif", *args).stdout)
     assert doc["version"] == "2.1.0" and doc["runs"][0]["results"]
+
+
+def test_fix_output_dash_prints_the_patched_text_and_writes_nothing(tmp_path: Path) -> None:
+    """``-o -`` is the shell convention for stdout: the patched kernel goes to stdout, byte for
+    byte, the report to stderr, and no file named '-' (or anything else) is written."""
+    src = tmp_path / "k.cu"
+    src.write_bytes(RACY.read_bytes())
+    proc = subprocess.run([exe(), "fix", str(src), "-o", "-"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert src.read_bytes() == RACY.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]
+    assert proc.stdout.count("__syncthreads();") == 2
+    assert proc.stdout.replace("    __syncthreads();\n", "") == RACY.read_text()
+    assert "2 barriers inserted" in proc.stderr
+    bad = run("fix", RACY, "-o", "-", "--format", "json")
+    assert bad.returncode == 2

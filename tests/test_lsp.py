@@ -336,3 +336,49 @@ def test_register_adds_the_lsp_command() -> None:
     result = CliRunner().invoke(app, ["lsp", "--help"])
     assert result.exit_code == 0, result.output
     assert "--tcp" in result.output
+
+
+# --------------------------------------------------------------------------- the worst of the corpus
+
+
+def _nested_ifs(depth: int) -> str:
+    body = "".join(f"  if (t > {i % 7}) {{\n" for i in range(depth))
+    return ("//--blockDim=64 --gridDim=1\n__global__ void deep(int *out) {\n  __shared__ int s[64];\n"
+            "  int t = threadIdx.x;\n" + body + "  s[t] = t;\n" + "  }\n" * depth + "  out[t] = s[t];\n}\n")
+
+
+def _many_lines(lines: int) -> str:
+    body = "".join(f"  x = x + {i % 13};\n" for i in range(lines))
+    return ("//--blockDim=64 --gridDim=1\n__global__ void big(int *out) {\n  int x = 0;\n" + body
+            + "  out[threadIdx.x] = x;\n}\n")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_server_survives_the_worst_inputs(client: LanguageClient, tmp_path: Path) -> None:
+    """Deep nesting, a 20,000-line kernel, hostile includes, binary garbage: each gets
+    diagnostics (or one clean "cannot analyse"/time-out notice), and the server keeps serving."""
+    deep = open_doc(client, tmp_path / "deep.cu", _nested_ifs(500))
+    await wait_diagnostics(client, deep, lambda ds: ds == [], timeout=90)  # analysed: verified
+
+    hostile = {
+        "passwd.cu": '#include "/etc/passwd"\n' + VERIFIED,
+        "cycle.cu": '#include "cycle.cu"\n' + VERIFIED,
+        "garbage.cu": bytes(range(256)).decode("latin-1") * 4,
+        "parens.cu": "//--blockDim=64 --gridDim=1\n__global__ void p(int *g) { g[0] = "
+                     + "(" * 3000 + "1" + ")" * 3000 + "; }\n",
+    }
+    for name, text in hostile.items():
+        uri = open_doc(client, tmp_path / name, text)
+        diags = await wait_diagnostics(client, uri, lambda ds: True, timeout=90)
+        for d in diags:
+            assert d.message and "Traceback" not in d.message, (name, d.message)
+
+    big = open_doc(client, tmp_path / "big.cu", _many_lines(20_000))
+    diags = await wait_diagnostics(client, big, lambda ds: True, timeout=120)
+    assert all("Traceback" not in d.message for d in diags)
+
+    # still answering: a fresh document is analysed, and a code action request is answered
+    good = open_doc(client, tmp_path / "after.cu", RACY)
+    diags = await wait_diagnostics(client, good, lambda ds: any(d.code == "race" for d in ds), timeout=90)
+    actions = await code_actions(client, good, next(d for d in diags if d.code == "race"))
+    assert [a.title for a in actions] == [FIX_TITLE]

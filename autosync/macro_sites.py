@@ -1,0 +1,130 @@
+"""Where the user's text holds macro uses, so ``fix`` never patches inside an expansion.
+
+A barrier goes after a statement by editing the ORIGINAL text at the statement's end.  When
+that statement comes from a macro body (``#define SYNC_AND_SWAP(a, b) { __syncthreads(); …}``)
+the user's text has no such place: only the macro's use site, whose text stands for the whole
+body.  Inserting there puts the barrier after the whole expansion, not after the statement, and
+the end-to-end check would then fail.  Instead :func:`macro_conflict` finds such a placement
+BEFORE rendering, so ``fix`` says which line it cannot patch and why (exit 1).
+
+The macro uses are found with a small scan of the file's own ``#define``\\ s (a hint, not a
+preprocessor: macros from included headers are not seen; for those the renderer's own check --
+a statement without a source position -- still stops the patch).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kpl.ast import Kernel
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class MacroUse:
+    """One use of a macro in the text: ``text[start:end]`` (the name, and its arguments for a
+    function-like macro), with the line of the macro's ``#define``."""
+
+    name: str
+    start: int
+    end: int
+    defined_line: int
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def macro_uses(text: str) -> list[MacroUse]:
+    """Every use of a macro ``#define``\\ d in ``text`` itself, outside preprocessor lines."""
+    defines = {m.group(1): (bool(m.group(2)), _line_of(text, m.start(1))) for m in _DEFINE.finditer(text)}
+    if not defines:
+        return []
+    uses: list[MacroUse] = []
+    name_re = re.compile(r"\b(" + "|".join(map(re.escape, defines)) + r")\b")
+    for m in name_re.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text[line_start:m.start()].lstrip().startswith("#"):
+            continue  # the #define itself, or another directive
+        function_like, defined = defines[m.group(1)]
+        end = m.end()
+        if function_like:
+            k = end
+            while k < len(text) and text[k] in " \t\r\n":
+                k += 1
+            if k >= len(text) or text[k] != "(":
+                continue  # a function-like macro's name without arguments is not expanded
+            depth, k = 0, k
+            while k < len(text):
+                if text[k] == "(":
+                    depth += 1
+                elif text[k] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                k += 1
+            end = k + 1
+        uses.append(MacroUse(m.group(1), m.start(), end, defined))
+    return uses
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    pos = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    return pos + max(col, 1) - 1
+
+
+def macro_site(kernel: Kernel, labels: list[int], file: str) -> tuple[int, int, int, MacroUse] | None:
+    """(label, line, col, use) of the first of ``labels`` whose statement lies inside a macro
+    expansion of ``kernel``'s own text; None when all are outside."""
+    from autosync.report import Locator
+
+    text = kernel.source_text
+    uses = macro_uses(text)
+    if not uses:
+        return None
+    loc = Locator(kernel, file)
+    for label in labels:
+        span = loc.span(label)
+        if span is None or span.line <= 0 or (span.file and span.file not in (kernel.source_path, file)):
+            continue
+        at = span.start if span.start >= 0 else _offset(text, span.line, span.col)
+        for use in uses:
+            whole = at == use.start and span.end >= use.end  # the statement IS the macro use
+            if use.start <= at < use.end and not whole:
+                return label, span.line, span.col, use
+    return None
+
+
+def macro_conflict(kernel: Kernel, labels: list[int], file: str) -> str | None:
+    """The one-line error when a barrier must go after a statement of ``labels`` that comes
+    from a macro's body (None: every insertion point is in the user's own text)."""
+    from kpl.labels import LabelTree
+
+    site = macro_site(kernel, labels, file)
+    if site is None:
+        return None
+    label, line, col, use = site
+    return (f"{file}:{line}:{col}: error: cannot patch inside the expansion of macro '{use.name}' "
+            f"(defined at {file}:{use.defined_line}): a barrier is needed after "
+            f"{LabelTree(kernel).name(label)}, which comes from the macro's body")
+
+
+def macro_note(kernel: Kernel, labels: list[int], file: str) -> str | None:
+    """For a kernel that cannot be fixed: a note when its races are inside a macro expansion
+    (no barrier can be placed between the statements of a macro body)."""
+    site = macro_site(kernel, labels, file)
+    if site is None:
+        return None
+    _, line, col, use = site
+    return (f"{file}:{line}:{col}: the race is inside the expansion of macro '{use.name}' (defined at "
+            f"{file}:{use.defined_line}), where no barrier can be inserted")
+
+
+__all__ = ["MacroUse", "macro_uses", "macro_site", "macro_conflict", "macro_note"]
