@@ -86,7 +86,7 @@ class ClassTemplates:
         item = _ClassItem(name, params, spec_args, toks[k].start, self._members(toks, match, lb + 1, match[lb]))
         kinds = {m.kind for m in item.members}
         if {"method", "data"} <= kinds:
-            raise self._err(f"unsupported construct: class template '{name}' with both data members and "
+            raise self._err(f"unsupported construct: C++ class template '{name}' with both data members and "
                             "methods (methods would need 'this')", toks[k].start)
         self.items.append(item)
         if spec_args is None:
