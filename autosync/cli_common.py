@@ -211,7 +211,7 @@ class OnOff(str, Enum):
 
 
 FileArg = Annotated[str, typer.Argument(help="CUDA kernel file (.cu)", show_default=False)]
-KernelOpt = Annotated[str | None, typer.Option("--kernel", "-k", help="Pick one __global__ kernel by name.")]
+KernelOpt = Annotated[str | None, typer.Option("--kernel", "-k", help="Pick one __global__ kernel by name; 'k<32>' instantiates the kernel template k.")]
 DefineOpt = Annotated[list[str] | None, typer.Option(
     "-D", "--define", help="Preprocessor define NAME[=VALUE] (repeatable).")]
 IncludeOpt = Annotated[list[str] | None, typer.Option(

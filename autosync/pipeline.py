@@ -112,7 +112,8 @@ class KernelOptions:
                    parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync)
 
     def frontend_kwargs(self) -> dict[str, Any]:
-        return {"defines": self.defines or None, "include_dirs": self.include_dirs or None,
+        inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
+        return {"defines": self.defines or None, "include_dirs": self.include_dirs or None, "instances": inst,
                 "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync}
 
 
@@ -272,6 +273,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
     caller ever receives an unverified patch."""
     from autosync.render import apply_edits, plan_edits
+    from kpl.templates import shared_template
 
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
@@ -330,12 +332,16 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         again = {k.name: k for k in load(opts, to_lf(rendered.text))}
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
-    for f in todo:
+    for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
         patched_kernel = again.get(f.kernel.name)
         if patched_kernel is None:
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
         _, orc = pick_oracle(f.oracle, patched_kernel, timeout, opts.file)
         verdict = run_oracle(orc, patched_kernel)
+        why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
+        if not verdict.verified and why:  # one template text: the union of the placements fails
+            outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
+            return outcome
         if not verdict.verified:
             raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "
                                 f"({len(verdict.races)} races, {len(verdict.divergences)} divergences, "

@@ -115,6 +115,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         say(outcome.reason or "error: cannot patch the file")  # found, but the text cannot hold it
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
+    elif outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
+        say(f"{file}: error: cannot fix: {outcome.reason}")  # e.g. a template text shared by instantiations
 
 
 def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) -> str:

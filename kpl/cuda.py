@@ -75,12 +75,14 @@ def _stub_text() -> str:
 
 
 def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
-               include_dirs: list[str] | None = None) -> ParsedSource:
+               include_dirs: list[str] | None = None, instances: list[str] | None = None) -> ParsedSource:
     """Parse a ``.cu`` file into a pycparser AST plus side tables.
 
     ``defines`` (``-D``) are merged over the header's own ``-DNAME=VALUE`` flags.  A define
     whose name is a template parameter binds that parameter when the template has no explicit
     instantiation, and is NOT a preprocessor macro (it would clobber ``template<int N>``).
+    ``instances`` (``--kernel 'k<32>'``) are instantiations of kernel templates to make, as if
+    the file held ``template __global__ void k<32>(...);``.
     Raises :class:`KplError` for every problem with the input.
     """
     if text is None:
@@ -99,7 +101,7 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
         raise
     except Exception as exc:  # pcpp's own failures on malformed input
         raise KplError(f"preprocessor error: {exc}", path) from None
-    expanded = TemplateExpander(pre.text, path, all_defs).run()
+    expanded = TemplateExpander(pre.text, path, all_defs, instances).run()
     low = CudaLowerer(expanded.text, path, expanded.instances).run()
     decls = "".join(f"extern {ty} {name}[];\n" for name, ty in low.dynsmem.items())
     body = low.text

@@ -108,7 +108,8 @@ def _header_defines(header: KernelHeader) -> dict[str, str]:
 
 def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
                  include_dirs: list[str] | None = None, block_dim: Dim = None,
-                 grid_dim: Dim = None, warp_sync: int | None = None) -> list[K.Kernel]:
+                 grid_dim: Dim = None, warp_sync: int | None = None,
+                 instances: list[str] | None = None) -> list[K.Kernel]:
     """Parse ``path`` (or ``text`` as if it were ``path``) into one Kernel per
     ``__global__`` function with a body, in file order."""
     from kpl.cuda import parse_cuda
@@ -123,7 +124,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     header = parse_header(text, path)
     all_defines = _header_defines(header)
     all_defines.update(defines or {})
-    parsed = parse_cuda(path, text, defines=all_defines, include_dirs=include_dirs)
+    parsed = parse_cuda(path, text, defines=all_defines, include_dirs=include_dirs, instances=instances)
     kernels = []
     for ext in parsed.ast.ext:
         if not isinstance(ext, c_ast.FuncDef):
@@ -151,7 +152,7 @@ def select_kernel(kernels: list[K.Kernel], name: str | None, path: str) -> K.Ker
                        "pass --kernel NAME", path)
     for k in kernels:
         base = k.name.split("<", 1)[0]
-        if name in (k.name, base, k.name.replace(" ", "")):
+        if name in (k.name, base) or name.replace(" ", "") == k.name.replace(" ", ""):
             return k
     raise KplError(f"no kernel named '{name}' (available: {', '.join(kernel_names(kernels))})", path)
 

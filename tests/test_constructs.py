@@ -32,10 +32,8 @@ import constructs  # noqa: E402
 # tests/kernels/constructs/).  Remove a name as soon as its kernel passes.
 NOT_YET: set[str] = {
     "03_templates_ok_deduce.cu",
-    "03_templates_ok_sharedmem.cu",
     "03_templates_ok_special.cu",
     "03_templates_racy_deduce.cu",
-    "03_templates_racy_sharedmem.cu",
     "03_templates_racy_special.cu",
     "04_structs_ok_fields.cu",
     "04_structs_ok_nbody.cu",
