@@ -31,10 +31,6 @@ import constructs  # noqa: E402
 # Kernels that do not get their expected verdict today (file names in
 # tests/kernels/constructs/).  Remove a name as soon as its kernel passes.
 NOT_YET: set[str] = {
-    "03_templates_ok_deduce.cu",
-    "03_templates_ok_special.cu",
-    "03_templates_racy_deduce.cu",
-    "03_templates_racy_special.cu",
     "04_structs_ok_fields.cu",
     "04_structs_ok_nbody.cu",
     "04_structs_racy_fields.cu",
