@@ -176,8 +176,12 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
+        for note in opts.notes:
+            err(note)
         if fmt is Format.json:
-            emit(report.dumps(report.check_json(file, results, seconds)))
+            from autosync.launch import add_launches
+
+            emit(report.dumps(add_launches(report.check_json(file, results, seconds), results)))
         elif fmt is Format.sarif:
             emit(report.dumps(report_sarif.check_sarif(results, file, version=version())))
         else:

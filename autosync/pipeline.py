@@ -139,6 +139,8 @@ class KernelOptions:
     block_dim: tuple[int, int, int] | None = None
     grid_dim: tuple[int, int, int] | None = None
     warp_sync: int | None = None
+    #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
@@ -157,12 +159,9 @@ class KernelOptions:
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file`` (or of ``text`` parsed as that file): all of them, in file
     order, or the one named by ``--kernel`` (unknown name -> KplError listing the names)."""
-    from kpl import frontend
+    from autosync import project  # the launch of each kernel: flags, header, config, host code
 
-    kernels = frontend.load_kernels(opts.file, text, **opts.frontend_kwargs())
-    if opts.kernel is not None:
-        return [frontend.select_kernel(kernels, opts.kernel, opts.file)]
-    return kernels
+    return project.load(opts, text)
 
 
 def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None) -> tuple[str, Oracle]:
