@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import time
 import traceback
 from typing import Annotated, Any
@@ -36,15 +37,20 @@ from autosync.cli_common import (
     EXIT_INTERNAL,
     EXIT_OK,
     STATE,
+    ExcludeOpt,
     FileArg,
     Format,
     FormatOpt,
     IcOpt,
+    JobsOpt,
     KernelFlags,
     LcOpt,
+    MorePathsArg,
+    NoCacheOpt,
     OnOff,
     OracleFactsOpt,
     OracleOpt,
+    ShardOpt,
     Solver,
     SolverOpt,
     TimeoutOpt,
@@ -161,10 +167,16 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
 @app.command()
 @kernel_flags
 def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: TimeoutOpt = None,
-          fmt: FormatOpt = Format.text) -> None:
-    """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not)."""
-    from autosync import report, report_sarif
+          fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
+          exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False) -> None:
+    """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
+    Several files or folders: one summary line, the worst exit code (see autosync.batch)."""
+    from autosync import batch, report, report_sarif
 
+    if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
+        with guard(None):
+            code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache)
+        raise typer.Exit(code)
     with guard(file):
         opts = flags.options()
         t0 = time.perf_counter()
@@ -190,6 +202,29 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
                     emit(line)
                 emit(report.summary_line(file, loc.kernel.name, v, name))
     raise typer.Exit(EXIT_OK if verified else EXIT_FAIL)
+
+
+def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
+                jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
+    """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
+    from autosync import batch, report
+
+    args = flags.argv() + (["--oracle", oracle] if oracle else []) + \
+        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+    files = batch.shard(batch.expand(paths, exclude or []), shard)
+    results = batch.run(files, args, jobs=jobs, use_cache=not no_cache, include_dirs=flags.include_dir or [],
+                        version=version())
+    if fmt is Format.json:
+        emit(report.dumps(batch.json_document(results)))
+    elif fmt is Format.sarif:
+        emit(report.dumps(batch.sarif_document(results)))
+    for r in results:
+        if fmt is Format.text and r.stdout:
+            emit(r.stdout.rstrip("\n"))
+        if r.stderr:
+            err(r.stderr.rstrip("\n"))
+    err(batch.summary_line(results)) if fmt is not Format.text else emit(batch.summary_line(results))
+    return batch.worst([r.code for r in results])
 
 
 # --------------------------------------------------------------------------- fix
