@@ -106,7 +106,7 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
     finally:
         IN_WORKER = False
     result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue())
-    if digest is not None and folder is not None and result.code in (0, 1):  # verdicts only
+    if digest is not None and folder is not None and result.code in (0, 1, 2):  # not timeouts, crashes
         cache.put(folder, digest, cache.Entry(result.code, result.stdout, result.stderr))
     return result
 
