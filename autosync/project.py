@@ -174,7 +174,8 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
         missing.append("gridDim")
     if missing:
         line, col = unknown_at or _kernel_pos(kernel)
-        why = "no constant launch configuration" if unknown_at else "no launch configuration"
+        what = "launch configuration" if len(missing) == 2 else missing[0]
+        why = f"no constant {what}" if unknown_at else f"no {what}"
         opts.notes.append(
             f"{opts.file}:{line}:{col}: note: {why} found for kernel '{name}'; assuming "
             f"blockDim={_fmt(block[0])} gridDim={_fmt(grid[0])}; set it with --blockDim/--gridDim, "
