@@ -248,6 +248,11 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     from autosync.render import apply_edits, plan_edits
 
     kernels = load(opts, text)
+    names = [k.name for k in kernels]
+    several = sorted({n for n in names if names.count(n) > 1})
+    if several:  # one placement must be verified under every launch: not done yet, so refuse
+        raise BadInput(f"kernel '{several[0]}' is launched with {names.count(several[0])} different "
+                       "configurations in this file; fix it for one with --blockDim/--gridDim", opts.file)
     original = text if text is not None else kernels[0].source_text
     fixes: list[KernelFix] = []
     for k in kernels:

@@ -124,3 +124,13 @@ int main() { int *d; k<<<1, 128>>>(d); }
     doc, _, code = _check(f)
     assert doc["launch"]["blockDim"] == [128, 1, 1]
     assert code == 1 and doc["races"]
+
+
+def test_fix_refuses_a_kernel_with_several_launches(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); k<<<2, 32>>>(d, 3); }\n")
+    res = CliRunner().invoke(app, ["fix", str(f)])
+    assert res.exit_code == 2
+    assert "kernel 'k' is launched with 2 different configurations" in res.stderr
+    res = CliRunner().invoke(app, ["fix", str(f), "--blockDim", "32", "--gridDim", "2", "--diff"])
+    assert res.exit_code == 0, res.stderr
