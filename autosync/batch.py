@@ -170,8 +170,48 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
         arts = run0.setdefault("artifacts", [])
         known = {json.dumps(a, sort_keys=True) for a in arts}
         arts.extend(a for a in run1.get("artifacts", []) if json.dumps(a, sort_keys=True) not in known)
-        run0.setdefault("invocations", []).extend(run1.get("invocations", [])[:0])
+    if merged is not None:
+        _for_code_scanning(merged["runs"][0])
     return merged
+
+
+def _relative(uri: str) -> str:
+    path = os.path.relpath(uri) if os.path.isabs(uri) else os.path.normpath(uri)
+    return path.replace(os.sep, "/")
+
+
+def _for_code_scanning(run: dict[str, Any]) -> None:
+    """What GitHub code scanning needs beyond the schema: artifact URIs relative to
+    ``%SRCROOT%`` (the current folder) and a ``partialFingerprints`` per result that survives
+    unrelated edits (rule, file, and the text of the flagged line, not its number)."""
+    import hashlib
+
+    run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": "file://" + os.getcwd().rstrip("/") + "/"}}
+    for art in run.get("artifacts", []):
+        art["location"] = {"uri": _relative(art["location"]["uri"]), "uriBaseId": "%SRCROOT%"}
+    for res in run.get("results", []):
+        first_line = ""
+        for loc in res.get("locations", []) + res.get("relatedLocations", []):
+            art = loc.get("physicalLocation", {}).get("artifactLocation")
+            if art is not None:
+                original = art["uri"]
+                art.update({"uri": _relative(original), "uriBaseId": "%SRCROOT%"})
+                if not first_line:
+                    first_line = _line_text(original, loc["physicalLocation"].get("region", {}).get("startLine", 0))
+        where = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] if res.get("locations") else ""
+        digest = hashlib.sha256(f"{res.get('ruleId')}\0{where}\0{first_line.strip()}".encode()).hexdigest()
+        res["partialFingerprints"] = {"primaryLocationLineHash": digest[:32]}
+
+
+def _line_text(path: str, line: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, start=1):
+                if i == line:
+                    return text
+    except OSError:
+        pass
+    return ""
 
 
 __all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "run", "worst", "summary",

@@ -64,3 +64,9 @@ def test_one_sarif_run(project: Path) -> None:
     uris = {a["location"]["uri"] for a in run["artifacts"]}
     assert len(uris) == 2
     assert run["results"] and all(r["ruleId"] == "race" for r in run["results"])
+    # what GitHub code scanning needs (the official schema is not vendored: see the report)
+    for res in run["results"]:
+        assert set(res["partialFingerprints"]) == {"primaryLocationLineHash"}
+        art = res["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert art["uriBaseId"] == "%SRCROOT%" and not art["uri"].startswith("/")
+    assert "%SRCROOT%" in run["originalUriBaseIds"]
