@@ -16,12 +16,17 @@ Heavy modules (the front end, z3, the MaxSAT back ends) are imported inside the 
 ``autosync --version`` and ``--help`` stay fast.  A command module that defines
 ``register(app)`` is listed in :data:`LAZY_COMMANDS`: it is imported only when its command is
 run (or ``--help`` lists the commands), so e.g. pygls is not loaded for ``autosync check``.
+
+Why one module of ~430 lines: it is the typer front door of parse, check and fix -- option
+declarations, the hand-off to the pipeline and the choice of report -- and each command is
+short; the work itself lives in :mod:`autosync.pipeline` and the report modules.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 import time
 import traceback
@@ -40,15 +45,20 @@ from autosync.cli_common import (
     EXIT_OK,
     STATE,
     ErrorDocument,
+    ExcludeOpt,
     FileArg,
     Format,
     FormatOpt,
     IcOpt,
+    JobsOpt,
     KernelFlags,
     LcOpt,
+    MorePathsArg,
+    NoCacheOpt,
     OnOff,
     OracleFactsOpt,
     OracleOpt,
+    ShardOpt,
     Solver,
     SolverOpt,
     TimeoutOpt,
@@ -199,10 +209,16 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
 @app.command()
 @kernel_flags
 def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: TimeoutOpt = DEFAULT_TIMEOUT,
-          fmt: FormatOpt = Format.text) -> None:
-    """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not)."""
-    from autosync import report, report_sarif
+          fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
+          exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False) -> None:
+    """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
+    Several files or folders: one summary line, the worst exit code (see autosync.batch)."""
+    from autosync import batch, report, report_sarif
 
+    if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
+        with guard(None):
+            code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache)
+        raise typer.Exit(code)
     base: dict[str, Any] = {"file": file, "kernel": None, "kernels": [], "verified": False, "races": [], "divergences": [],
             "unknowns": [], "findings": []}
     with guard(file, _error_document(fmt, base)):
@@ -222,8 +238,12 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
         results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
+        for note in opts.notes:
+            err(note)
         if fmt is Format.json:
-            emit(report.dumps(report.check_json(file, results, seconds)))
+            from autosync.launch import add_launches
+
+            emit(report.dumps(add_launches(report.check_json(file, results, seconds), results)))
         elif fmt is Format.sarif:
             emit(report.dumps(report_sarif.check_sarif(results, file, version=version())))
         else:
@@ -232,6 +252,29 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
                     emit(line)
                 emit(report.summary_line(file, loc.kernel.name, v, name))
     raise typer.Exit(EXIT_OK if verified else EXIT_FAIL)
+
+
+def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
+                jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
+    """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
+    from autosync import batch, report
+
+    args = flags.argv() + (["--oracle", oracle] if oracle else []) + \
+        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+    files = batch.shard(batch.expand(paths, exclude or []), shard)
+    results = batch.run(files, args, jobs=jobs, use_cache=not no_cache, include_dirs=flags.include_dir or [],
+                        version=version())
+    if fmt is Format.json:
+        emit(report.dumps(batch.json_document(results)))
+    elif fmt is Format.sarif:
+        emit(report.dumps(batch.sarif_document(results)))
+    for r in results:
+        if fmt is Format.text and r.stdout:
+            emit(r.stdout.rstrip("\n"))
+        if r.stderr:
+            err(r.stderr.rstrip("\n"))
+    err(batch.summary_line(results)) if fmt is not Format.text else emit(batch.summary_line(results))
+    return batch.worst([r.code for r in results])
 
 
 # --------------------------------------------------------------------------- fix

@@ -232,6 +232,14 @@ FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
 LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]
 IcOpt = Annotated[float, typer.Option("--ic", help="Conditional cost factor IC of C(ℓ).")]
+MorePathsArg = Annotated[list[str] | None, typer.Argument(
+    help="More files or folders (folders: every *.cu, *.cuh inside).", show_default=False)]
+JobsOpt = Annotated[int | None, typer.Option("-j", "--jobs", help="Files checked in parallel (default: all cores).")]
+ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", help="Skip paths matching GLOB (repeatable).",
+                                                      metavar="GLOB")]
+ShardOpt = Annotated[str | None, typer.Option("--shard", help="Check only the K-th of N slices of the files.",
+                                              metavar="K/N")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
 OracleFactsOpt = Annotated[OnOff, typer.Option(
     "--oracle-facts", help="Use the oracle's intra/inter-iteration facts (off = paper-faithful loop).")]
 
@@ -248,6 +256,14 @@ class KernelFlags:
     block_dim: str | None = None
     grid_dim: str | None = None
     warp_sync: int | None = None
+
+    def argv(self) -> list[str]:
+        """The flags again as command-line arguments (for a batch's worker)."""
+        out = ["--kernel", self.kernel] if self.kernel else []
+        out += [a for d in self.define or [] for a in ("-D", d)] + [a for i in self.include_dir or [] for a in ("-I", i)]
+        out += ["--blockDim", self.block_dim] if self.block_dim else []
+        out += ["--gridDim", self.grid_dim] if self.grid_dim else []
+        return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,

@@ -164,6 +164,19 @@ class ConstraintSystem:
     def race_name(self, key: RaceKey) -> str:
         return f"⟨{self.tree.name(key[0])}, {self.tree.name(key[1])}⟩"
 
+    def where(self, label: int) -> str:
+        """``file:line:col`` of a label's statement: what messages show instead of labels."""
+        from autosync.report import Locator
+
+        loc = Locator(self.tree.kernel).location(label)
+        return str(loc) if loc is not None else f"line {self.tree.name(label)}"
+
+    def race_where(self, key: RaceKey) -> str:
+        first, second = key
+        if first == second:
+            return f"at {self.where(first)}"
+        return f"between {self.where(first)} and {self.where(second)}"
+
     # ------------------------------------------------------------------ Alg. 1, lines 6–12
 
     def add_race(self, first: int, second: int) -> tuple[RaceVars, list[Clause]]:
@@ -295,7 +308,7 @@ class ConstraintSystem:
         tree = self.tree
         reasons = []
         for race in self.conflicting_races():
-            name = self.race_name(race.key)
+            name = f"{self.race_name(race.key)} {self.race_where(race.key)}"
             placeable_any = any(any(lab in self.L for lab in opt) for opt in race.options)
             excluded_blocks = sorted({self.excluded[lab][1] for opt in race.options
                                       for lab in opt if lab in self.excluded})
@@ -307,7 +320,7 @@ class ConstraintSystem:
                 reasons.append(f"race {name}: no position between the racing statements "
                                "where a barrier can be written")
             elif excluded_blocks and self._admissible(race, exclusions=False):
-                blocks = ", ".join(tree.name(b) for b in excluded_blocks)
+                blocks = ", ".join(f"{tree.name(b)} ({self.where(b)})" for b in excluded_blocks)
                 reasons.append(f"race {name} lies inside thread-dependent block(s) {blocks}: every "
                                "barrier that separates it would be divergent (Alg. 1, line 25)")
             else:
@@ -320,7 +333,7 @@ class ConstraintSystem:
                              "which no barrier can separate)")
                 if excluded_blocks:
                     extra += " (positions in thread-dependent block(s) " + ", ".join(
-                        tree.name(b) for b in excluded_blocks) + " are excluded as divergent)"
+                        f"{tree.name(b)} ({self.where(b)})" for b in excluded_blocks) + " are excluded as divergent)"
                 reasons.append(f"{kind} {name}: every placement option was refuted by the "
                                f"oracle (blocked P-assignments: {blocked or 'none'}){extra}")
         if not reasons:

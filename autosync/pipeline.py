@@ -101,6 +101,8 @@ class KernelOptions:
     block_dim: tuple[int, int, int] | None = None
     grid_dim: tuple[int, int, int] | None = None
     warp_sync: int | None = None
+    #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
@@ -120,15 +122,12 @@ class KernelOptions:
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file`` (or of ``text`` parsed as that file): all of them, in file
     order, or the one named by ``--kernel`` (unknown name -> KplError listing the names)."""
-    from kpl import frontend
+    from autosync import project  # the launch of each kernel: flags, header, config, host code
 
-    kernels = frontend.load_kernels(opts.file, text, **opts.frontend_kwargs())
+    kernels = project.load(opts, text)
     source = kernels[0].source_text if kernels else (text or "")
-    check_unique_names(kernels, source, opts.file)
     for k in kernels:
         check_launch(k, opts, source)
-    if opts.kernel is not None:
-        return [frontend.select_kernel(kernels, opts.kernel, opts.file)]
     return kernels
 
 
@@ -278,6 +277,11 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
     kernels = load(opts, original)
+    names = [k.name for k in kernels]
+    several = sorted({n for n in names if names.count(n) > 1})
+    if several:  # one placement must be verified under every launch: not done yet, so refuse
+        raise BadInput(f"kernel '{several[0]}' is launched with {names.count(several[0])} different "
+                       "configurations in this file; fix it for one with --blockDim/--gridDim", opts.file)
     fixes: list[KernelFix] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))

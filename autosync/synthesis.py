@@ -156,8 +156,11 @@ def _unique_keys(tree: LabelTree, races: list[Race]) -> list[RaceKey]:
 
 
 def _describe_label(tree: LabelTree, label: int) -> str:
-    line = tree.line(label)
-    return f"{tree.name(label)}" + (f" (line {line})" if line is not None and str(line) != tree.name(label) else "")
+    """A label as the user sees it: ``file:line:col`` of its statement (never a label number)."""
+    from autosync.report import Locator
+
+    where = Locator(tree.kernel).location(label) if label in tree.nodes else None
+    return str(where) if where is not None else tree.name(label)
 
 
 def _unknown_reason(tree: LabelTree | None, verdict: Verdict) -> str:
@@ -272,7 +275,7 @@ class Synthesizer:
         across = [r for r in v0.races if r.cross_block]
         if across:
             return self.result(UNFIXABLE, reason="; ".join(
-                f"race {_describe_label(tree, r.first)} / {_describe_label(tree, r.second)} on "
+                f"race between {_describe_label(tree, r.first)} and {_describe_label(tree, r.second)} on "
                 f"global array '{r.array}' is between threads of different blocks: barriers "
                 "order only the threads of one block" for r in across))
         return None

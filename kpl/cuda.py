@@ -111,7 +111,7 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
     try:
         tree = _Parser().parse(lowered, filename=path)
     except ParseError as exc:
-        raise _parse_error(str(exc), path) from None
+        raise _parse_error(str(exc), path, text) from None
     except AssertionError:  # pycparser's scope stack on unbalanced braces (no position known)
         raise KplError("syntax error: unbalanced braces", path) from None
     return ParsedSource(path=path, text=text, header=header, ast=tree, lowered=lowered,
@@ -119,7 +119,24 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
                         textures=low.textures, files=pre.files)
 
 
-def _parse_error(msg: str, path: str) -> KplError:
+def _missing_semicolon(text: str, line: int, col: int | None) -> tuple[int, int] | None:
+    """Where gcc/nvcc report a missing ``;``: just after the previous token, when that token
+    ends an earlier line that does not end a statement or open/close a block (pycparser
+    reports the NEXT token instead)."""
+    lines = text.splitlines()
+    if col is None or not 1 < line <= len(lines) or lines[line - 1][:col - 1].strip():
+        return None
+    for prev in range(line - 1, 0, -1):
+        code = re.sub(r"//.*$", "", lines[prev - 1]).rstrip()
+        if not code.strip():
+            continue
+        if code.lstrip().startswith("#") or code[-1] in ";{},:":
+            return None
+        return prev, len(code) + 1
+    return None
+
+
+def _parse_error(msg: str, path: str, source: str | None = None) -> KplError:
     m = re.match(r"^(.*?):(\d+):(\d+):\s*(.*)$", msg, re.S) or re.match(r"^(.*?):(\d+):\s*(.*)$", msg, re.S)
     if m is None:
         return KplError(f"syntax error: {msg}", path)
@@ -128,6 +145,9 @@ def _parse_error(msg: str, path: str) -> KplError:
     col = int(groups[2]) if len(groups) == 4 else None
     text = groups[-1].strip()
     if text.startswith("before:"):
+        at = _missing_semicolon(source, line, col) if source is not None and file == path else None
+        if at is not None:
+            return KplError(f"expected ';' before '{text[7:].strip()}'", file, at[0], at[1])
         text = f"syntax error before '{text[7:].strip()}'"
     elif not text.lower().startswith("syntax"):
         text = f"syntax error: {text}"

@@ -1,0 +1,218 @@
+"""``autosync check`` over many files: folders, ``--exclude``, ``-j`` processes, ``--shard``,
+one summary line, the worst exit code, one JSON / SARIF document, and the result cache.
+
+Each file is checked by the ordinary single-file ``check`` command, run in a worker process
+(``concurrent.futures``) with its output captured, so a file's report in a batch is exactly
+what ``autosync check FILE`` prints, and a cache hit (:mod:`autosync.cache`) replays it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import json
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from typing import Any
+
+from autosync import cache
+from autosync.pipeline import BadInput
+
+SUFFIXES = (".cu", ".cuh")
+
+#: True inside a worker: the ``check`` command then checks its one file directly
+IN_WORKER = False
+
+
+@dataclass(frozen=True)
+class FileResult:
+    file: str
+    code: int
+    stdout: str
+    stderr: str
+    cached: bool = False
+
+
+def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
+    """Files named and ``*.cu``/``*.cuh`` under folders named, minus ``--exclude`` globs
+    (matched against the path and against each path component), sorted, without duplicates."""
+    out: set[str] = set()
+
+    def excluded(path: str) -> bool:
+        norm = os.path.normpath(path)
+        parts = norm.split(os.sep)
+        return any(fnmatch.fnmatch(norm, g) or any(fnmatch.fnmatch(p, g) for p in parts) for g in excludes)
+
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(os.path.join(root, d)))
+                for name in files:
+                    full = os.path.join(root, name)
+                    if name.endswith(SUFFIXES) and not excluded(full):
+                        out.add(os.path.normpath(full))
+        elif not excluded(path):
+            out.add(path)
+    return sorted(out)
+
+
+def shard(files: list[str], spec: str | None) -> list[str]:
+    """``--shard K/N``: the K-th (1-based) of N round-robin slices of the sorted files."""
+    if spec is None:
+        return files
+    k_text, _, n_text = spec.partition("/")
+    try:
+        k, n = int(k_text), int(n_text)
+    except ValueError:
+        k = n = 0
+    if n <= 0 or not 1 <= k <= n:
+        raise BadInput(f"bad --shard value '{spec}': expected K/N with 1 <= K <= N")
+    return files[k - 1::n]
+
+
+def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str) -> FileResult:
+    """Check one file with the ordinary command (in this process), through the cache."""
+    global IN_WORKER
+    digest = folder = None
+    if use_cache:
+        from autosync.project import find_config
+
+        try:
+            config = find_config(file)
+        except Exception:  # noqa: BLE001 - the check itself reports a bad configuration
+            config = None
+        folder = cache.cache_dir(config.root if config and config.path else None)
+        digest = cache.key(file, args, include_dirs, config.path if config else None, version)
+        if digest is not None:
+            hit = cache.get(folder, digest)
+            if hit is not None:
+                return FileResult(file, hit.code, hit.stdout, hit.stderr, cached=True)
+    from autosync.cli import app
+
+    out, err = io.StringIO(), io.StringIO()
+    IN_WORKER = True
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = app(args=["check", file, *args], prog_name="autosync", standalone_mode=False)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 3
+            except Exception as exc:  # noqa: BLE001 - click usage errors and the like
+                err.write(f"{file}: error: {exc}\n")
+                code = 2
+    finally:
+        IN_WORKER = False
+    result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue())
+    if digest is not None and folder is not None and result.code in (0, 1, 2):  # not timeouts, crashes
+        cache.put(folder, digest, cache.Entry(result.code, result.stdout, result.stderr))
+    return result
+
+
+def run(files: list[str], args: list[str], *, jobs: int | None, use_cache: bool, include_dirs: list[str],
+        version: str) -> list[FileResult]:
+    """Check every file (in order of ``files``), ``jobs`` processes at a time."""
+    if len(files) <= 1 or jobs == 1:
+        return [_run_one(f, args, use_cache, include_dirs, version) for f in files]
+    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        futures = [pool.submit(_run_one, f, args, use_cache, include_dirs, version) for f in files]
+        return [fut.result() for fut in futures]
+
+
+def worst(codes: Sequence[int]) -> int:
+    """The exit code of the run: 3 > 2 > 1 > 0."""
+    return max(codes, default=0)
+
+
+def summary(results: Sequence[FileResult]) -> dict[str, int]:
+    return {"files": len(results), "verified": sum(r.code == 0 for r in results),
+            "races": sum(r.code == 1 for r in results), "errors": sum(r.code >= 2 for r in results),
+            "cached": sum(r.cached for r in results)}
+
+
+def summary_line(results: Sequence[FileResult]) -> str:
+    s = summary(results)
+    errors = f"{s['errors']} error" + ("s" if s["errors"] != 1 else "")
+    return (f"checked {s['files']} file{'s' if s['files'] != 1 else ''}: {s['verified']} verified, "
+            f"{s['races']} with races, {errors}")
+
+
+def json_document(results: Sequence[FileResult]) -> dict[str, Any]:
+    """ONE document for the run: each file's ``check --format json`` document (or its error)."""
+    files = []
+    for r in results:
+        try:
+            doc = json.loads(r.stdout) if r.stdout.strip() else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict):
+            doc = {"file": r.file, "error": r.stderr.strip() or None}
+        doc["exit_code"] = r.code
+        files.append(doc)
+    return {"files": files, "summary": summary(results)}
+
+
+def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
+    """ONE SARIF run holding every file's results (the first file's run is the frame)."""
+    merged: dict[str, Any] | None = None
+    for r in results:
+        try:
+            doc = json.loads(r.stdout)
+        except ValueError:
+            continue
+        if merged is None:
+            merged = doc
+            continue
+        run0, run1 = merged["runs"][0], doc["runs"][0]
+        run0.setdefault("results", []).extend(run1.get("results", []))
+        arts = run0.setdefault("artifacts", [])
+        known = {json.dumps(a, sort_keys=True) for a in arts}
+        arts.extend(a for a in run1.get("artifacts", []) if json.dumps(a, sort_keys=True) not in known)
+    if merged is not None:
+        _for_code_scanning(merged["runs"][0])
+    return merged
+
+
+def _relative(uri: str) -> str:
+    path = os.path.relpath(uri) if os.path.isabs(uri) else os.path.normpath(uri)
+    return path.replace(os.sep, "/")
+
+
+def _for_code_scanning(run: dict[str, Any]) -> None:
+    """What GitHub code scanning needs beyond the schema: artifact URIs relative to
+    ``%SRCROOT%`` (the current folder) and a ``partialFingerprints`` per result that survives
+    unrelated edits (rule, file, and the text of the flagged line, not its number)."""
+    import hashlib
+
+    run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": "file://" + os.getcwd().rstrip("/") + "/"}}
+    for art in run.get("artifacts", []):
+        art["location"] = {"uri": _relative(art["location"]["uri"]), "uriBaseId": "%SRCROOT%"}
+    for res in run.get("results", []):
+        first_line = ""
+        for loc in res.get("locations", []) + res.get("relatedLocations", []):
+            art = loc.get("physicalLocation", {}).get("artifactLocation")
+            if art is not None:
+                original = art["uri"]
+                art.update({"uri": _relative(original), "uriBaseId": "%SRCROOT%"})
+                if not first_line:
+                    first_line = _line_text(original, loc["physicalLocation"].get("region", {}).get("startLine", 0))
+        where = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] if res.get("locations") else ""
+        digest = hashlib.sha256(f"{res.get('ruleId')}\0{where}\0{first_line.strip()}".encode()).hexdigest()
+        res["partialFingerprints"] = {"primaryLocationLineHash": digest[:32]}
+
+
+def _line_text(path: str, line: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, start=1):
+                if i == line:
+                    return text
+    except OSError:
+        pass
+    return ""
+
+
+__all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "run", "worst", "summary",
+           "summary_line", "json_document", "sarif_document"]

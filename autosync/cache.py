@@ -1,0 +1,115 @@
+"""A result cache for ``autosync check`` (like ruff's): a second run over an unchanged project
+answers from disk.
+
+The key is a SHA-256 of everything the verdict depends on: the file's text, the texts of the
+files it includes (``#include "…"``, found next to the file and in ``-I`` folders,
+recursively), the project configuration's text, the command-line options and the AutoSync
+version.  The value is the finished output of the check (exit code, stdout, stderr), so a hit
+prints exactly what the miss printed.  Only ``check`` is cached: ``fix`` writes files.
+
+The folder is ``$AUTOSYNC_CACHE_DIR``, else ``.autosync_cache/`` next to the project
+configuration, else in the current directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+_INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cached check: what the run printed and its exit code."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+def cache_dir(config_root: str | None) -> str:
+    env = os.environ.get("AUTOSYNC_CACHE_DIR")
+    if env:
+        return env
+    return os.path.join(config_root or os.getcwd(), ".autosync_cache")
+
+
+def _included(path: str, include_dirs: list[str], seen: set[str]) -> list[str]:
+    """Texts of the local includes of ``path``, depth first (missing ones are skipped: the
+    front end reports them)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return []
+    out = []
+    for name in _INCLUDE_RE.findall(text):
+        for folder in [os.path.dirname(os.path.abspath(path)), *include_dirs]:
+            cand = os.path.abspath(os.path.join(folder, name))
+            if os.path.isfile(cand):
+                if cand not in seen:
+                    seen.add(cand)
+                    try:
+                        with open(cand, encoding="utf-8", errors="replace") as fh:
+                            out.append(cand + "\0" + fh.read())
+                    except OSError:
+                        pass
+                    out += _included(cand, include_dirs, seen)
+                break
+    return out
+
+
+def key(file: str, options: list[str], include_dirs: list[str], config_path: str | None, version: str) -> str | None:
+    """The cache key of one check, or None when the file cannot be read (never cached)."""
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    h = hashlib.sha256()
+    for part in (version, os.path.abspath(file), "\0".join(options), config_path or ""):
+        h.update(part.encode() + b"\1")
+    h.update(data + b"\1")
+    if config_path:
+        try:
+            with open(config_path, "rb") as fh:
+                h.update(fh.read() + b"\1")
+        except OSError:
+            pass
+    for text in _included(file, include_dirs, {os.path.abspath(file)}):
+        h.update(text.encode() + b"\1")
+    return h.hexdigest()
+
+
+def get(folder: str, digest: str) -> Entry | None:
+    try:
+        with open(os.path.join(folder, digest[:2], digest + ".json"), encoding="utf-8") as fh:
+            doc = json.load(fh)
+        return Entry(int(doc["code"]), str(doc["stdout"]), str(doc["stderr"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def put(folder: str, digest: str, entry: Entry) -> None:
+    """Store atomically (temp file + rename); a cache that cannot be written is no error."""
+    sub = os.path.join(folder, digest[:2])
+    try:
+        os.makedirs(sub, exist_ok=True)
+        gitignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(gitignore):
+            with open(gitignore, "w", encoding="utf-8") as fh:
+                fh.write("*\n")
+        fd, tmp = tempfile.mkstemp(dir=sub, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"code": entry.code, "stdout": entry.stdout, "stderr": entry.stderr}, fh)
+        os.replace(tmp, os.path.join(sub, digest + ".json"))
+    except OSError:
+        pass
+
+
+__all__ = ["Entry", "cache_dir", "key", "get", "put"]

@@ -1,0 +1,136 @@
+"""Launch configuration of real CUDA files (no GPUVerify header): host launches, project
+configuration, ``__launch_bounds__``, the default with its note, and the order between them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from autosync.cli import app
+from autosync.launch import host_launches
+
+KERNEL = """\
+__global__ void k(int *d, int n) {
+    d[threadIdx.x + blockIdx.x * blockDim.x] = n;
+}
+"""
+
+
+def _check(path: Path, *extra: str) -> tuple[dict, str, int]:
+    res = CliRunner().invoke(app, ["check", str(path), "--format", "json", *extra])
+    return json.loads(res.stdout), res.stderr, res.exit_code
+
+
+def test_host_launch_constants() -> None:
+    text = KERNEL + """
+#define N 1024
+const int T = 128;
+int main() {
+    int *d;
+    dim3 block(16, 16);
+    dim3 grid(N / 16, N / 16);
+    k<<<4, 256>>>(d, 10);
+    k<<<grid, block>>>(d, 10);
+    k<<<(N + T - 1) / T, T, 0, 0>>>(d, 10);
+    k<<<dim3(2, 3), dim3(8, 4, 2)>>>(d, 10);
+}
+"""
+    found, unknown = host_launches(text)
+    got = [(h.grid_dim, h.block_dim, h.line) for h in found["k"]]
+    assert got == [((4, 1, 1), (256, 1, 1), 11), ((64, 64, 1), (16, 16, 1), 12),
+                   ((8, 1, 1), (128, 1, 1), 13), ((2, 3, 1), (8, 4, 2), 14)]
+    assert unknown == {}
+
+
+def test_host_launch_not_constant_is_not_guessed() -> None:
+    found, unknown = host_launches(KERNEL + "void h(int n, int *d) { k<<<n, 64>>>(d, 1); }\n")
+    assert found == {}
+    assert unknown == {"k": (4, 25)}
+
+
+def test_check_uses_each_distinct_host_launch(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); k<<<4, 256>>>(d, 2); "
+                 "k<<<2, 32>>>(d, 3); }\n")
+    doc, stderr, code = _check(f)
+    launches = [k["launch"] for k in doc["kernels"]]
+    assert launches == [
+        {"blockDim": [256, 1, 1], "gridDim": [4, 1, 1], "source": f"host launch at {f}:4"},
+        {"blockDim": [32, 1, 1], "gridDim": [2, 1, 1], "source": f"host launch at {f}:4"},
+    ]
+    assert "note" not in stderr
+    assert code == 0
+
+
+def test_default_launch_has_a_note(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text(KERNEL)
+    doc, stderr, _ = _check(f)
+    assert doc["launch"] == {"blockDim": [256, 1, 1], "gridDim": [64, 1, 1], "source": "default"}
+    assert f"{f}:1:17: note: no launch configuration found for kernel 'k'; assuming blockDim=256 gridDim=64" \
+        in stderr
+
+
+def test_order_flags_header_config_host(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.autosync]\ngridDim = 8\n[tool.autosync.kernels.k]\nblockDim = [32, 2]\n")
+    sub = tmp_path / "src"
+    sub.mkdir()
+    f = sub / "k.cu"
+    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); }\n")
+    doc, _, _ = _check(f)  # the configuration wins over the host launch
+    assert doc["launch"]["blockDim"] == [32, 2, 1] and doc["launch"]["gridDim"] == [8, 1, 1]
+    assert doc["launch"]["source"].startswith("configuration ")
+    f.write_text("//pass\n//--blockDim=64\n" + KERNEL)
+    doc, _, _ = _check(f)  # the header wins over the configuration
+    assert doc["launch"]["blockDim"] == [64, 1, 1] and doc["launch"]["gridDim"] == [8, 1, 1]
+    doc, _, _ = _check(f, "--blockDim", "16")  # the flag wins over everything
+    assert doc["launch"]["blockDim"] == [16, 1, 1]
+    assert doc["launch"]["source"].startswith("blockDim: command line; gridDim: configuration")
+
+
+def test_config_search_stops_at_git(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.autosync]\nblockDim = 32\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    f = repo / "k.cu"
+    f.write_text(KERNEL)
+    doc, _, _ = _check(f)
+    assert doc["launch"]["source"] == "default"
+
+
+def test_launch_bounds_bound_the_block(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text(KERNEL.replace("__global__ void", "__global__ void __launch_bounds__(128)"))
+    doc, stderr, _ = _check(f)
+    assert doc["launch"]["blockDim"] == [128, 1, 1]
+    assert "blockDim: __launch_bounds__; gridDim: default" == doc["launch"]["source"]
+    assert "assuming blockDim=128 gridDim=64" in stderr
+
+
+def test_host_launch_finds_a_race_the_default_misses(tmp_path: Path) -> None:
+    """A shared array sized for 64 threads: racy only when launched with blockDim 128."""
+    f = tmp_path / "k.cu"
+    f.write_text("""\
+__global__ void k(int *d) {
+    __shared__ int s[64];
+    s[threadIdx.x % 64] = d[threadIdx.x];
+}
+int main() { int *d; k<<<1, 128>>>(d); }
+""")
+    doc, _, code = _check(f)
+    assert doc["launch"]["blockDim"] == [128, 1, 1]
+    assert code == 1 and doc["races"]
+
+
+def test_fix_refuses_a_kernel_with_several_launches(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); k<<<2, 32>>>(d, 3); }\n")
+    res = CliRunner().invoke(app, ["fix", str(f)])
+    assert res.exit_code == 2
+    assert "kernel 'k' is launched with 2 different configurations" in res.stderr
+    res = CliRunner().invoke(app, ["fix", str(f), "--blockDim", "32", "--gridDim", "2", "--diff"])
+    assert res.exit_code == 0, res.stderr

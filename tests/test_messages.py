@@ -1,0 +1,39 @@
+"""Messages name source positions (``file:line:col``), never internal label numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from autosync.cli import app
+
+
+def test_fix_refusal_names_source_lines(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text("//pass\n//--blockDim=32 --gridDim=4\n"
+                 "__global__ void k(int *A) {\n"
+                 "    int x = A[threadIdx.x];\n"
+                 "    A[threadIdx.x] = x + 1;\n"
+                 "}\n")
+    res = CliRunner().invoke(app, ["fix", str(f)])
+    assert res.exit_code == 1
+    assert f"race between {f}:4:5 and {f}:5:5 on global array 'A'" in res.stdout
+    assert res.stdout.endswith("\n")
+
+
+def test_missing_semicolon_is_reported_at_the_end_of_the_previous_line(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text("//pass\n//--blockDim=32\n__global__ void k(int *A) {\n"
+                 "    int x = A[threadIdx.x]  // read\n\n    A[threadIdx.x] = x;\n}\n")
+    res = CliRunner().invoke(app, ["check", str(f)])
+    assert res.exit_code == 2
+    assert res.stderr == f"{f}:4:27: error: expected ';' before 'A'\n"
+
+
+def test_other_syntax_errors_stay_at_the_token(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(int *A) {\n    A[0] = ;\n}\n")
+    res = CliRunner().invoke(app, ["check", str(f)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"{f}:2:12: error: syntax error")
