@@ -715,3 +715,23 @@ def test_inlined_call_in_loop_returns_this_iterations_value(tmp_path: Any) -> No
     _, verdict = check(frontend.load_kernel(str(path)))
     # s[0] = threadIdx.x runs only when j == 1 (the second iteration): a write-write race
     assert any(r.kinds == ("write", "write") and r.first == r.second for r in verdict.races)
+
+
+_DEVICE_SHARED = """//--blockDim=64 --gridDim=2
+__device__ __shared__ int s[64];
+__global__ void k(int *A) {
+  s[threadIdx.x] = 1;
+  s[WHERE] = threadIdx.x;
+}
+"""
+
+
+@pytest.mark.parametrize("where,racy", [("threadIdx.x", False), ("0", True)])
+def test_device_shared_is_shared_memory(tmp_path: Any, where: str, racy: bool) -> None:
+    """``__device__ __shared__`` is per block: no cross-block race (the first qualifier,
+    ``__device__``, made it global memory); the racy twin still races within a block."""
+    path = tmp_path / "dev_shared.cu"
+    path.write_text(_DEVICE_SHARED.replace("WHERE", where))
+    _, verdict = check(frontend.load_kernel(str(path)))
+    assert bool(verdict.races) == racy
+    assert not any(r.cross_block for r in verdict.races)
