@@ -347,7 +347,9 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
         """Record every declarator of the declaration [a, e) with its memory space."""
         toks = self.toks
         vals = [t.v for t in toks[a:e]]
-        space = next(SPACE_QUALS[v] for v in vals if v in SPACE_QUALS)
+        # ``__device__ __shared__`` is shared memory: the specific space wins over __device__
+        spaces = [SPACE_QUALS[v] for v in vals if v in SPACE_QUALS]
+        space = next((sp for sp in spaces if sp != "device"), spaces[0])
         is_extern = "extern" in vals
         for s, x in split_commas(toks, a, e, self.match):
             name: str | None = None

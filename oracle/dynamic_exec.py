@@ -166,12 +166,16 @@ class _Run(Evaluator):
 
     # ------------------------------------------------------------------ statements
 
-    def exec_block(self, block: Block, act: list[int]) -> list[int]:
+    def exec_block(self, block: Block, act: list[int], keep: str | None = None) -> list[int]:
+        """Run ``block``; ``keep`` names a variable declared in it that outlives it (an inlined
+        call's result, read after the call): its previous value is not put back at the end,
+        else a call in a loop would return the previous iteration's value."""
         saved: dict[str, list[Any]] = {}
         for stmt in block.stmts:
             if isinstance(stmt, Decl):
                 name = stmt.var.name
-                if name in self.env and name not in saved and name not in self.params:
+                if (name in self.env and name not in saved and name not in self.params
+                        and name != keep):
                     saved[name] = list(self.env[name])
             if act:
                 act = self.exec_stmt(stmt, act)
@@ -194,8 +198,9 @@ class _Run(Evaluator):
 
     def _in_frame(self, frame: _Frame, body: Block, act: list[int]) -> list[int]:
         self.frames.append(frame)
+        keep = frame.result.name if frame.result is not None else None
         try:
-            return self.exec_block(body, act)
+            return self.exec_block(body, act, keep)
         finally:
             self.frames.pop()
 

@@ -44,7 +44,6 @@ NOT_YET: set[str] = {
     "13_benign_ok.cu",
     "14_consistent_ok.cu",
     "15_atomics_ok.cu",
-    "17_device_shared_ok.cu",
     "18_assert_fail_bound.cu",
     "18_assert_fail_false.cu",
     "18_constant_write.cu",

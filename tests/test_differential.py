@@ -20,6 +20,7 @@ depths that a brute-force pairwise comparison of every logged access finds.
 
 from __future__ import annotations
 
+import os
 from itertools import combinations
 from typing import Any
 
@@ -61,7 +62,7 @@ def _sdv_oracle() -> Any:
     return SDVOracle()
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
+@settings(max_examples=int(os.environ.get("AUTOSYNC_DIFF_EXAMPLES", "300")), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(kernels())
 def test_dynamic_races_are_reported_by_sdv(kernel: Kernel) -> None:

@@ -690,3 +690,48 @@ def test_kernel_files_match_their_expected_verdict(path: str) -> None:
         assert {(tree.line(r.first), tree.line(r.second)) for r in v.races} == want, kernel.name
         want_divs = {int(n) for n in expected.get("divergent", "").split(",") if n}
         assert {tree.line(d.label) for d in v.divergences} == want_divs, kernel.name
+
+
+# --------------------------------------------------------------------------- inlined calls in loops
+
+_CALL_IN_LOOP = """//--blockDim=64 --gridDim=1
+__device__ int pick(int i) { return i; }
+__global__ void k(int *A) {
+  __shared__ int s[64];
+  for (int i = 0; i < 2; i++) {
+    int j = pick(i);
+    if (j == 1) s[0] = threadIdx.x;
+    else s[threadIdx.x] = 1;
+  }
+}
+"""
+
+
+def test_inlined_call_in_loop_returns_this_iterations_value(tmp_path: Any) -> None:
+    """The call's result is declared in the inlined body; leaving the body must not put back
+    the previous iteration's value (it did: the write at j == 1 never ran, race missed)."""
+    path = tmp_path / "call_loop.cu"
+    path.write_text(_CALL_IN_LOOP)
+    _, verdict = check(frontend.load_kernel(str(path)))
+    # s[0] = threadIdx.x runs only when j == 1 (the second iteration): a write-write race
+    assert any(r.kinds == ("write", "write") and r.first == r.second for r in verdict.races)
+
+
+_DEVICE_SHARED = """//--blockDim=64 --gridDim=2
+__device__ __shared__ int s[64];
+__global__ void k(int *A) {
+  s[threadIdx.x] = 1;
+  s[WHERE] = threadIdx.x;
+}
+"""
+
+
+@pytest.mark.parametrize("where,racy", [("threadIdx.x", False), ("0", True)])
+def test_device_shared_is_shared_memory(tmp_path: Any, where: str, racy: bool) -> None:
+    """``__device__ __shared__`` is per block: no cross-block race (the first qualifier,
+    ``__device__``, made it global memory); the racy twin still races within a block."""
+    path = tmp_path / "dev_shared.cu"
+    path.write_text(_DEVICE_SHARED.replace("WHERE", where))
+    _, verdict = check(frontend.load_kernel(str(path)))
+    assert bool(verdict.races) == racy
+    assert not any(r.cross_block for r in verdict.races)
