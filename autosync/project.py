@@ -93,13 +93,11 @@ def find_config(file: str) -> ProjectConfig:
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise KplError(f"cannot read file: {exc.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise KplError("file is not UTF-8 text", path) from None
+    """The file as the front end sees it: decoded losslessly (non-UTF-8 bytes kept), with LF
+    line endings (as ``fix`` parses it; line and column numbers are unchanged)."""
+    from autosync.pipeline_io import read_source, to_lf
+
+    return to_lf(read_source(path))
 
 
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:

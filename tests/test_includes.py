@@ -348,8 +348,6 @@ def test_operators_other_than_elementwise_are_refused(definition: str) -> None:
     assert "C++ operator overloading" in ei.value.message and ei.value.line == 2
 
 
-@pytest.mark.xfail(strict=True, reason="kpl/fe/calls.py drops printf/assert statements whole, "
-                   "so the reads in their arguments are not modelled (a missed race)")
 def test_printf_argument_reads_are_modelled(tmp_path: Path) -> None:
     kernel = tmp_path / "k.cu"
     kernel.write_text("//xfail:NOT_ALL_VERIFIED\n//--blockDim=64 --gridDim=1\n#include <cstdio>\n"
@@ -357,3 +355,14 @@ def test_printf_argument_reads_are_modelled(tmp_path: Path) -> None:
                       "  s[t] = a[t];\n  printf(\"%d\\n\", s[(t + 1) % 64]);\n}\n")
     res = invoke("check", kernel)
     assert res.exit_code == 1 and race_pairs(res.output, kernel) == {(7, 8)}, res.output
+
+
+def test_printf_and_assert_of_own_data_verify(tmp_path: Path) -> None:
+    """The race-free twin: printf/assert reading the thread's own cell is no race, and their
+    format strings are not memory."""
+    kernel = tmp_path / "k.cu"
+    kernel.write_text("//pass\n//--blockDim=64 --gridDim=1\n#include <cstdio>\n#include <assert.h>\n"
+                      "__global__ void k(int *a) {\n  __shared__ int s[64];\n  int t = threadIdx.x;\n"
+                      "  s[t] = a[t];\n  printf(\"%d\\n\", s[t]);\n  assert(s[t] == a[t]);\n}\n")
+    res = invoke("check", kernel)
+    assert res.exit_code == 0, res.output

@@ -311,8 +311,10 @@ class CallsLowering(ExprsLowering):
         if name in ANNOTATIONS:
             return [K.Annotation(name, label=self.label())]
         if name in ("__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
-                    "mem_fence", "read_mem_fence", "write_mem_fence", "printf", "assert"):
+                    "mem_fence", "read_mem_fence", "write_mem_fence"):
             return []
+        if name in ("printf", "assert"):  # no effect of their own, but their arguments ARE read
+            return self.effects(node, scope)
         return self.effects(node, scope)
 
     def _barrier_spelling(self, node: c_ast.FuncCall) -> str:
