@@ -90,8 +90,9 @@ _SCALAR_TYPES = {"int", "unsigned", "long", "short", "size_t", "const", "constex
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+    from kpl.lineindex import LineIndex
+
+    return LineIndex(text).line_col(pos)
 
 
 class _Consts:

@@ -34,7 +34,9 @@ class MacroUse:
 
 
 def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+    from kpl.lineindex import LineIndex
+
+    return LineIndex(text).line_col(offset)[0]
 
 
 def macro_uses(text: str) -> list[MacroUse]:

@@ -145,7 +145,9 @@ def _where(source: str, pattern: str, nth: int = 0) -> tuple[int, int] | None:
     if len(matches) <= nth:
         return None
     start = matches[nth].start(1)
-    return source.count("\n", 0, start) + 1, start - (source.rfind("\n", 0, start) + 1) + 1
+    from kpl.lineindex import LineIndex
+
+    return LineIndex(source).line_col(start)
 
 
 def check_unique_names(kernels: list[Kernel], source: str, file: str) -> None:

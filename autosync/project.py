@@ -219,7 +219,9 @@ def _kernel_pos(kernel: Kernel) -> tuple[int, int]:
     if pos < 0:
         return 1, 1
     name_pos = pos + head.rfind(kernel.name.split("<", 1)[0])
-    return text.count("\n", 0, name_pos) + 1, name_pos - (text.rfind("\n", 0, name_pos) + 1) + 1
+    from kpl.lineindex import LineIndex
+
+    return LineIndex(text).line_col(name_pos)
 
 
 __all__ = ["ProjectConfig", "find_config", "load", "CONFIG_NAMES"]
