@@ -12,6 +12,7 @@ import fnmatch
 import io
 import json
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
@@ -155,13 +156,21 @@ def json_document(results: Sequence[FileResult]) -> dict[str, Any]:
 
 
 def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
-    """ONE SARIF run holding every file's results (the first file's run is the frame)."""
+    """ONE SARIF run holding every file's results and artifacts (the first file's run is the
+    frame); its invocation has the run's worst exit code and every file's tool notifications
+    (the bad-input errors), and it is made ready for code scanning again after the merge."""
+    from autosync.report_sarif import for_code_scanning
+
     merged: dict[str, Any] | None = None
+    invocations: list[dict[str, Any]] = []
     for r in results:
         try:
             doc = json.loads(r.stdout)
         except ValueError:
             continue
+        if not isinstance(doc, dict) or not doc.get("runs"):
+            continue
+        invocations += doc["runs"][0].get("invocations", [])
         if merged is None:
             merged = doc
             continue
@@ -171,47 +180,17 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
         known = {json.dumps(a, sort_keys=True) for a in arts}
         arts.extend(a for a in run1.get("artifacts", []) if json.dumps(a, sort_keys=True) not in known)
     if merged is not None:
-        _for_code_scanning(merged["runs"][0])
+        run = merged["runs"][0]
+        notes = [n for inv in invocations for n in inv.get("toolExecutionNotifications", [])]
+        invocation: dict[str, Any] = {
+            "executionSuccessful": all(inv.get("executionSuccessful", True) for inv in invocations),
+            "exitCode": worst([r.code for r in results]),
+            "commandLine": " ".join(["autosync", *sys.argv[1:]])}
+        if notes:
+            invocation["toolExecutionNotifications"] = notes
+        run["invocations"] = [invocation]
+        for_code_scanning(run)
     return merged
-
-
-def _relative(uri: str) -> str:
-    path = os.path.relpath(uri) if os.path.isabs(uri) else os.path.normpath(uri)
-    return path.replace(os.sep, "/")
-
-
-def _for_code_scanning(run: dict[str, Any]) -> None:
-    """What GitHub code scanning needs beyond the schema: artifact URIs relative to
-    ``%SRCROOT%`` (the current folder) and a ``partialFingerprints`` per result that survives
-    unrelated edits (rule, file, and the text of the flagged line, not its number)."""
-    import hashlib
-
-    run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": "file://" + os.getcwd().rstrip("/") + "/"}}
-    for art in run.get("artifacts", []):
-        art["location"] = {"uri": _relative(art["location"]["uri"]), "uriBaseId": "%SRCROOT%"}
-    for res in run.get("results", []):
-        first_line = ""
-        for loc in res.get("locations", []) + res.get("relatedLocations", []):
-            art = loc.get("physicalLocation", {}).get("artifactLocation")
-            if art is not None:
-                original = art["uri"]
-                art.update({"uri": _relative(original), "uriBaseId": "%SRCROOT%"})
-                if not first_line:
-                    first_line = _line_text(original, loc["physicalLocation"].get("region", {}).get("startLine", 0))
-        where = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] if res.get("locations") else ""
-        digest = hashlib.sha256(f"{res.get('ruleId')}\0{where}\0{first_line.strip()}".encode()).hexdigest()
-        res["partialFingerprints"] = {"primaryLocationLineHash": digest[:32]}
-
-
-def _line_text(path: str, line: int) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for i, text in enumerate(fh, start=1):
-                if i == line:
-                    return text
-    except OSError:
-        pass
-    return ""
 
 
 __all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "run", "worst", "summary",

@@ -65,7 +65,7 @@ def test_one_sarif_run(project: Path) -> None:
     uris = {a["location"]["uri"] for a in run["artifacts"]}
     assert len(uris) == 2
     assert run["results"] and all(r["ruleId"] == "race" for r in run["results"])
-    # what GitHub code scanning needs (the official schema is not vendored: see the report)
+    # what GitHub code scanning needs (the schema itself: tests/test_sarif_schema.py)
     for res in run["results"]:
         assert set(res["partialFingerprints"]) == {"primaryLocationLineHash"}
         art = res["locations"][0]["physicalLocation"]["artifactLocation"]
