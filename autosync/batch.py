@@ -1,7 +1,8 @@
-"""``autosync check`` over many files: folders, ``--exclude``, ``-j`` processes, ``--shard``,
-one summary line, the worst exit code, one JSON / SARIF document, and the result cache.
+"""``autosync check`` / ``fix`` over many files: folders, ``--exclude``, ``-j`` processes,
+``--shard``, one summary line, the worst exit code, one JSON / SARIF document, and the result
+cache (``check`` only: ``fix`` writes files).
 
-Each file is checked by the ordinary single-file ``check`` command, run in a worker process
+Each file is handled by the ordinary single-file command, run in a worker process
 (``concurrent.futures``) with its output captured, so a file's report in a batch is exactly
 what ``autosync check FILE`` prints, and a cache hit (:mod:`autosync.cache`) replays it.
 """
@@ -35,6 +36,8 @@ class FileResult:
     stdout: str
     stderr: str
     cached: bool = False
+    #: ``fix`` wrote a different text into the file
+    changed: bool = False
 
 
 def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
@@ -74,11 +77,22 @@ def shard(files: list[str], spec: str | None) -> list[str]:
     return files[k - 1::n]
 
 
-def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str) -> FileResult:
-    """Check one file with the ordinary command (in this process), through the cache."""
+def _read_bytes(file: str) -> bytes | None:
+    try:
+        with open(file, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str,
+             command: str = "check") -> FileResult:
+    """Run ``command`` on one file with the ordinary command (in this process), through the
+    cache for ``check``."""
     global IN_WORKER
     digest = folder = None
-    if use_cache:
+    before = _read_bytes(file) if command == "fix" else None
+    if use_cache and command == "check":
         from autosync.project import find_config
 
         try:
@@ -98,7 +112,7 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
     try:
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = app(args=["check", file, *args], prog_name="autosync", standalone_mode=False)
+                code = app(args=[command, file, *args], prog_name="autosync", standalone_mode=False)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 3
             except Exception as exc:  # noqa: BLE001 - click usage errors and the like
@@ -106,19 +120,20 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
                 code = 2
     finally:
         IN_WORKER = False
-    result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue())
+    changed = before is not None and _read_bytes(file) != before
+    result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue(), changed=changed)
     if digest is not None and folder is not None and result.code in (0, 1, 2):  # not timeouts, crashes
         cache.put(folder, digest, cache.Entry(result.code, result.stdout, result.stderr))
     return result
 
 
 def run(files: list[str], args: list[str], *, jobs: int | None, use_cache: bool, include_dirs: list[str],
-        version: str) -> list[FileResult]:
-    """Check every file (in order of ``files``), ``jobs`` processes at a time."""
+        version: str, command: str = "check") -> list[FileResult]:
+    """Run ``command`` on every file (in order of ``files``), ``jobs`` processes at a time."""
     if len(files) <= 1 or jobs == 1:
-        return [_run_one(f, args, use_cache, include_dirs, version) for f in files]
+        return [_run_one(f, args, use_cache, include_dirs, version, command) for f in files]
     with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        futures = [pool.submit(_run_one, f, args, use_cache, include_dirs, version) for f in files]
+        futures = [pool.submit(_run_one, f, args, use_cache, include_dirs, version, command) for f in files]
         return [fut.result() for fut in futures]
 
 
@@ -138,6 +153,17 @@ def summary_line(results: Sequence[FileResult]) -> str:
     errors = f"{s['errors']} error" + ("s" if s["errors"] != 1 else "")
     return (f"checked {s['files']} file{'s' if s['files'] != 1 else ''}: {s['verified']} verified, "
             f"{s['races']} with races, {errors}")
+
+
+def fix_summary_line(results: Sequence[FileResult]) -> str:
+    """The last line of ``fix`` over many files."""
+    n = len(results)
+    changed = sum(r.changed for r in results)
+    unchanged = sum(r.code == 0 and not r.changed for r in results)
+    unfixable = sum(r.code == 1 and not r.changed for r in results)
+    errors = sum(r.code >= 2 for r in results)
+    return (f"fixed {n} file{'s' if n != 1 else ''}: {changed} changed, {unchanged} unchanged, "
+            f"{unfixable} not fixed, {errors} error{'s' if errors != 1 else ''}")
 
 
 def json_document(results: Sequence[FileResult]) -> dict[str, Any]:
@@ -194,4 +220,4 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
 
 
 __all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "run", "worst", "summary",
-           "summary_line", "json_document", "sarif_document"]
+           "summary_line", "fix_summary_line", "json_document", "sarif_document"]

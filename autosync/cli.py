@@ -302,10 +302,25 @@ def fix(
     check_only: Annotated[bool, typer.Option(
         "--check", help="For CI: print only the summary line, write nothing (exit 1 when the file would change).")]
         = False,
+    exit_non_zero_on_fix: Annotated[bool, typer.Option(
+        "--exit-non-zero-on-fix", help="Exit 1 when a file was changed (for pre-commit, as ruff).")] = False,
+    more: MorePathsArg = None, jobs: JobsOpt = None, exclude: ExcludeOpt = None, shard: ShardOpt = None,
 ) -> None:
-    """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check."""
-    from autosync import report_fix
+    """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check.
+    Several files or folders: each fixed in place, one summary line, the worst exit code."""
+    from autosync import batch, report_fix
 
+    if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
+        args = ["--oracle", oracle] if oracle else []
+        args += ["--timeout", str(timeout)] if timeout else []
+        args += ["--format", fmt.value, "--solver", solver.value, "--lc", str(lc), "--ic", str(ic),
+                 "--oracle-facts", oracle_facts.value, "--target", target]
+        args += (["--naive"] if naive else []) + (["--diff"] if diff else []) + (["--check"] if check_only else [])
+        with guard(None):
+            if output is not None:
+                raise BadInput("-o/--output takes one file")
+            code = batch_fix([file, *(more or [])], flags, args, fmt, jobs, exclude, shard, exit_non_zero_on_fix)
+        raise typer.Exit(code)
     STATE.last_error = None
     base = report_fix.fix_error_json(file, None, solver.value, oracle)
     with guard(file, _error_document(fmt, base)):
@@ -330,7 +345,33 @@ def fix(
             timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
-    raise typer.Exit(code)
+        changed = outcome.status == "fixed" and not (diff or check_only) and outcome.patched != outcome.original
+    raise typer.Exit(EXIT_FAIL if exit_non_zero_on_fix and code == EXIT_OK and changed else code)
+
+
+def batch_fix(paths: list[str], flags: KernelFlags, args: list[str], fmt: Format, jobs: int | None,
+              exclude: list[str] | None, shard: str | None, exit_non_zero_on_fix: bool) -> int:
+    """``fix`` over many files (:mod:`autosync.batch`, no cache: it writes); returns the worst
+    exit code (1 instead of 0 when a file was rewritten and ``exit_non_zero_on_fix``)."""
+    from autosync import batch, report
+
+    files = batch.shard(batch.expand(paths, exclude or []), shard)
+    results = batch.run(files, flags.argv() + args, jobs=jobs, use_cache=False,
+                        include_dirs=flags.include_dir or [], version=version(), command="fix")
+    if fmt is Format.json:
+        doc = batch.json_document(results)
+        doc["summary"]["changed"] = sum(r.changed for r in results)
+        emit(report.dumps(doc))
+    elif fmt is Format.sarif:
+        emit(report.dumps(batch.sarif_document(results)))
+    for r in results:
+        if fmt is Format.text and r.stdout:
+            emit(r.stdout.rstrip("\n"))
+        if r.stderr:
+            err(r.stderr.rstrip("\n"))
+    err(batch.fix_summary_line(results)) if fmt is not Format.text else emit(batch.fix_summary_line(results))
+    code = batch.worst([r.code for r in results])
+    return EXIT_FAIL if exit_non_zero_on_fix and code == EXIT_OK and any(r.changed for r in results) else code
 
 
 def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None, diff: bool, check_only: bool,
