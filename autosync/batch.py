@@ -85,22 +85,28 @@ def _read_bytes(file: str) -> bytes | None:
         return None
 
 
+def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str) -> tuple[str, str | None]:
+    """(cache folder, key) of ``check FILE ARGS`` (key None: not cacheable); one function for
+    batch and single-file runs, so they share entries."""
+    from autosync.project import find_config
+
+    try:
+        config = find_config(file)
+    except Exception:  # noqa: BLE001 - the check itself reports a bad configuration
+        config = None
+    folder = cache.cache_dir(config.root if config and config.path else None)
+    return folder, cache.key(file, args, include_dirs, config.path if config else None, version)
+
+
 def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str,
              command: str = "check") -> FileResult:
     """Run ``command`` on one file with the ordinary command (in this process), through the
     cache for ``check``."""
     global IN_WORKER
-    digest = folder = None
+    folder, digest = "", None
     before = _read_bytes(file) if command == "fix" else None
     if use_cache and command == "check":
-        from autosync.project import find_config
-
-        try:
-            config = find_config(file)
-        except Exception:  # noqa: BLE001 - the check itself reports a bad configuration
-            config = None
-        folder = cache.cache_dir(config.root if config and config.path else None)
-        digest = cache.key(file, args, include_dirs, config.path if config else None, version)
+        folder, digest = cache_slot(file, args, include_dirs, version)
         if digest is not None:
             hit = cache.get(folder, digest)
             if hit is not None:
@@ -122,7 +128,7 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
         IN_WORKER = False
     changed = before is not None and _read_bytes(file) != before
     result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue(), changed=changed)
-    if digest is not None and folder is not None and result.code in (0, 1, 2):  # not timeouts, crashes
+    if digest is not None and result.code in (0, 1, 2):  # not timeouts, crashes
         cache.put(folder, digest, cache.Entry(result.code, result.stdout, result.stderr))
     return result
 
@@ -219,5 +225,5 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
     return merged
 
 
-__all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "run", "worst", "summary",
+__all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "cache_slot", "run", "worst", "summary",
            "summary_line", "fix_summary_line", "json_document", "sarif_document"]

@@ -17,7 +17,7 @@ Heavy modules (the front end, z3, the MaxSAT back ends) are imported inside the 
 ``register(app)`` is listed in :data:`LAZY_COMMANDS`: it is imported only when its command is
 run (or ``--help`` lists the commands), so e.g. pygls is not loaded for ``autosync check``.
 
-Why one module of ~430 lines: it is the typer front door of parse, check and fix -- option
+Why one module of ~500 lines: it is the typer front door of parse, check and fix -- option
 declarations, the hand-off to the pipeline and the choice of report -- and each command is
 short; the work itself lives in :mod:`autosync.pipeline` and the report modules.
 """
@@ -39,6 +39,7 @@ from typer.core import TyperGroup
 from autosync import pipeline
 from autosync.cli_common import (
     DEFAULT_TIMEOUT,
+    EXIT_BAD_INPUT,
     EXIT_FAIL,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -212,13 +213,55 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
           fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
           exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False) -> None:
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
-    Several files or folders: one summary line, the worst exit code (see autosync.batch)."""
-    from autosync import batch, report, report_sarif
+    Several files or folders: one summary line, the worst exit code (see autosync.batch).
+    Results are cached (autosync.cache) unless --no-cache."""
+    from autosync import batch, cache
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         with guard(None):
             code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache)
         raise typer.Exit(code)
+    if not batch.IN_WORKER and not no_cache and not STATE.debug and not cache.disabled():
+        raise typer.Exit(_cached_check(file, flags, oracle, timeout, fmt))
+    _check_file(file, flags, oracle, timeout, fmt)
+
+
+def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> list[str]:
+    """The options of a ``check`` as command-line arguments (a batch worker's, the cache key's)."""
+    return flags.argv() + (["--oracle", oracle] if oracle else []) + \
+        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+
+
+def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> int:
+    """``check FILE`` through the result cache (:mod:`autosync.cache`, the entries batch runs
+    use): a hit prints the stored output; a miss runs the check, keeping what it prints."""
+    from autosync import batch, cache
+
+    folder, digest = batch.cache_slot(file, _check_args(flags, oracle, timeout, fmt), flags.include_dir or [],
+                                      version())
+    hit = cache.get(folder, digest) if digest is not None else None
+    if hit is not None:
+        typer.echo(hit.stdout, nl=False)
+        typer.echo(hit.stderr, nl=False, err=True)
+        return hit.code
+    STATE.record = []
+    try:
+        _check_file(file, flags, oracle, timeout, fmt)
+        code = EXIT_OK
+    except typer.Exit as exc:
+        code = exc.exit_code
+    finally:
+        kept, STATE.record = STATE.record, None
+    if digest is not None and code in (EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT):  # not timeouts, crashes, Ctrl-C
+        cache.put(folder, digest, cache.Entry(code, "".join(t for s, t in kept if s == "stdout"),
+                                              "".join(t for s, t in kept if s == "stderr")))
+    return code
+
+
+def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> None:
+    """``check`` of one file; raises ``typer.Exit`` with the exit code."""
+    from autosync import report, report_sarif
+
     base: dict[str, Any] = {"file": file, "kernel": None, "kernels": [], "verified": False, "races": [], "divergences": [],
             "unknowns": [], "findings": []}
     with guard(file, _error_document(fmt, base)):
@@ -257,12 +300,11 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
                 jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
     """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
-    from autosync import batch, report
+    from autosync import batch, cache, report
 
-    args = flags.argv() + (["--oracle", oracle] if oracle else []) + \
-        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+    args = _check_args(flags, oracle, timeout, fmt)
     files = batch.shard(batch.expand(paths, exclude or []), shard)
-    results = batch.run(files, args, jobs=jobs, use_cache=not no_cache, include_dirs=flags.include_dir or [],
+    results = batch.run(files, args, jobs=jobs, use_cache=not (no_cache or cache.disabled()), include_dirs=flags.include_dir or [],
                         version=version())
     if fmt is Format.json:
         emit(report.dumps(batch.json_document(results)))

@@ -63,6 +63,10 @@ class _State:
     last_failure: Failure | None = None
     #: a progress line is on the terminal (to be cleared)
     progress_shown: bool = False
+    #: while a list, what :func:`emit` / :func:`err` print is also kept here as (stream, text)
+    #: -- the result cache stores a single-file ``check``'s output this way (progress lines,
+    #: written to the terminal directly, are not kept)
+    record: list[tuple[str, str]] | None = None
 
 
 STATE = _State()
@@ -70,12 +74,16 @@ STATE = _State()
 
 def err(line: str) -> None:
     typer.echo(line, err=True)
+    if STATE.record is not None:
+        STATE.record.append(("stderr", line + "\n"))
     if "error" in line:
         STATE.last_error = line
 
 
 def emit(text: str) -> None:
     typer.echo(text)
+    if STATE.record is not None:
+        STATE.record.append(("stdout", text + "\n"))
 
 
 @dataclass

@@ -22,7 +22,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from autosync.launch import DEFAULT_BLOCK, DEFAULT_GRID, SOURCES, LaunchChoice, distinct, host_launches
 from kpl.errors import KplError
 
 if sys.version_info >= (3, 11):
@@ -31,6 +30,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 if TYPE_CHECKING:
+    from autosync.launch import LaunchChoice
     from autosync.pipeline import KernelOptions
     from kpl.ast import Kernel
 
@@ -103,6 +103,7 @@ def _read(path: str) -> str:
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file``, each lowered under its own launch (one Kernel per distinct
     host launch), with notes for the user appended to ``opts.notes``."""
+    from autosync.launch import SOURCES, host_launches  # not at the top: a cache hit needs only find_config
     from kpl import frontend
     from kpl.header import parse_header
 
@@ -139,6 +140,7 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],
              unknown_at: tuple[int, int] | None) -> list[LaunchChoice]:
     """Every launch ``kernel`` is checked under (the order of :mod:`autosync.launch`)."""
+    from autosync.launch import DEFAULT_BLOCK, DEFAULT_GRID, LaunchChoice, distinct
     name = kernel.name
     defines = tuple(sorted(config.defines(name).items()))
     block: tuple[Dim3 | None, str] = (None, "")
