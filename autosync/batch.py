@@ -41,8 +41,9 @@ class FileResult:
 
 
 def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
-    """Files named and ``*.cu``/``*.cuh`` under folders named, minus ``--exclude`` globs
-    (matched against the path and against each path component), sorted, without duplicates."""
+    """Files named and ``*.cu``/``*.cuh`` under folders named (and the files the compilation
+    database compiles as CUDA there), minus ``--exclude`` globs (matched against the path and
+    against each path component), sorted, without duplicates."""
     out: set[str] = set()
 
     def excluded(path: str) -> bool:
@@ -52,6 +53,13 @@ def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
 
     for path in paths:
         if os.path.isdir(path):
+            from autosync import compdb
+
+            try:  # files the compilation database compiles as CUDA (``-x cuda``), any suffix
+                out.update(os.path.relpath(f) if not os.path.isabs(path) else f
+                           for f in compdb.cuda_files(path) if not excluded(f))
+            except BadInput:
+                pass  # an unreadable database is reported by the check of each file
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(os.path.join(root, d)))
                 for name in files:
@@ -87,15 +95,24 @@ def _read_bytes(file: str) -> bytes | None:
 
 def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str) -> tuple[str, str | None]:
     """(cache folder, key) of ``check FILE ARGS`` (key None: not cacheable); one function for
-    batch and single-file runs, so they share entries."""
+    batch and single-file runs, so they share entries.  The project configuration and the
+    compilation database (its text, its ``-I`` folders) are part of the key."""
+    from autosync import compdb
     from autosync.project import find_config
 
     try:
         config = find_config(file)
     except Exception:  # noqa: BLE001 - the check itself reports a bad configuration
         config = None
+    build_dir = args[args.index("-p") + 1] if "-p" in args[:-1] else None
+    try:
+        flags = compdb.flags_for(file, build_dir)
+    except BadInput:
+        flags = None  # the check itself reports it
+    extra = [flags.database] if flags else []
+    dirs = include_dirs + list(flags.include_dirs if flags else ())
     folder = cache.cache_dir(config.root if config and config.path else None)
-    return folder, cache.key(file, args, include_dirs, config.path if config else None, version)
+    return folder, cache.key(file, args, dirs, config.path if config else None, version, extra)
 
 
 def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str,

@@ -3,7 +3,7 @@ answers from disk.
 
 The key is a SHA-256 of everything the output depends on: the file's text, the texts of the
 files it includes (``#include "…"``, found next to the file and in ``-I`` folders,
-recursively), the project configuration's text, the command-line options, the AutoSync
+recursively), the project configuration's and the compilation database's texts, the command-line options, the AutoSync
 version, and the file's name as typed and the current folder (both are printed: messages name
 the file as given, SARIF URIs are relative to the current folder).  The value is the finished
 output of the check (exit code, stdout, stderr), so a hit prints exactly what the miss
@@ -94,8 +94,10 @@ def _included(path: str, include_dirs: list[str], seen: set[str]) -> list[str]:
     return out
 
 
-def key(file: str, options: list[str], include_dirs: list[str], config_path: str | None, version: str) -> str | None:
-    """The cache key of one check, or None when the file cannot be read (never cached)."""
+def key(file: str, options: list[str], include_dirs: list[str], config_path: str | None, version: str,
+        extra_files: list[str] | None = None) -> str | None:
+    """The cache key of one check, or None when the file cannot be read (never cached).
+    ``extra_files`` (e.g. the compilation database) are hashed with their texts."""
     try:
         with open(file, "rb") as fh:
             data = fh.read()
@@ -105,10 +107,10 @@ def key(file: str, options: list[str], include_dirs: list[str], config_path: str
     for part in (version, code_fingerprint(), os.path.abspath(file), file, os.getcwd(), "\0".join(options), config_path or ""):
         h.update(part.encode() + b"\1")
     h.update(data + b"\1")
-    if config_path:
+    for path in ([config_path] if config_path else []) + list(extra_files or []):
         try:
-            with open(config_path, "rb") as fh:
-                h.update(fh.read() + b"\1")
+            with open(path, "rb") as fh:
+                h.update(path.encode() + b"\0" + fh.read() + b"\1")
         except OSError:
             pass
     for text in _included(file, include_dirs, {os.path.abspath(file)}):

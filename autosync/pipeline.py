@@ -103,15 +103,24 @@ class KernelOptions:
     warp_sync: int | None = None
     #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
     notes: list[str] = field(default_factory=list)
+    #: ``-p``: the folder of ``compile_commands.json`` (None: searched upward, :mod:`autosync.compdb`)
+    build_dir: str | None = None
+    #: the ``-D`` flags of the file's compile command (filled by :func:`autosync.project.load`;
+    #: ``defines`` and the project configuration win over them)
+    build_defines: dict[str, str] = field(default_factory=dict)
+    #: the compile command was read (its ``-I`` folders are appended to ``include_dirs``)
+    build_read: bool = False
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
-              grid_dim: str | None = None, warp_sync: int | None = None) -> KernelOptions:
+              grid_dim: str | None = None, warp_sync: int | None = None,
+              build_dir: str | None = None) -> KernelOptions:
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
-                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync)
+                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
+                   build_dir=build_dir)
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
@@ -427,9 +436,9 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
 
     folder = os.path.dirname(os.path.abspath(opts.file))
     try:
-        defines = {**parse_header(to_lf(text), opts.file).defines, **opts.defines}
+        defines = {**opts.build_defines, **parse_header(to_lf(text), opts.file).defines, **opts.defines}
     except Exception:  # a header problem was already reported by the front end
-        defines = dict(opts.defines)
+        defines = {**opts.build_defines, **opts.defines}
     with tempfile.TemporaryDirectory(prefix="autosync-nvcc-") as scratch:
         src = os.path.join(scratch, os.path.basename(opts.file) or "kernel.cu")
         with open(src, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:

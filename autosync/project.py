@@ -111,22 +111,24 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
         text = _read(opts.file)
     header = parse_header(text, opts.file)
     config = find_config(opts.file)
+    read_compile_command(opts)
     base_kw = opts.frontend_kwargs()
+    build = opts.build_defines
     # a first lowering names the kernels (and their __launch_bounds__)
-    kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**config.defines(""), **opts.defines}
-                                                        or None})
+    kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**build, **config.defines(""),
+                                                                               **opts.defines} or None})
     from autosync.pipeline import check_unique_names
 
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
         kernels = [frontend.select_kernel(kernels, opts.kernel, opts.file)]
-    launches, unknown = host_launches(text, {**header.defines, **config.defines(""), **opts.defines})
+    launches, unknown = host_launches(text, {**build, **header.defines, **config.defines(""), **opts.defines})
     out: list[Kernel] = []
     for k in kernels:
         base = k.name.split("<", 1)[0]
         for choice in _choices(opts, header, config, k, launches.get(base, []), unknown.get(base)):
             kw = {**base_kw, "block_dim": choice.block_dim, "grid_dim": choice.grid_dim,
-                  "defines": {**dict(choice.defines), **opts.defines} or None}
+                  "defines": {**build, **dict(choice.defines), **opts.defines} or None}
             if (choice.block_dim, choice.grid_dim) == (k.launch.block_dim, k.launch.grid_dim) and \
                     dict(choice.defines) == config.defines(""):
                 lowered = k
@@ -135,6 +137,26 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
             SOURCES[lowered] = choice
             out.append(lowered)
     return out
+
+
+def read_compile_command(opts: KernelOptions) -> None:
+    """Take the file's ``compile_commands.json`` entry into ``opts`` once (:mod:`autosync.compdb`):
+    its ``-D`` as ``build_defines`` (under the command line and the configuration), its ``-I``
+    after the command line's."""
+    from autosync import compdb
+
+    if opts.build_read:
+        return
+    opts.build_read = True
+    flags = compdb.flags_for(opts.file, opts.build_dir)
+    if flags is None:
+        return
+    opts.build_defines = dict(flags.defines)
+    opts.include_dirs = opts.include_dirs + [d for d in flags.include_dirs if d not in opts.include_dirs]
+    if flags.pre_includes:
+        names = ", ".join(os.path.relpath(p) for p in flags.pre_includes)
+        opts.notes.append(f"{opts.file}: note: forced includes of {os.path.relpath(flags.database)} are not "
+                          f"applied ({names}); #include them in the file or pass their -D flags")
 
 
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],
@@ -226,4 +248,4 @@ def _kernel_pos(kernel: Kernel) -> tuple[int, int]:
     return LineIndex(text).line_col(name_pos)
 
 
-__all__ = ["ProjectConfig", "find_config", "load", "CONFIG_NAMES"]
+__all__ = ["ProjectConfig", "find_config", "load", "read_compile_command", "CONFIG_NAMES"]
