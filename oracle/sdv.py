@@ -207,8 +207,7 @@ class SDVOracle(OracleBase):
                 seen.add((reason, label))
                 verdict.unknowns.append(Unknown(reason, label, self._line(tree, label)))
 
-    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None,
-                 swap: bool = False) -> Witness:
+    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
         def ids(xs: tuple[Any, ...]) -> tuple[int, int, int]:
             v = [m.eval(x, model_completion=True).as_long() for x in xs]
             return (v[0], v[1], v[2])
@@ -220,8 +219,6 @@ class SDVOracle(OracleBase):
             val = m.eval(idx, model_completion=True)
             if z3.is_bv_value(val):
                 index = val.as_signed_long()  # type: ignore[attr-defined]
-        if swap:
-            t1, t2, b1, b2 = t2, t1, b2, b1
         return Witness(t1, t2, b1, b2, index)
 
     def _divergences(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
@@ -246,6 +243,11 @@ class SDVOracle(OracleBase):
 
     def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel,
                verdict: Verdict) -> list[Race]:
+        """Every racing label pair, one query per pair -- but pairs whose queries are the same
+        formula up to the selector names are asked once (:class:`_Side`, ``_PairMemo``): a
+        barrier-free kernel of n statements has ~n² label pairs over only a few distinct
+        (predicate, index, epoch) shapes, e.g. every ``a[tid] = x`` against every
+        ``y = a[(tid + 3) % 64]``."""
         groups: dict[str, dict[int, tuple[list[Access], list[Access]]]] = {}
         mems: dict[str, K.Memory] = {}
         for a in ex.accesses:
@@ -258,42 +260,95 @@ class SDVOracle(OracleBase):
         same_warp: z3.BoolRef | None = None
         if warp:
             same_warp = z3.UDiv(ex.linear_tid(0), warp) == z3.UDiv(ex.linear_tid(1), warp)
+        loops: dict[int, tuple[int, ...]] = {}
+        memo: dict[tuple[Any, ...], _PairResult | None] = {}
         out: list[Race] = []
         for name in sorted(groups):
             labels = sorted(groups[name], key=tree.order)
+            sides = {lab: (_Side(groups[name][lab][0]), _Side(groups[name][lab][1]))
+                     for lab in labels}
+            for lab in labels:
+                loops[lab] = tree.loops(lab)
             for i, l1 in enumerate(labels):
+                t1 = sides[l1][0]
+                if not t1.insts:
+                    continue
                 for l2 in labels[i:]:
-                    s1 = groups[name][l1][0]
-                    s2 = groups[name][l2][1]
-                    if not s1 or not s2:
+                    t2 = sides[l2][1]
+                    if not t2.insts or not _kinds_conflict(t1.kinds, t2.kinds):
                         continue
-                    race = self._pair(ex, tree, mems[name], l1, l2, s1, s2, same_warp, verdict)
+                    race = self._pair(ex, tree, mems[name], l1, l2, t1, t2, loops, same_warp,
+                                      memo, verdict)
                     if race is not None:
                         out.append(race)
         return out
 
     def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,
-              s1: list[Access], s2: list[Access], same_warp: z3.BoolRef | None,
+              t1: _Side, t2: _Side, loops: dict[int, tuple[int, ...]],
+              same_warp: z3.BoolRef | None, memo: dict[tuple[Any, ...], _PairResult | None],
               verdict: Verdict) -> Race | None:
         """Do labels ``l1`` (thread 1) and ``l2`` (thread 2) race on ``mem``?  Build the one
-        query for the pair, ask it, compute the loop depths and decode the witness."""
-        pq = self._pair_query(ex, tree, l1, l2, s1, s2, same_warp)
+        query for the pair, ask it (or take the answer of an identical query), compute the
+        loop depths and decode the witness."""
+        s1, s2 = t1.insts, t2.insts
+        sig1, sig2 = t1.sigs, t2.sigs
+        if ex.same and t1.epochs is not None and t2.epochs is not None:
+            common = t1.epochs & t2.epochs
+            if not common:
+                return None
+            if common != t1.epochs:
+                keep = [j for j, e in enumerate(t1.epoch_of) if e in common]
+                s1, sig1 = [s1[j] for j in keep], tuple(sig1[j] for j in keep)
+            if common != t2.epochs:
+                keep = [j for j, e in enumerate(t2.epoch_of) if e in common]
+                s2, sig2 = [s2[j] for j in keep], tuple(sig2[j] for j in keep)
+        lp1, lp2 = set(loops[l2]), loops[l1]
+        shared = tuple(lp for lp in lp2 if lp in lp1)
+        d = len(shared)
+        exact_tags = ex.same and all(
+            len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
+        key = (mem.name, sig1, sig2, d if exact_tags else None,
+               same_warp is not None and l1 == l2)
+        if key in memo:
+            res = memo[key]
+        else:
+            res = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags, same_warp)
+            memo[key] = res
+        if res is None:
+            return None
+        if res.unknown:
+            verdict.unknowns.append(Unknown(
+                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
+            return None
+        swap = tree.order(l1) > tree.order(l2)
+        first, second = (l2, l1) if swap else (l1, l2)
+        kinds = (res.kind2, res.kind1) if swap else (res.kind1, res.kind2)
+        w = res.witness
+        witness = Witness(w.thread2, w.thread1, w.block2, w.block1, w.index) if swap else w
+        return Race(first, second, mem.name, kinds, mem.space, witness, res.loop_depth,
+                    res.depths, not ex.same)
+
+    def _ask_pair(self, ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
+                  s2: list[Access], shared: tuple[int, ...], exact_tags: bool,
+                  same_warp: z3.BoolRef | None) -> _PairResult | None:
+        """The solver's answer for one pair query (None: no race)."""
+        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp)
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
         if r == z3.unknown:
-            verdict.unknowns.append(Unknown(
-                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
-            return None
+            return _PairResult(True)
         if r != z3.sat or m is None:
             return None
         loop_depth, depths, best = self._loop_depths(ex, pq, m)
-        return self._decode_race(ex, tree, mem, pq, best, loop_depth, depths)
+        return self._decode_race(ex, pq, best, loop_depth, depths)
 
     @staticmethod
-    def _pair_query(ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
-                    s2: list[Access], same_warp: z3.BoolRef | None) -> _PairQuery | None:
-        """The race query of a label pair (None: no conflicting kinds or no common epoch).
+    def _pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],
+                    shared: tuple[int, ...], exact_tags: bool,
+                    same_warp: z3.BoolRef | None) -> _PairQuery | None:
+        """The race query of a label pair (None: no conflicting kinds).  ``s1``/``s2`` are
+        already restricted to common epochs where epochs are constants.
 
         Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
         kinds, and under ``--warp-sync`` not two threads of one warp unless in one instruction
@@ -302,18 +357,7 @@ class SDVOracle(OracleBase):
         kinds2 = {a.kind for a in s2}
         if not any(conflicts(a, b) for a in kinds1 for b in kinds2):
             return None
-        if ex.same and all(z3.is_int_value(a.epoch) for a in s1 + s2):
-            e1 = {a.epoch.as_long() for a in s1}  # type: ignore[attr-defined]
-            e2 = {a.epoch.as_long() for a in s2}  # type: ignore[attr-defined]
-            common = e1 & e2
-            if not common:
-                return None
-            s1 = [a for a in s1 if a.epoch.as_long() in common]  # type: ignore[attr-defined]
-            s2 = [a for a in s2 if a.epoch.as_long() in common]  # type: ignore[attr-defined]
-        shared = tree.shared_loops(l1, l2)
         d = len(shared)
-        exact_tags = ex.same and all(
-            len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
         levels_needed = d if exact_tags else 0
         if same_warp is not None and l1 == l2:
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
@@ -360,10 +404,10 @@ class SDVOracle(OracleBase):
         depths = tuple(sorted(models))
         return depths[0], depths, models[depths[0]]
 
-    def _decode_race(self, ex: Executor, tree: LabelTree, mem: K.Memory, pq: _PairQuery,
-                     best: z3.ModelRef, loop_depth: int | None,
-                     depths: tuple[int, ...]) -> Race:
-        """The :class:`Race` of a satisfiable pair query: kinds, text order, witness."""
+    def _decode_race(self, ex: Executor, pq: _PairQuery, best: z3.ModelRef,
+                     loop_depth: int | None, depths: tuple[int, ...]) -> _PairResult:
+        """What a satisfiable pair query says: kinds, loop depths, witness (thread 1 first;
+        the caller orders the pair by text)."""
         a1, a2 = pq.a1, pq.a2
         c1, c2 = a1.chosen(best), a2.chosen(best)
         if len(pq.k1) > 1 or len(pq.k2) > 1:
@@ -381,14 +425,53 @@ class SDVOracle(OracleBase):
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
-        kind1, kind2 = c1.kind, c2.kind
-        l1, l2 = pq.l1, pq.l2
-        swap = tree.order(l1) > tree.order(l2)
-        first, second = (l2, l1) if swap else (l1, l2)
-        kinds = (kind2, kind1) if swap else (kind1, kind2)
-        witness = self._witness(ex, best, shown_index(c1), swap)
-        return Race(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
-                    not ex.same)
+        return _PairResult(False, c1.kind, c2.kind, self._witness(ex, best, shown_index(c1)),
+                           loop_depth, depths)
+
+
+@dataclass
+class _PairResult:
+    """The answer to one pair query, shared by every label pair asking the same formula:
+    ``unknown`` (the solver gave up) or a race with thread 1's and thread 2's kinds, the
+    witness (thread 1 first) and the loop depths."""
+
+    unknown: bool
+    kind1: AccessKind = AccessKind.READ
+    kind2: AccessKind = AccessKind.READ
+    witness: Witness = Witness((0, 0, 0), (0, 0, 0))
+    loop_depth: int | None = None
+    depths: tuple[int, ...] = ()
+
+
+class _Side:
+    """One label's accesses of one array by one thread, with what the pair loop needs
+    without building z3 terms: the access kinds, the constant epochs (None: some epoch is
+    symbolic) and a signature per access (z3 ids of its predicate, index, epoch and
+    iteration numbers; hash-consing makes equal ids equal terms).  Two pairs whose sides
+    have equal signatures ask the same query up to the names of the selectors."""
+
+    def __init__(self, insts: list[Access]) -> None:
+        self.insts = insts
+        self.kinds = frozenset(a.kind for a in insts)
+        self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
+                           a.field, repr(a.view) if a.view is not None else None,
+                           tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
+        consts = all(z3.is_int_value(a.epoch) for a in insts)
+        self.epoch_of = [a.epoch.as_long() if consts else 0  # type: ignore[attr-defined]
+                         for a in insts]
+        self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
+
+
+_CONFLICTING: dict[tuple[frozenset[AccessKind], frozenset[AccessKind]], bool] = {}
+
+
+def _kinds_conflict(k1: frozenset[AccessKind], k2: frozenset[AccessKind]) -> bool:
+    """Some kind of ``k1`` conflicts with some kind of ``k2`` (cached: called per pair)."""
+    r = _CONFLICTING.get((k1, k2))
+    if r is None:
+        r = any(conflicts(a, b) for a in k1 for b in k2)
+        _CONFLICTING[(k1, k2)] = r
+    return r
 
 
 @dataclass

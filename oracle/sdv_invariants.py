@@ -256,10 +256,18 @@ def houdini(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, V
     for th, r0 in zip(ex.th, saved_ret, strict=False):
         th.ret = r0
     while cands:
-        pre = [f for c in cands for f in c.fn(vs, la, pe)]
+        pre = z3.And([f for c in cands for f in c.fn(vs, la, pe)])
         forms = [c.fn(post_vs, la2, pe) for c in cands]
-        r, m = ex.q.check(z3.And(pre), z3.Not(z3.And([f for fs in forms for f in fs])))
-        if r == z3.unsat:
+        for fs in forms:
+            # one query per candidate, not one for their conjunction: the negated
+            # conjunction is a disjunction, and z3 then case-splits over bit-blasted
+            # arithmetic (an offset candidate ``v1 - e1 == v2 - e2`` next to a
+            # uniformity candidate took 16,000 conflicts, 0.3 s); the negation of ONE
+            # candidate gives unit facts that preprocessing solves at once (~1 ms).
+            r, m = ex.q.check(pre, z3.Not(z3.And(fs)))
+            if r != z3.unsat:
+                break
+        else:
             break
         cands = drop(cands, forms, m)
     ex.restore(snap)
