@@ -87,10 +87,12 @@ def _value_flow(e: K.Expr, written: set[str], deps: set[str], seeds: set[str]) -
         seeds |= expr_vars(e)
 
 
-def relevant_vars(kernel: K.Kernel) -> set[str]:
+def relevant_vars(kernel: K.Kernel, fixed_stores: bool = False) -> set[str]:
     """The variables (``@name``: local arrays) whose values can decide a verdict: those that
     flow, through assignments (flow-insensitively), into an index of a written memory, a
-    guard, a barrier or an annotation.  Every other variable only carries data to memory."""
+    guard, a barrier or an annotation.  Every other variable only carries data to memory.
+    ``fixed_stores``: also those flowing into a value stored at a variable-free index of
+    shared/global memory (``s[0] = v``), which a benign-write check compares."""
     written = _written_memories(kernel)
     deps: dict[str, set[str]] = {}
     seeds: set[str] = set()
@@ -112,6 +114,8 @@ def relevant_vars(kernel: K.Kernel) -> set[str]:
             else:
                 seeds |= expr_vars(t.index)
                 tgt = ""  # stored data of shared/global memory: nobody reads it back
+                if fixed_stores and not expr_vars(t.index):
+                    seeds |= expr_vars(s.value)
         if tgt is not None:
             if value is not None:
                 _value_flow(value, written, deps.setdefault(tgt, set()), seeds)
