@@ -67,6 +67,7 @@ from oracle.base import (
     conflicts,
 )
 from oracle.sdv_exec import Executor, QueryEngine
+from oracle.sdv_invariants import HoudiniMemo
 from oracle.sdv_memory import (
     Access,
     AccessSide,
@@ -83,7 +84,9 @@ class SDVOracle(OracleBase):
     ``timeout``: seconds for the whole check (z3 queries get the remaining time; reaching it
     raises :class:`OracleError` with ``timeout=True``).  ``max_unroll``: the most iterations
     a loop is unrolled exactly before the loop abstraction is used.  Options:
-    ``query_timeout_ms`` (default 20000) and ``rlimit`` (z3 resource limit per query)."""
+    ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
+    ``cross_cache`` (default True: the cross-block part and the Houdini results are reused
+    by later checks of a kernel that differs only in barriers, :class:`HoudiniMemo`)."""
 
     name = "sdv"
 
@@ -96,6 +99,9 @@ class SDVOracle(OracleBase):
         self.unroll_budget = int(options.get("unroll_budget", 512))
         self.cross_cache = bool(options.get("cross_cache", True))
         self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
+        # Houdini results of the kernel last checked, kept while the checks differ only
+        # in barriers (the candidates of one synthesis run)
+        self._memo: HoudiniMemo | None = None
 
     # ------------------------------------------------------------------ entry point
 
@@ -107,8 +113,15 @@ class SDVOracle(OracleBase):
         engine = QueryEngine(deadline, self.query_ms, self.rlimit)
         found: dict[tuple[int, int, str], Race] = {}
 
+        key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
+            if self.cross_cache else None
+        memo = None
+        if key is not None:
+            memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
+                else HoudiniMemo(key)
+            self._memo = memo
         same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
-                        unroll_budget=self.unroll_budget)
+                        unroll_budget=self.unroll_budget, memo=memo)
         same.run()
         self._divergences(same, tree, verdict)
         for race in self._races(same, tree, kernel, verdict):
@@ -116,7 +129,7 @@ class SDVOracle(OracleBase):
         self._collect_unknowns(same, tree, verdict)
 
         if kernel.launch.blocks > 1 and self._global_writes(kernel):
-            cres = self._cross_part(kernel, tree, engine)
+            cres = self._cross_part(kernel, tree, engine, key)
             verdict.unknowns.extend(Unknown(reason, label, self._line(tree, label))
                                     for reason, label in cres.query_unknowns)
             for race in cres.races:
@@ -159,7 +172,8 @@ class SDVOracle(OracleBase):
             return None
         return tree.line(label)
 
-    def _cross_part(self, kernel: Kernel, tree: LabelTree, engine: QueryEngine) -> _CrossResult:
+    def _cross_part(self, kernel: Kernel, tree: LabelTree, engine: QueryEngine,
+                    key: tuple[Any, ...] | None) -> _CrossResult:
         """The cross-block half of :meth:`check`, answered from the cache when a kernel with
         the same barrier-free structure was checked before by this oracle.
 
@@ -175,8 +189,6 @@ class SDVOracle(OracleBase):
         differ only by inserted barriers -- share it.  Results with a solver ``unknown`` are
         not cached (a second try could succeed); lines of unknowns are recomputed from the
         current kernel's tree."""
-        key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
-            if self.cross_cache else None
         if key is not None and key in self._cross:
             self._cross.move_to_end(key)
             return self._cross[key]

@@ -44,14 +44,23 @@ import z3
 
 from kpl import ast as K
 from oracle.sdv_encode import fresh, to_bool
-from oracle.sdv_invariants import relevant_vars
+from oracle.sdv_invariants import HoudiniMemo, relevant_vars
 from oracle.sdv_loops import LoopExecutor
 from oracle.sdv_memory import Access
 from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported
 
 
 class Executor(LoopExecutor):
-    """Runs one kernel for two symbolic threads in one mode (``same`` or ``cross``)."""
+    """Runs one kernel for two symbolic threads in one mode (``same`` or ``cross``).
+    ``memo``: Houdini results shared with earlier runs (:class:`HoudiniMemo`), or None."""
+
+    def __init__(self, kernel: K.Kernel, mode: str, engine: QueryEngine, *,
+                 max_unroll: int = 64, unroll_budget: int = 512,
+                 memo: HoudiniMemo | None = None) -> None:
+        super().__init__(kernel, mode, engine, max_unroll=max_unroll,
+                         unroll_budget=unroll_budget)
+        self.memo = memo
+        self.events = []
 
     def run(self) -> None:
         for c in self.base_constraints():
