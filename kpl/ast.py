@@ -32,6 +32,8 @@ from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
+from kpl.placement import BarrierKind
+
 # --------------------------------------------------------------------------- types
 
 
@@ -306,9 +308,16 @@ class ExprStmt(Stmt):
 @dataclass(eq=False)
 class Barrier(Stmt):
     """``__syncthreads()`` (or OpenCL ``barrier(...)``); ``spelling`` is the text as written,
-    so a macro spelling such as ``syncthreads()`` is kept."""
+    so a macro spelling such as ``syncthreads()`` is kept.
+
+    ``kind`` is ``SYNCWARP`` for ``__syncwarp()`` (and a 32-wide tile's ``.sync()``): it
+    orders only the threads of one warp.  ``mask`` is the ``__syncwarp(mask)`` argument when
+    it is not the constant full mask (oracles answer "unknown" for it).  Both are left out of
+    ``repr`` (the parse snapshot): ``spelling`` already shows the kind."""
 
     spelling: str = "__syncthreads()"
+    kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)
+    mask: Expr | None = field(default=None, repr=False)
 
 
 @dataclass(eq=False)

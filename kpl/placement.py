@@ -25,10 +25,19 @@ from fractions import Fraction
 class BarrierKind(enum.Enum):
     """Which barrier sits at an anchor; the value is its CUDA spelling in the KPL AST.
 
-    Only block-wide barriers today (the paper's only kind); ``__syncwarp`` would be a second
-    member, with its own cost and its own renderer template."""
+    ``SYNCTHREADS`` orders all threads of the block (the paper's only kind); ``SYNCWARP``
+    orders only the threads of one warp (32 lanes of consecutive linear thread id), which is
+    all a race between two lanes of one warp needs under independent thread scheduling
+    ([WarpsAtomics] Sec. 3: without lock-step, lanes of a warp interleave like any threads).
+    Synthesis prices each kind separately (``autosync.cost``)."""
 
     SYNCTHREADS = "__syncthreads()"
+    SYNCWARP = "__syncwarp()"
+
+    @property
+    def warp(self) -> bool:
+        """Does this barrier order only the threads of one warp?"""
+        return self is BarrierKind.SYNCWARP
 
 
 @dataclass(frozen=True)
