@@ -24,6 +24,10 @@ also crosses warps, :meth:`ConstraintSystem.forbid_warp` adds the L-only disjunc
 subsume the old ones, so nothing needs retracting).  A divergent ``__syncthreads()``
 excludes L_ℓ in its block (line 25), a divergent ``__syncwarp()`` both kinds: a block that
 is not uniform within a warp is not uniform within the block either.
+
+One piece (a little over 400 lines): the variables, every clause kind and the UNSAT
+explanation share one bookkeeping (which clause came from which line, which race); splitting
+the explanation from the clauses it reads would spread that one state over two modules.
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ from kpl.placement import BarrierKind
 
 # --------------------------------------------------------------------------- types
 
-
 @dataclass(frozen=True)
 class CType:
     """A C value type, reduced to what the verifiers need.
@@ -307,17 +306,10 @@ class ExprStmt(Stmt):
 
 @dataclass(eq=False)
 class Barrier(Stmt):
-    """``__syncthreads()`` (or OpenCL ``barrier(...)``); ``spelling`` is the text as written,
-    so a macro spelling such as ``syncthreads()`` is kept.
-
-    ``kind`` is ``SYNCWARP`` for ``__syncwarp()`` (and a 32-wide tile's ``.sync()``): it
-    orders only the threads of one warp.  ``mask`` is the ``__syncwarp(mask)`` argument when
-    it is not the constant full mask (oracles answer "unknown" for it).  Both are left out of
-    ``repr`` (the parse snapshot): ``spelling`` already shows the kind."""
+    """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written."""
 
     spelling: str = "__syncthreads()"
-    kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)
-    mask: Expr | None = field(default=None, repr=False)
+    kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
 
 
 @dataclass(eq=False)

@@ -33,11 +33,14 @@ class BarrierKind(enum.Enum):
 
     SYNCTHREADS = "__syncthreads()"
     SYNCWARP = "__syncwarp()"
+    #: ``__syncwarp(mask)`` with a mask other than the constant full one: it orders only the
+    #: named lanes, which no oracle models (they answer "unknown"); never synthesized
+    SYNCWARP_MASKED = "__syncwarp(mask)"
 
     @property
     def warp(self) -> bool:
-        """Does this barrier order only the threads of one warp?"""
-        return self is BarrierKind.SYNCWARP
+        """Does this barrier order only (some of) the threads of one warp?"""
+        return self is not BarrierKind.SYNCTHREADS
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from kpl.ast import (
 from kpl.ctypes import convert, to_int
 from kpl.fe.names import WARP_SIZE
 from kpl.labels import LabelTree
+from kpl.placement import BarrierKind
 from oracle.base import Divergence, Witness
 from oracle.dynamic_eval import Evaluator, Unsupported
 from oracle.dynamic_races import RaceLog, byte_viewed
@@ -262,7 +263,7 @@ class _Run(Evaluator):
         return sorted(done)
 
     def visit_Barrier(self, stmt: Barrier, act: list[int]) -> list[int]:
-        if stmt.mask is not None:
+        if stmt.kind is BarrierKind.SYNCWARP_MASKED:
             raise Unsupported("__syncwarp with a mask other than the full warp (0xffffffff) "
                               "is not modelled", stmt.label)
         if stmt.kind.warp:

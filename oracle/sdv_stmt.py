@@ -22,6 +22,7 @@ import z3
 
 from kpl import ast as K
 from kpl.fe.names import WARP_SIZE
+from kpl.placement import BarrierKind
 from oracle.sdv_encode import conv, fresh, to_bool, vec_elem
 from oracle.sdv_expr import ExprEvaluator
 from oracle.sdv_state import FALSE, BarrierHit, Unsupported, method_for, mk_and, mk_not, mk_or, simp
@@ -92,7 +93,7 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
 
     def visit_Barrier(self, s: K.Barrier) -> None:
         p1, p2 = self.th[0].pred, self.th[1].pred
-        if s.mask is not None:
+        if s.kind is BarrierKind.SYNCWARP_MASKED:
             # orders nothing here (sound for races); the partial mask itself is not modelled
             self.unknown("unsupported: __syncwarp with a mask other than the full warp "
                          "(0xffffffff)", s.label)

@@ -322,17 +322,16 @@ class CallsLowering(ExprsLowering):
 
     def _syncwarp(self, node: c_ast.FuncCall, args: list[c_ast.Node], scope: Scope) -> K.Stmt:
         """``__syncwarp()`` / ``__syncwarp(0xffffffff)``: a warp barrier over all 32 lanes.  Any
-        other mask is kept as ``mask`` (the oracles answer "unknown" for it: a partial mask
+        other mask is ``SYNCWARP_MASKED`` (the oracles answer "unknown" for it: a partial mask
         orders only the named lanes, which they do not model)."""
-        mask: K.Expr | None = None
+        kind = BarrierKind.SYNCWARP
         if args:
             pre: list[K.Stmt] = []
             mask = self.expr(args[0], scope, pre)
             folded = self._fold(mask) if not pre else None
-            if isinstance(folded, int) and folded & 0xFFFFFFFF == 0xFFFFFFFF:
-                mask = None
-        return K.Barrier(spelling=self._barrier_spelling(node), kind=BarrierKind.SYNCWARP,
-                         mask=mask, label=self.label())
+            if not (isinstance(folded, int) and folded & 0xFFFFFFFF == 0xFFFFFFFF):
+                kind = BarrierKind.SYNCWARP_MASKED
+        return K.Barrier(spelling=self._barrier_spelling(node), kind=kind, label=self.label())
 
     def _barrier_spelling(self, node: c_ast.FuncCall) -> str:
         span = self.spans.span_of(node)
