@@ -4,7 +4,7 @@
 // Two-level inclusive scan of a block: each warp scans its 32 elements with warp barriers,
 // lane 31 publishes the warp's total, and after a block barrier every thread adds the
 // totals of the warps before it.  Written for this project.  The optimum mixes both kinds:
-// __syncwarp() inside the warp scan, one __syncthreads() where the totals cross warps.
+// __syncwarp() inside the warp scan, one block barrier where the totals cross warps.
 
 __global__ void block_scan(const int *in, int *out) {
   __shared__ int s[128];

@@ -2,7 +2,7 @@
 //--blockDim=256 --gridDim=64
 // autosync: min_barriers=3 original_barriers=4
 // Block sum whose last six steps (off = 32 .. 1) only ever involve warp 0, written the
-// legacy-safe way: every step synchronises the whole block with __syncthreads().  Written
+// legacy-safe way: every step synchronises the whole block with a block barrier.  Written
 // for this project.  `autosync compare` keeps the block barriers the first loop and its exit
 // need and replaces the tail's two by one __syncwarp() at the top of the loop body (the
 // tail's reads go to a register, so only consecutive steps race, and only within warp 0).

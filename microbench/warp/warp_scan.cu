@@ -5,7 +5,7 @@
 // l - d for d = 1, 2, 4, 8, 16, reading into a register before a __syncwarp() and writing
 // back after it.  Written for this project.  All races are between lanes of one warp, so
 // warp barriers are the optimum (two: one at the top of the loop body also orders the
-// initial store); a __syncthreads() at either position would cost four times as much.
+// initial store); a block barrier at either position would cost four times as much.
 
 __global__ void warp_scan(const int *in, int *out) {
   __shared__ int s[128];
