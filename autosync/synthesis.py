@@ -53,7 +53,7 @@ from autosync.constraints import Clause, ConstraintSystem, RaceKey
 from autosync.cost import DEFAULT_WARP_COST
 from kpl.ast import Barrier, Kernel, walk_stmts
 from kpl.labels import LabelTree
-from kpl.placement import EMPTY, Placement
+from kpl.placement import EMPTY, BarrierKind, Placement
 from kpl.transform import insert_barriers
 from oracle.base import Oracle, Race, Verdict
 
@@ -346,7 +346,7 @@ class Synthesizer:
             block = ctree.innermost_block(div.label)  # line 24: ℓ^d in kernel'
             children = ctree.interval(ctree.start(block), block)  # [ℓ_s^d, ℓ^d)
             step.added += self.cs.exclude_block(children, cand.mapping[div.label], block,
-                                                kinds.get(div.label, Barrier().kind))
+                                                kinds.get(div.label, BarrierKind.SYNCTHREADS))
         self.finish(step, "divergent")
         if not step.added:
             return self.result(UNKNOWN, reason="divergence reported again at an excluded "
