@@ -32,8 +32,9 @@ from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
-# --------------------------------------------------------------------------- types
+from kpl.placement import BarrierKind
 
+# --------------------------------------------------------------------------- types
 
 @dataclass(frozen=True)
 class CType:
@@ -305,10 +306,10 @@ class ExprStmt(Stmt):
 
 @dataclass(eq=False)
 class Barrier(Stmt):
-    """``__syncthreads()`` (or OpenCL ``barrier(...)``); ``spelling`` is the text as written,
-    so a macro spelling such as ``syncthreads()`` is kept."""
+    """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written."""
 
     spelling: str = "__syncthreads()"
+    kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
 
 
 @dataclass(eq=False)

@@ -28,8 +28,10 @@ What is decided, and how:
 * **Optional facts**: ``Race.loop_depth`` (0 = same iteration of all shared loops, j = the
   accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
   iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
-  the race occurs (found by re-querying with the found depths excluded) and
-  ``Race.cross_block`` says it also happens between threads of two blocks.
+  the race occurs (found by re-querying with the found depths excluded),
+  ``Race.cross_block`` says it also happens between threads of two blocks and
+  ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query, only
+  when the witness is such a pair): then a ``__syncwarp()`` may fix it.
 
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
@@ -144,7 +146,7 @@ class SDVOracle(OracleBase):
                 old = found.get(race.key)
                 depths = old.loop_depths if old is not None else ()
                 found[race.key] = Race(race.first, race.second, race.array, race.kinds,
-                                       race.space, race.witness, None, depths, True)
+                                       race.space, race.witness, None, depths, True, False)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
 
         named = sorted(set(same.named))
@@ -288,7 +290,7 @@ class SDVOracle(OracleBase):
         warp = kernel.launch.warp_sync if ex.same else None
         same_warp: z3.BoolRef | None = None
         if warp:
-            same_warp = z3.UDiv(ex.linear_tid(0), warp) == z3.UDiv(ex.linear_tid(1), warp)
+            same_warp = ex.same_warp(warp)
         loops: dict[int, tuple[int, ...]] = {}
         memo: dict[tuple[Any, ...], PairResult | None] = {}
         out: list[Race] = []
@@ -371,7 +373,7 @@ class SDVOracle(OracleBase):
         w = res.witness
         witness = Witness(w.thread2, w.thread1, w.block2, w.block1, w.index) if swap else w
         return Race(first, second, mem.name, kinds, mem.space, witness, res.loop_depth,
-                    res.depths, not ex.same)
+                    res.depths, not ex.same, same_warp=res.same_warp)
 
     def _ask_pair(self, ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
                   s2: list[Access], shared: tuple[int, ...], exact_tags: bool,
@@ -386,7 +388,21 @@ class SDVOracle(OracleBase):
         if r != z3.sat or m is None:
             return None
         loop_depth, depths, best = self._loop_depths(ex, pq, m)
-        return self._decode_race(ex, pq, best, loop_depth, depths)
+        res = self._decode_race(ex, pq, best, loop_depth, depths)
+        return dataclasses.replace(res, same_warp=self._same_warp_only(ex, pq, best))
+
+    @staticmethod
+    def _same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
+        """The ``same_warp`` fact: is every racing pair of the query two lanes of one warp?
+        Free when the witness already crosses warps; otherwise one more query (the race with
+        the threads in different warps) -- a solver ``unknown`` counts as "crosses"."""
+        if not ex.same:
+            return False
+        sw = ex.same_warp()
+        if not z3.is_true(model.eval(sw, model_completion=True)):
+            return False
+        r, _ = ex.q.check(pq.query, z3.Not(sw))
+        return r == z3.unsat
 
     @staticmethod
     def _pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],

@@ -30,6 +30,7 @@ class PairResult:
     witness: Witness = Witness((0, 0, 0), (0, 0, 0))
     loop_depth: int | None = None
     depths: tuple[int, ...] = ()
+    same_warp: bool = False        # every racing pair of the formula is two lanes of one warp
 
 
 class Side:
