@@ -17,7 +17,7 @@ around.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kpl.errors import KplError
@@ -55,6 +55,10 @@ class Lowered:
     extern_shared: set[tuple[str | None, str]]
     textures: dict[str, tuple[str, int]]
     dynsmem: dict[str, str]  # C array name -> element type
+    #: C++ struct/union -> (its base structs, its ``__align__``/``alignas`` or 0): what the
+    #: text loses when ``struct B : A`` and ``__align__(16)`` are blanked (kpl.fe.types
+    #: lays the struct out from them)
+    structs: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
 
 
 
@@ -167,6 +171,8 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
             init = "=" in vals and ("(" not in vals or vals.index("=") < vals.index("("))
             if init or any(v in ("struct", "union", "enum") for v in vals):
                 e = self._skip_to(close + 1, (";",))
+                if not init and vals[0] in ("struct", "union") and e < n:
+                    self._struct_head(i, j, e)
                 if init:
                     self._top_decl(i, min(e, n - 1))
                 i = e + 1
@@ -180,6 +186,42 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
                 i = close + 1
                 continue
             i = close + 1
+
+    def _struct_head(self, a: int, lbrace: int, semi: int) -> None:
+        """``struct [__align__(n)] NAME [: [public] BASE, ...] {...} ...;`` at file scope, as C++
+        has it: ``NAME`` alone names the type (a ``typedef struct NAME NAME;`` is appended
+        after the ``;``, on the same line), the base list is blanked (its fields come first,
+        kpl.fe.types) and the alignment is recorded."""
+        toks = self.toks
+        kw = toks[a].v
+        align = 0
+        name = ""
+        bases: list[str] = []
+        k = a + 1
+        while k < lbrace:
+            v = toks[k].v
+            if v in ("__align__", "alignas") and k + 1 < lbrace and toks[k + 1].v == "(":
+                close = self.match.get(k + 1, k + 1)
+                align = eval_int(self.text[toks[k + 2].start:toks[close - 1].end]) or 0 \
+                    if close > k + 2 else 0
+                self.kill(k, close)
+                k = close + 1
+                continue
+            if v == ":" and name:
+                self.kill(k, lbrace - 1)
+                bases = [t.v for t in toks[k + 1:lbrace]
+                         if t.kind == "id" and t.v not in ("public", "private", "protected",
+                                                           "virtual")]
+                break
+            if toks[k].kind == "id" and v not in ATTR_FUNCS:
+                name = v
+            k += 1
+        if not name:
+            return
+        self.out.structs[name] = (tuple(bases), align)
+        self.type_names.add(name)
+        end = toks[semi].end
+        self.edits.replace(end, end, f" typedef {kw} {name} {name};")
 
     def _operator(self, a: int, op_at: int, lbrace: int, rbrace: int) -> None:
         """An ``operator`` definition of a helper_math.h-style header: blanked when it is

@@ -9,7 +9,7 @@ from kpl import ast as K
 from kpl.ctypes import common_type
 from kpl.errors import KplError
 from kpl.fe.base import PointerBinding, Scope
-from kpl.fe.exprs import ExprsLowering
+from kpl.fe.memops import MEMORY_FUNCTIONS, MemOpsLowering
 from kpl.fe.names import (
     ANNOTATIONS,
     ASSUMPTIONS,
@@ -21,7 +21,7 @@ from kpl.fe.names import (
 from kpl.fe.types import vector_type
 
 
-class CallsLowering(ExprsLowering):
+class CallsLowering(MemOpsLowering):
     """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
 
     def _call_name(self, node: c_ast.FuncCall) -> str:
@@ -214,6 +214,8 @@ class CallsLowering(ExprsLowering):
                 return K.VecInit(typ, parts)
         if name in ANNOTATIONS or name in ASSUMPTIONS:
             return K.Const(1)
+        if name in MEMORY_FUNCTIONS and name not in self.functions:
+            return self.memory_function(node, name, scope, pre)
         if name.startswith("curand") and name not in self.functions:
             return self.curand(node, name, args, scope, pre)
         if name in self.functions and self._is_device(name):
