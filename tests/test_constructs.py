@@ -33,8 +33,6 @@ import constructs  # noqa: E402
 NOT_YET: set[str] = {
     "04_structs_ok_nbody.cu",
     "04_structs_racy_nbody.cu",
-    "05_casts_ok.cu",
-    "05_casts_racy.cu",
     "08_cg_ok_grid.cu",
     "08_cg_ok_tile.cu",
     "13_benign_ok.cu",
