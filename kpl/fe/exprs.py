@@ -129,6 +129,9 @@ class ExprsLowering(DeclsLowering):
             if fname not in ("x", "y", "z"):
                 raise self.error(f"'{base.name}' has no field '{fname}'", node)
             return K.Builtin(base.name, fname, K.UINT)
+        ref = self.member_ref(node, scope, pre)
+        if ref is not None:  # a struct with a byte layout (kpl.fe.members)
+            return self.member_read(ref)
         if node.type == "->":
             binding = self.pointer(base, scope)
             if binding is None:
