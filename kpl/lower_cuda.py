@@ -448,6 +448,10 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
             elif v in CASTS and nxt == "<":
                 i = self._cast(i)
                 continue
+            elif v == "auto" and self._auto_function(i):
+                pass
+            elif v == "[" and t.kind == "punct" and self._lambda(i):
+                pass
             elif v == "nullptr":
                 self.edits.replace(t.start, t.end, "0".ljust(len(v)))
             elif v == "SharedMemory":
@@ -469,6 +473,33 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
             elif v in UNSUPPORTED and (t.kind == "id" or v == "::"):
                 raise self.err(f"unsupported construct: {UNSUPPORTED[v]}", i)
             i += 1
+
+    def _auto_function(self, i: int) -> bool:
+        """``auto op = f;`` / ``auto op = &f;`` with ``f`` a ``__device__`` function: a
+        function pointer, which the front end keeps as an int holding the function's number
+        (kpl.fe.calls: a call through it is a guarded chain of the possible targets)."""
+        toks = self.toks
+        k = i + 3 + (i + 3 < len(toks) and toks[i + 3].v == "&")
+        if k + 1 >= len(toks) or toks[i + 1].kind != "id" or toks[i + 2].v != "=" \
+                or toks[k + 1].v != ";":
+            return False
+        info = self.out.functions.get(toks[k].v)
+        if info is None or info.kind != "device":
+            return False
+        self.edits.replace(toks[i].start, toks[i].end, "int ")
+        return True
+
+    def _lambda(self, i: int) -> bool:
+        """A lambda expression ``[captures](params) {...}``: not supported yet, refused with
+        its position rather than left to a syntax error."""
+        toks = self.toks
+        close = self.match.get(i, -1)
+        prev = toks[i - 1].v if i > 0 else ""
+        if close < 0 or close + 1 >= len(toks) or toks[close + 1].v not in ("(", "{") \
+                or prev not in ("=", "(", ",", "return", "{", ";", "}"):
+            return False
+        raise self.err("unsupported: lambda expression (write it as a __device__ function; "
+                       "its captures would be the function's parameters)", i)
 
     def _functional_cast(self, i: int) -> bool:
         """``T(x)`` in an expression (``T`` a type name) -> ``(T)(x)``.  True when rewritten."""

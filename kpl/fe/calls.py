@@ -131,7 +131,10 @@ class CallsLowering(MemOpsLowering):
 
     def _pointer_call(self, node: c_ast.FuncCall, var: K.Var, scope: Scope,
                       pre: list[K.Stmt]) -> K.Expr:
-        targets = self._address_taken()
+        nargs = len(node.args.exprs) if node.args is not None else 0
+        # only functions the call could be well-typed for: the same number of parameters
+        targets = [f for f in self._address_taken()
+                   if len(self._params(self.functions[f].decl)) == nargs]
         if not targets:
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
