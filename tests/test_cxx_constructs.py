@@ -99,3 +99,15 @@ def test_memcpy_is_a_read_and_a_write_per_unit() -> None:
     assert len(shared) == 4 and all(isinstance(st.value, K.Load) for st in shared)
     zeroed = [st for st in stores if st.target.mem.name == "a"]
     assert [st.target.view.bits if st.target.view else None for st in zeroed] == [16, 16, 16]
+
+
+def test_atomic_on_a_struct_member_is_a_byte_view_of_it() -> None:
+    kernel = parse_kernel_text(
+        "struct Foo { float a; int n; };\n"
+        "__global__ void k(Foo *f) { atomicAdd(&f[2].n, 1); }")
+    (stmt,) = [s for s in kernel.body.stmts if isinstance(s, K.ExprStmt)]
+    atomic = stmt.expr
+    assert isinstance(atomic, K.Atomic) and atomic.view == K.INT
+    index = atomic.index  # element 2 of 8 bytes, member at 4: byte 16 + 4
+    assert isinstance(index, K.Binary) and index.op == "+"
+    assert [index.left, index.right] == [K.Const(16, K.ULONG), K.Const(4, K.ULONG)]

@@ -196,9 +196,18 @@ class MembersLowering(AccessLowering):
 
     def pointer(self, node: c_ast.Node, scope: Scope) -> PointerBinding | None:
         """An array member of a struct in memory (``s[i].v``, decaying to a pointer to its
-        first element): a byte view of the element type at the member's offset."""
-        if isinstance(node, c_ast.StructRef):
+        first element): a byte view of the element type at the member's offset; the
+        address of a member (``&s[i].n``, for an atomic) a byte view of the member."""
+        if isinstance(node, c_ast.UnaryOp) and node.op == "&" \
+                and isinstance(node.expr, c_ast.StructRef):
             pre: list[K.Stmt] = []
+            ref = self.member_ref(node.expr, scope, pre)
+            if ref is not None and ref.mem is not None and not pre:
+                assert ref.at is not None
+                return PointerBinding(ref.mem, self._add(ref.at, K.Const(ref.offset, K.ULONG)),
+                                      ref.typ)
+        if isinstance(node, c_ast.StructRef):
+            pre = []
             ref = self.member_ref(node, scope, pre)
             if ref is not None and ref.mem is not None and ref.typ.name.endswith("]") \
                     and ref.typ.parts and not pre:
