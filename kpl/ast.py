@@ -38,13 +38,12 @@ from kpl.placement import BarrierKind
 
 @dataclass(frozen=True)
 class CType:
-    """A C value type, reduced to what the verifiers need.
-
-    ``kind`` is one of ``int``, ``float``, ``bool``, ``vec`` (CUDA vector types such as
-    ``float4``: ``elem`` is the component type, ``fields`` the component names), ``ptr``
-    (``elem`` is the pointee) or ``void``.  Integers carry their width and signedness because
-    index arithmetic (``>>``, unsigned wrap, ``/``) must be modelled exactly.
-    """
+    """A C value type, reduced to what the verifiers need.  ``kind`` is ``int``, ``float``,
+    ``bool``, ``vec`` (``float4``: ``elem`` the component type, ``fields`` the component
+    names; a struct/union: ``parts`` its members in order, "" for a base or anonymous one,
+    laid out by kpl.ctypes, ``fields`` its leaf paths ``pos.x``), ``ptr`` (``elem`` the
+    pointee) or ``void``.  Integers carry width and signedness: index arithmetic (``>>``,
+    unsigned wrap, ``/``) must be modelled exactly."""
 
     kind: str
     bits: int = 32
@@ -52,6 +51,9 @@ class CType:
     name: str = ""
     elem: CType | None = None
     fields: tuple[str, ...] = ()
+    parts: tuple[tuple[str, CType], ...] = dc_field(default=(), repr=False)
+    align: int = dc_field(default=0, repr=False)  # __align__(n) / alignas(n), 0: natural
+    union: bool = dc_field(default=False, repr=False)  # every member at offset 0
 
     def __str__(self) -> str:
         return self.name or self.kind
@@ -142,8 +144,7 @@ class Var:
 
 
 @dataclass(frozen=True)
-class Builtin:
-    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim`` with ``dim`` in ``x``/``y``/``z``."""
+class Builtin:  # ``threadIdx``/``blockIdx``/``blockDim``/``gridDim``, ``dim`` in x/y/z
 
     name: str
     dim: str
@@ -340,12 +341,12 @@ class Annotation(Stmt):
 
 @dataclass(eq=False)
 class Break(Stmt):
-    pass
+    """``break``."""
 
 
 @dataclass(eq=False)
 class Continue(Stmt):
-    pass
+    """``continue``."""
 
 
 @dataclass(eq=False)

@@ -9,7 +9,7 @@ from kpl import ast as K
 from kpl.ctypes import common_type
 from kpl.errors import KplError
 from kpl.fe.base import PointerBinding, Scope
-from kpl.fe.exprs import ExprsLowering
+from kpl.fe.memops import MEMORY_FUNCTIONS, MemOpsLowering
 from kpl.fe.names import (
     ANNOTATIONS,
     ASSUMPTIONS,
@@ -22,7 +22,7 @@ from kpl.fe.types import vector_type
 from kpl.placement import BarrierKind
 
 
-class CallsLowering(ExprsLowering):
+class CallsLowering(MemOpsLowering):
     """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
 
     def _call_name(self, node: c_ast.FuncCall) -> str:
@@ -132,7 +132,10 @@ class CallsLowering(ExprsLowering):
 
     def _pointer_call(self, node: c_ast.FuncCall, var: K.Var, scope: Scope,
                       pre: list[K.Stmt]) -> K.Expr:
-        targets = self._address_taken()
+        nargs = len(node.args.exprs) if node.args is not None else 0
+        # only functions the call could be well-typed for: the same number of parameters
+        targets = [f for f in self._address_taken()
+                   if len(self._params(self.functions[f].decl)) == nargs]
         if not targets:
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
@@ -215,6 +218,8 @@ class CallsLowering(ExprsLowering):
                 return K.VecInit(typ, parts)
         if name in ANNOTATIONS or name in ASSUMPTIONS:
             return K.Const(1)
+        if name in MEMORY_FUNCTIONS and name not in self.functions:
+            return self.memory_function(node, name, scope, pre)
         if name.startswith("curand") and name not in self.functions:
             return self.curand(node, name, args, scope, pre)
         if name in self.functions and self._is_device(name):
