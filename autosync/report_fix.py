@@ -113,6 +113,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             f"{report.plural(len(mine), 'barrier')} inserted")
     if outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
         say(outcome.reason or "error: cannot patch the file")  # found, but the text cannot hold it
+    for note in outcome.splits:
+        say(note)
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
     elif outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
@@ -163,6 +165,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
         "oracle": ",".join(sorted({f.oracle for f in outcome.fixes})),
         "target": target,
         "check": {"reparsed_verified": outcome.reparsed_verified, "nvcc": outcome.nvcc, "notes": outcome.notes},
+        "splits": outcome.splits,
         "written": written,
         "diff": diff_text,
         "kernels": per,
