@@ -14,7 +14,9 @@ the front end gave the right-hand side (:mod:`kpl.ctypes`' conversions, so ``lhs
 computes what ``lhs op= rhs`` did), and the left-hand side is written once as before.  Both new
 statements stay on the statement's own line, so every line number of the file is unchanged
 (reports, diagnostics and the user's diff all still point at the same lines); a body without
-braces gets braces around the pair, like the renderer's unbraced bodies.
+braces gets braces around the pair, like the renderer's unbraced bodies.  Refused, with the
+reason: a template (the right-hand side has a type per instance and the front end has no
+``auto``), a statement from a macro body, a right-hand side with side effects or an atomic.
 
 Only a statement whose self-race makes the constraints UNSAT is split, and the split file goes
 through the whole pipeline again (synthesis, rendering, re-parse, re-verification, nvcc): a
@@ -172,8 +174,10 @@ def plan_split(kernel: Kernel, label: int, taken: set[str], file: str) -> Split:
         value = value.right
     ctype = getattr(value, "type", None)
     spelled = str(ctype) if ctype is not None and ctype.kind in ("int", "float", "bool", "vec") else ""
-    if "<" in kernel.name or not spelled or not _IDENT.fullmatch(spelled.replace(" ", "_")):
-        spelled = "auto"  # a template instance (its type differs per instance) or a type without a name
+    if "<" in kernel.name:
+        raise NoSplit("it is in a template, whose right-hand side has a type per instance")
+    if not spelled or not _IDENT.fullmatch(spelled.replace(" ", "_")):
+        raise NoSplit(f"the right-hand side's type ({ctype}) has no name to declare a local with")
     base = _IDENT.match(lhs.strip())
     name = fresh_name(base.group(0) if base else "t", taken)
     replacement = f"{spelled} {name} = {rhs.lstrip(' ')}; {lhs.rstrip()} {op} {name};"
