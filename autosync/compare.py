@@ -94,9 +94,12 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement."""
     t0 = time.perf_counter()
     dev_barriers = barrier_anchors(kernel)
-    dev_placement = CostModel(LabelTree(kernel), lc, ic).placement(a for a, _ in dev_barriers)
-    developer = Side(dev_placement, _barrier_lines(kernel))
     dev_verdict = oracle.check(kernel)
+    # the developer's barriers priced by the synthesis's own cost model (with the optional
+    # uniform-guard fact when facts are on, as the synthesizer uses it)
+    uniform = dev_verdict.uniform_guards if use_facts else frozenset()
+    dev_placement = CostModel(LabelTree(kernel), lc, ic, uniform=uniform).placement(a for a, _ in dev_barriers)
+    developer = Side(dev_placement, _barrier_lines(kernel))
     calls = 1
     stripped, _ = strip_barriers(kernel)
     result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts)

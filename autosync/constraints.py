@@ -73,10 +73,11 @@ class ConstraintSystem:
 
     def __init__(self, tree: LabelTree, *, solver: str = "rc2",
                  lc: int | float | str | Fraction = 100,
-                 ic: int | float | str | Fraction = 0.5, tie_break: bool = True) -> None:
+                 ic: int | float | str | Fraction = 0.5, tie_break: bool = True,
+                 uniform: Iterable[int] = ()) -> None:
         self.tree = tree
         self.solver_name = solver
-        self.costs = CostModel(tree, lc, ic)
+        self.costs = CostModel(tree, lc, ic, uniform=uniform)  # uniform: guards proved always true
         self.placeable = [lab for lab in tree.labels() if tree.placeable(lab)]
         self.label_cost: dict[int, Fraction] = {lab: self.costs.cost(lab) for lab in self.placeable}
         self.weights, self.scale = integer_weights(self.label_cost)

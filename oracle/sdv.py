@@ -29,7 +29,9 @@ What is decided, and how:
   accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
   iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
   the race occurs (found by re-querying with the found depths excluded) and
-  ``Race.cross_block`` says it also happens between threads of two blocks.
+  ``Race.cross_block`` says it also happens between threads of two blocks;
+  ``Verdict.uniform_guards`` names the ``if`` guards proved true for every thread
+  (:mod:`oracle.sdv_facts`, option ``uniform_guards``, on by default).
 
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
@@ -67,6 +69,7 @@ from oracle.base import (
     conflicts,
 )
 from oracle.sdv_exec import Executor, QueryEngine
+from oracle.sdv_facts import GuardCache
 from oracle.sdv_memory import (
     Access,
     AccessSide,
@@ -96,6 +99,7 @@ class SDVOracle(OracleBase):
         self.unroll_budget = int(options.get("unroll_budget", 512))
         self.cross_cache = bool(options.get("cross_cache", True))
         self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
+        self._guards = GuardCache() if options.get("uniform_guards", True) else None
 
     # ------------------------------------------------------------------ entry point
 
@@ -114,6 +118,8 @@ class SDVOracle(OracleBase):
         for race in self._races(same, tree, kernel, verdict):
             found[race.key] = race
         self._collect_unknowns(same, tree, verdict)
+        if self._guards is not None:  # optional fact: guards true for every thread (sdv_facts)
+            verdict.uniform_guards = self._guards.get(kernel, same, tree)
 
         if kernel.launch.blocks > 1 and self._global_writes(kernel):
             cres = self._cross_part(kernel, tree, engine)
