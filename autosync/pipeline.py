@@ -254,8 +254,9 @@ class FixOutcome:
     rendered: Any = None
     reason: str | None = None
     notes: list[str] = field(default_factory=list)
-    #: statements split so that a barrier could go inside them (:mod:`autosync.split`), as notes
-    splits: list[str] = field(default_factory=list)
+    #: rewrites beyond inserted barriers, as notes: statements split so that a barrier could go
+    #: inside them (:mod:`autosync.split`), a named-barrier pair (:mod:`autosync.named_synthesis`)
+    rewrites: list[str] = field(default_factory=list)
     reparsed_verified: bool | None = None
     nvcc: str = "skipped"
     seconds: float = 0.0
@@ -280,9 +281,13 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     outcome = once(text)
     if not split or outcome.status != "unfixable":
         return outcome
+    from autosync.named_synthesis import named_and_fix
     from autosync.split import split_and_fix
 
-    return split_and_fix(outcome, once)
+    outcome = split_and_fix(outcome, once)
+    if outcome.status != "unfixable":
+        return outcome
+    return named_and_fix(outcome, once, lambda patched: nvcc_check(opts, to_lf(outcome.original), patched))
 
 
 def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,

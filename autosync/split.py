@@ -332,7 +332,7 @@ def split_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome]) -> Fi
     for f in again.fixes:  # the calls of the failed first attempt count too
         f.result.oracle_calls += first.get(f.kernel.name, 0)
     again.original, again.rendered = raw, rendered
-    again.splits = [s.note(outcome.file) for s in splits]
+    again.rewrites = [s.note(outcome.file) for s in splits]
     return again
 
 

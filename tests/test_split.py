@@ -98,7 +98,7 @@ def test_fix_splits_the_self_racing_statement(name: str) -> None:
     assert out.reparsed_verified
     assert sum(f.result.cost for f in out.fixes) == cost
     assert sum(f.result.oracle_calls for f in out.fixes) == calls  # the failed first attempt included
-    assert len(out.splits) == 1 and "races with itself" in out.splits[0]
+    assert len(out.rewrites) == 1 and "races with itself" in out.rewrites[0]
     # the outcome's edits are edits of the ORIGINAL file (SARIF fixes, the editor's quick-fix)
     assert out.rendered is not None and apply_edits(original, out.rendered.edits).text == out.patched
     assert len(out.rendered.inserted) == 2
@@ -193,7 +193,7 @@ def test_write_write_self_race_is_not_split(tmp_path: Path) -> None:
     text = ("//xfail:NOT_ALL_VERIFIED\n//--blockDim=64 --gridDim=1\n__global__ void k(int *out) {\n"
             "    __shared__ int s[64];\n    s[0] = threadIdx.x;\n    out[threadIdx.x] = s[0];\n}\n")
     out = fix(write(tmp_path, text))
-    assert out.status == "unfixable" and "split" not in (out.reason or "") and not out.splits
+    assert out.status == "unfixable" and "split" not in (out.reason or "") and not out.rewrites
 
 
 def test_editor_quick_fix_is_the_split_text(tmp_path: Path) -> None:
