@@ -184,7 +184,7 @@ def named_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome],
     from autosync.errors import InternalError
     from autosync.pipeline_io import keep_line_endings, to_lf
     from autosync.render import Edit, apply_edits
-    from autosync.split import _explained
+    from autosync.split import explain_unfixed
     from autosync.synthesis import FIXED
     from oracle.registry import get_oracle
 
@@ -200,7 +200,7 @@ def named_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome],
     try:
         found = synthesize_named(fix.kernel, verdict, get_oracle("named"))
     except NoNamedFix as why:
-        return _explained(outcome, f"no named-barrier pair either: {why}")
+        return explain_unfixed(outcome, f"no named-barrier pair either: {why}")
     edits = [keep_line_endings(raw, Edit(at, at, text, anchor=-1, barrier_at=text.index(stmt),
                                          barrier_len=len(stmt)))
              for (at, text), stmt in zip(found.insertions, (found.arrive, found.sync), strict=True)]

@@ -285,7 +285,7 @@ def compose(splits: list[Edit], later: list[Edit]) -> list[Edit]:
     return out
 
 
-def _explained(outcome: FixOutcome, why: str) -> FixOutcome:
+def explain_unfixed(outcome: FixOutcome, why: str) -> FixOutcome:
     """``outcome`` with ``why`` added to the reason of the file and of each unfixed kernel."""
     outcome.reason = f"{outcome.reason}; {why}"
     for f in outcome.fixes:
@@ -311,7 +311,7 @@ def split_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome]) -> Fi
     try:
         splits = plan_splits([(f.kernel, f.result) for f in bad], to_lf(raw), outcome.file)
     except NoSplit as why:
-        return _explained(outcome, str(why))
+        return explain_unfixed(outcome, str(why))
     raw_splits = [keep_line_endings(raw, _edit(s.start, s.end, s.replacement)) for s in splits]
     split_raw = apply_edits(raw, raw_splits).text
     try:
@@ -321,7 +321,7 @@ def split_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome]) -> Fi
     where = ", ".join(str(s.line) for s in splits)
     if again.status != "fixed":
         still = [f.result.reason or f.result.status for f in again.fixes if not f.result.ok]
-        return _explained(outcome, f"after splitting the statement(s) at line(s) {where} into a read and a "
+        return explain_unfixed(outcome, f"after splitting the statement(s) at line(s) {where} into a read and a "
                           f"write: {'; '.join(still) or again.reason or again.status}")
     assert again.rendered is not None and again.patched is not None
     edits = compose(raw_splits, again.rendered.edits)
@@ -336,5 +336,5 @@ def split_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome]) -> Fi
     return again
 
 
-__all__ = ["Split", "NoSplit", "assignment_operator", "fresh_name", "plan_split", "self_race_labels",
+__all__ = ["Split", "NoSplit", "explain_unfixed", "assignment_operator", "fresh_name", "plan_split", "self_race_labels",
            "compose", "split_and_fix"]
