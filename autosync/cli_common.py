@@ -270,7 +270,8 @@ ShardOpt = Annotated[str | None, typer.Option("--shard", help="Check only the K-
                                               metavar="K/N")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
 OracleFactsOpt = Annotated[OnOff, typer.Option(
-    "--oracle-facts", help="Use the oracle's intra/inter-iteration facts (off = paper-faithful loop).")]
+    "--oracle-facts", help="Use the oracle's optional facts: intra/inter-iteration races, guards "
+    "true for every thread (off = paper-faithful loop and cost model).")]
 
 
 @dataclass(frozen=True)

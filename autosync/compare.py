@@ -119,11 +119,14 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     WC of a ``__syncwarp()``; None: synthesize ``__syncthreads()`` only)."""
     t0 = time.perf_counter()
     dev_barriers = barrier_anchors(kernel)
+    dev_verdict = oracle.check(kernel)
+    # the developer's barriers priced by the synthesis's own cost model (with the optional
+    # uniform-guard fact when facts are on, as the synthesizer uses it)
+    uniform = dev_verdict.uniform_guards if use_facts else frozenset()
     costs = CostModel(LabelTree(kernel), lc, ic,
-                      DEFAULT_WARP_COST if warp_cost is None else warp_cost)
+                      DEFAULT_WARP_COST if warp_cost is None else warp_cost, uniform=uniform)
     dev_placement = costs.mixed((a, b.kind) for a, b in dev_barriers)
     developer = Side(dev_placement, _barrier_lines(kernel))
-    dev_verdict = oracle.check(kernel)
     calls = 1
     stripped, _ = strip_barriers(kernel)
     result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts,

@@ -91,10 +91,13 @@ class ConstraintSystem:
     def __init__(self, tree: LabelTree, *, solver: str = "rc2",
                  lc: int | float | str | Fraction = 100,
                  ic: int | float | str | Fraction = 0.5, tie_break: bool = True,
-                 warp_cost: int | float | str | Fraction | None = None) -> None:
+                 warp_cost: int | float | str | Fraction | None = None,
+                 uniform: Iterable[int] = ()) -> None:
         self.tree = tree
         self.solver_name = solver
-        self.costs = CostModel(tree, lc, ic, *([] if warp_cost is None else [warp_cost]))
+        # uniform: guards the oracle proved always true (not discounted by IC)
+        self.costs = CostModel(tree, lc, ic, *([] if warp_cost is None else [warp_cost]),
+                               uniform=uniform)
         self.kinds = (SYNC,) if warp_cost is None else (SYNC, WARP)  # kinds synthesis may use
         self.placeable = [lab for lab in tree.labels() if tree.placeable(lab)]
         self.label_cost: dict[int, Fraction] = {lab: self.costs.cost(lab) for lab in self.placeable}

@@ -49,22 +49,31 @@ def as_fraction(value: int | float | str | Fraction) -> Fraction:
 
 
 class CostModel:
-    """C(ℓ) for the labels of one label tree (Sec. III-C)."""
+    """C(ℓ) for the labels of one label tree (Sec. III-C).
+
+    ``uniform`` (optional oracle fact, ``Verdict.uniform_guards``): ``if`` labels whose guard
+    is proved true for every thread that reaches it.  Such a guard is not a condition in the
+    sense of IC -- a barrier inside runs exactly as often as one outside -- so it is left out
+    of conds(ℓ); without the fact every guard is discounted, as in the paper."""
 
     def __init__(self, tree: LabelTree, lc: int | float | str | Fraction = DEFAULT_LC,
                  ic: int | float | str | Fraction = DEFAULT_IC,
-                 warp: int | float | str | Fraction = DEFAULT_WARP_COST) -> None:
+                 warp: int | float | str | Fraction = DEFAULT_WARP_COST, *,
+                 uniform: Iterable[int] = ()) -> None:
         self.tree = tree
         self.lc = as_fraction(lc)
         self.ic = as_fraction(ic)
         self.warp = as_fraction(warp)
+        self.uniform = frozenset(uniform)
         if self.lc <= 0 or self.ic <= 0 or self.warp <= 0:
             raise ValueError(f"LC, IC and the warp barrier cost must be positive (got LC={lc}, "
                              f"IC={ic}, WC={warp})")
 
     def cost(self, label: int, kind: BarrierKind = BarrierKind.SYNCTHREADS) -> Fraction:
-        """C(ℓ) = LC^|loops(ℓ)| × IC^|conds(ℓ)|, times WC for a ``__syncwarp()``."""
-        base = self.lc ** len(self.tree.loops(label)) * self.ic ** len(self.tree.conds(label))
+        """C(ℓ) = LC^|loops(ℓ)| × IC^|conds(ℓ)|, conds(ℓ) without the uniformly true guards,
+        times WC for a ``__syncwarp()``."""
+        conds = [c for c in self.tree.conds(label) if c not in self.uniform]
+        base = self.lc ** len(self.tree.loops(label)) * self.ic ** len(conds)
         return base * self.warp if kind.warp else base
 
     def total(self, labels: Iterable[int]) -> Fraction:

@@ -263,6 +263,9 @@ class FixOutcome:
     rendered: Any = None
     reason: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: rewrites beyond inserted barriers, as notes: statements split so that a barrier could go
+    #: inside them (:mod:`autosync.split`), a named-barrier pair (:mod:`autosync.named_synthesis`)
+    rewrites: list[str] = field(default_factory=list)
     reparsed_verified: bool | None = None
     nvcc: str = "skipped"
     seconds: float = 0.0
@@ -276,7 +279,30 @@ def lc_ic(value: float) -> Fraction | int:
 
 def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
          ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
-         warp_cost: Fraction | int | None = Fraction(1, 4)) -> FixOutcome:
+         warp_cost: Fraction | int | None = Fraction(1, 4), split: bool = True) -> FixOutcome:
+    """:func:`fix_once`; when that is unfixable because a statement races with itself, the
+    statement is split into a read and a write and the split text fixed again
+    (:func:`autosync.split.split_and_fix`; ``split=False`` keeps the paper's behaviour)."""
+    def once(source: str | None) -> FixOutcome:
+        return fix_once(opts, oracle=oracle, timeout=timeout, solver=solver, lc=lc, ic=ic,
+                        use_facts=use_facts, naive=naive, target=target, text=source,
+                        warp_cost=warp_cost)
+
+    outcome = once(text)
+    if not split or outcome.status != "unfixable":
+        return outcome
+    from autosync.named_synthesis import named_and_fix
+    from autosync.split import split_and_fix
+
+    outcome = split_and_fix(outcome, once)
+    if outcome.status != "unfixable":
+        return outcome
+    return named_and_fix(outcome, once, lambda patched: nvcc_check(opts, to_lf(outcome.original), patched))
+
+
+def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
+             ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
+             warp_cost: Fraction | int | None = Fraction(1, 4)) -> FixOutcome:
     """``autosync fix`` minus the writing, for the file or for ``text`` given as that file
     (the language server passes an unsaved buffer): the one fix pipeline of the project --
     SYNTHESIZE ([AutoSync] Alg. 1) per kernel, the placement rendered into the ORIGINAL text,
@@ -469,5 +495,5 @@ __all__ = [
     "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name",
     # this module
     "parse_dim", "parse_defines", "KernelOptions", "load", "check_unique_names", "check_launch", "pick_oracle",
-    "run_oracle", "KernelFix", "FixOutcome", "lc_ic", "fix_kernels", "nvcc_check",
+    "run_oracle", "KernelFix", "FixOutcome", "lc_ic", "fix_kernels", "fix_once", "nvcc_check",
 ]

@@ -102,6 +102,10 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             continue
         if outcome.status == "unfixable":  # a placement was found but the text cannot hold it (below)
             continue
+        if res.method == "named":  # autosync.named_synthesis: the pair is listed with the rewrites
+            say(f"{head}: fixed with a named-barrier pair, {report.plural(res.oracle_calls, 'oracle call')} "
+                f"(oracle {f.oracle})")
+            continue
         say(f"{head}: fixed in {report.plural(res.iterations, 'iteration')}, "
             f"{report.plural(res.oracle_calls, 'oracle call')} "
             f"(solver {outcome.solver}, oracle {f.oracle}{', naive' if res.method == 'naive' else ''})")
@@ -113,6 +117,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             f"{report.plural(len(mine), 'barrier')} inserted")
     if outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
         say(outcome.reason or "error: cannot patch the file")  # found, but the text cannot hold it
+    for note in outcome.rewrites:
+        say(note)
     if outcome.status == "fixed":
         say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
     elif outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
@@ -163,6 +169,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
         "oracle": ",".join(sorted({f.oracle for f in outcome.fixes})),
         "target": target,
         "check": {"reparsed_verified": outcome.reparsed_verified, "nvcc": outcome.nvcc, "notes": outcome.notes},
+        "rewrites": outcome.rewrites,
         "written": written,
         "diff": diff_text,
         "kernels": per,

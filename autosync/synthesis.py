@@ -261,6 +261,8 @@ class Synthesizer:
         # the solver state S with the soft constraints ¬L_ℓ weighted by C(ℓ) (lines 2–3)
         self.cs = ConstraintSystem(self.tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
                                    warp_cost=warp_cost)
+        # to rebuild S with the oracle's input facts (FactsSynthesizer.input_facts)
+        self.cs_options = dict(solver=solver, lc=lc, ic=ic, tie_break=tie_break, warp_cost=warp_cost)
         self.max_iterations = max_iterations  # give up ("unknown") after this many iterations
         self.on_iteration = on_iteration  # called once per finished iteration
         self.calls = 0  # oracle calls so far, the initial one on the input included
@@ -273,6 +275,7 @@ class Synthesizer:
 
     def run(self) -> SynthesisResult:
         self.verdict0 = self.get_races(self.kernel)  # line 4: GETRACES(kernel)
+        self.input_facts(self.verdict0)
         outcome = self.refuse_input()
         if outcome is None:
             self.add_races(self.verdict0.races)  # lines 5–12
@@ -302,6 +305,10 @@ class Synthesizer:
         """One oracle call (GETRACES, lines 4, 21, 27): races and divergences together."""
         self.calls += 1
         return self.oracle.check(kernel)
+
+    def input_facts(self, verdict: Verdict) -> None:
+        """Hook: optional facts of the input's verdict that change S before any constraint
+        (the paper uses none)."""
 
     def refuse_input(self) -> SynthesisResult | None:
         """The input verifies, or has a problem no inserted barrier can fix."""
@@ -457,6 +464,14 @@ class FactsSynthesizer(Synthesizer):
     the enumeration of P-assignments.  The hints are retractable clauses: withdrawn when the
     candidate still races on that location or when they make the system UNSAT, after which
     the paper's P-blocking takes over -- so the result is as correct as without facts."""
+
+    def input_facts(self, verdict: Verdict) -> None:
+        """Guards the oracle proved true for every thread (``Verdict.uniform_guards``) are no
+        condition for the cost model: S is rebuilt with them before any constraint is added.
+        Only costs change, so the result is verified exactly as without the fact."""
+        if verdict.uniform_guards:
+            self.cs = ConstraintSystem(self.tree, uniform=verdict.uniform_guards,
+                                       **self.cs_options)  # type: ignore[arg-type]
 
     def race_added(self, key: RaceKey, races: list[Race]) -> list[Clause]:
         depths = sorted({d for r in races

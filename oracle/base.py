@@ -141,7 +141,15 @@ class Finding:
 
 @dataclass
 class Verdict:
-    """Everything one oracle call found about one kernel."""
+    """Everything one oracle call found about one kernel.
+
+    ``uniform_guards`` is an optional fact (empty when the oracle does not say): the labels of
+    ``if`` statements whose guard the oracle PROVED true for every thread that reaches them,
+    under the launch and the ``__requires`` (``if (ix < imageW)`` with ``imageW`` the grid's
+    width).  A barrier inside such an ``if`` runs exactly as often as one before it, so the
+    cost model need not discount it (:class:`autosync.cost.CostModel`).  Only a proof may put a
+    label here; the synthesizer stays correct without the fact.
+    """
 
     races: list[Race] = field(default_factory=list)
     divergences: list[Divergence] = field(default_factory=list)
@@ -149,6 +157,7 @@ class Verdict:
     findings: list[Finding] = field(default_factory=list)
     queries: int = 0
     seconds: float = 0.0
+    uniform_guards: frozenset[int] = frozenset()
 
     @property
     def verified(self) -> bool:

@@ -31,7 +31,9 @@ What is decided, and how:
   the race occurs (found by re-querying with the found depths excluded),
   ``Race.cross_block`` says it also happens between threads of two blocks and
   ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query, only
-  when the witness is such a pair): then a ``__syncwarp()`` may fix it.
+  when the witness is such a pair): then a ``__syncwarp()`` may fix it;
+  ``Verdict.uniform_guards`` names the ``if`` guards proved true for every thread
+  (:mod:`oracle.sdv_facts`, option ``uniform_guards``, on by default).
 
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
@@ -68,6 +70,7 @@ from oracle.base import (
     conflicts,
 )
 from oracle.sdv_exec import Executor, QueryEngine
+from oracle.sdv_facts import GuardCache
 from oracle.sdv_invariants import HoudiniMemo
 from oracle.sdv_memory import (
     Access,
@@ -107,6 +110,8 @@ class SDVOracle(OracleBase):
         # race-pair answers of the same kernel shape, by the run's decisions (``_races``)
         self._pairs: dict[tuple[Any, ...], dict[tuple[Any, ...], PairResult | None]] = {}
         self._pairs_for: HoudiniMemo | None = None
+        # optional fact: `if` guards true for every thread (sdv_facts), cached per kernel shape
+        self._guards = GuardCache() if options.get("uniform_guards", True) else None
 
     # ------------------------------------------------------------------ entry point
 
@@ -137,6 +142,8 @@ class SDVOracle(OracleBase):
         for race in self._races(same, tree, kernel, verdict, across):
             found[race.key] = race
         self._collect_unknowns(same, tree, verdict)
+        if self._guards is not None:  # optional fact: guards true for every thread (sdv_facts)
+            verdict.uniform_guards = self._guards.get(kernel, same, tree)
 
         if kernel.launch.blocks > 1 and self._global_writes(kernel):
             cres = self._cross_part(kernel, tree, engine, key)

@@ -246,6 +246,7 @@ class Machine:
         self.grid_dim = launch.grid_dim
         self.accesses: list[Access] = []     # the log of shared/global accesses
         self.barriers: list[BarrierHit] = []  # executed barriers, with both predicates
+        self.guards: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (if label, t1's path, guard)
         self.unknowns: list[tuple[str, int | None]] = []  # (reason, label) not modelled
         self.named: list[int] = []           # labels of named barriers met (not modelled)
         self.tags: list[tuple[int, z3.ArithRef]] = []  # (loop label, iteration) enclosing

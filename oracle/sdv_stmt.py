@@ -170,6 +170,8 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
     def visit_If(self, s: K.If) -> None:
         pre = self.preds()
         cs = [to_bool(self.ev(s.cond, t, pre[t])) for t in range(2)]
+        if self.same:  # for the optional fact "this guard is uniformly true" (oracle.sdv_facts)
+            self.guards.append((s.label, pre[0], cs[0]))
         for t in range(2):
             self.th[t].pred = mk_and(pre[t], cs[t])
         if not self.dead():
