@@ -69,6 +69,7 @@ from autosync.cli_common import (
     error_sarif,
     guard,
     kernel_flags,
+    progress_line,
     version,
 )
 from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_file
@@ -156,28 +157,6 @@ def _error_document(fmt: Format, base: dict[str, Any] | None = None) -> ErrorDoc
     return None
 
 
-def _progress(token: pipeline.CancelToken | None, seconds: float) -> None:
-    """The progress line of a long run, on a terminal only: overwritten in place, cleared at
-    the end (``token`` None)."""
-    import sys
-
-    if not sys.stderr.isatty():
-        return
-    if token is None:
-        if STATE.progress_shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-            STATE.progress_shown = False
-        return
-    if seconds < pipeline.PROGRESS_AFTER_S:
-        return
-    where = f"{token.kernel} ({token.index}/{token.total})" if token.kernel else "parsing"
-    iteration = f"iteration {token.iteration + 1}, " if token.iteration else ""
-    sys.stderr.write(f"\r\033[Kautosync: {where}: {iteration}{token.oracle_calls} oracle calls, {seconds:.1f} s")
-    sys.stderr.flush()
-    STATE.progress_shown = True
-
-
 @app.command()
 @kernel_flags
 def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> None:
@@ -188,7 +167,7 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
         opts = flags.options()
         if fmt is Format.sarif:
             raise BadInput("--format sarif is not available for parse (use text or json)", file)
-        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=_progress, abandon=STATE.hard_exit)
+        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=progress_line, abandon=STATE.hard_exit)
         data = [report.tree_json(k, file) for k in kernels]
         if fmt is Format.json:
             doc: dict[str, Any] = {"file": file, "kernels": data}
@@ -235,7 +214,7 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
             return results
 
-        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
+        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         for note in opts.notes:
@@ -327,7 +306,7 @@ def fix(
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
                                          use_facts=oracle_facts is OnOff.on, naive=naive, target=target),
-            timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
+            timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
     raise typer.Exit(code)

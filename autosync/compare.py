@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from autosync.cost import CostModel
 from autosync.render import render_patch
-from autosync.synthesis import SynthesisResult, synthesize
+from autosync.synthesis import IterationRecord, SynthesisResult, synthesize
 from kpl.ast import Barrier, Kernel
 from kpl.frontend import parse_kernel_text
 from kpl.labels import LabelTree
@@ -90,8 +91,10 @@ def _barrier_lines(kernel: Kernel) -> list[int]:
 
 def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                    lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
-                   use_facts: bool = True, parse_options: dict | None = None) -> Comparison:
-    """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement."""
+                   use_facts: bool = True, parse_options: dict | None = None,
+                   on_iteration: Callable[[IterationRecord], None] | None = None) -> Comparison:
+    """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement
+    (``on_iteration``: the synthesizer's hook, e.g. the progress line's iteration count)."""
     t0 = time.perf_counter()
     dev_barriers = barrier_anchors(kernel)
     dev_placement = CostModel(LabelTree(kernel), lc, ic).placement(a for a, _ in dev_barriers)
@@ -99,7 +102,8 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     dev_verdict = oracle.check(kernel)
     calls = 1
     stripped, _ = strip_barriers(kernel)
-    result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts)
+    result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts,
+                        on_iteration=on_iteration)
     calls += result.oracle_calls
     path = kernel.source_path
     if not result.ok:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
+from kpl.ast import MacroDef
 from kpl.header import KernelHeader
 from kpl.spans import line_map
 
@@ -45,6 +46,7 @@ class ParsedSource:
     extern_shared: set[tuple[str | None, str]] = field(default_factory=set)
     textures: dict[str, tuple[str, int]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    macros: dict[str, MacroDef] = field(default_factory=dict)  # the preprocessor's, by name
     _lowered_map: dict[tuple[str, int], str] | None = field(default=None, repr=False, compare=False)
 
     def original_line(self, file: str, line: int) -> str:

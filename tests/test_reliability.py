@@ -142,14 +142,66 @@ def test_timeout_is_one_stable_line_exit_3(tmp_path: Path) -> None:
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.parametrize("command", ["compare", "bench"])
+def test_ctrl_c_stops_compare_and_bench_promptly(command: str, tmp_path: Path) -> None:
+    """``compare`` and ``bench`` run in the same guarded worker as ``check``/``fix`` (they
+    used a SIGALRM deadline, which z3's native code could swallow)."""
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    src = folder / "slow.cu"
+    src.write_text(slow_kernel(4))
+    before = src.read_bytes()
+    target = src if command == "compare" else folder
+    proc = subprocess.Popen(script(command, target), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=child_env())
+    try:
+        time.sleep(6)  # imports, parse, and well into the first (tens of seconds) oracle call
+        assert proc.poll() is None, "the slow kernel finished before the interrupt"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, (out, err)
+    assert time.monotonic() - sent < 5
+    assert err.strip().splitlines() == ["autosync: interrupted"], err
+    assert out == ""
+    assert src.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["kernels", "slow.cu"]
+
+
+@pytest.mark.parametrize("command", ["compare", "bench"])
+def test_timeout_of_compare_and_bench_is_the_one_stable_line(command: str, tmp_path: Path) -> None:
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    src = folder / "slow.cu"
+    src.write_text(slow_kernel(4))
+    target = src if command == "compare" else folder
+    start = time.monotonic()
+    proc = subprocess.run(script(command, "--timeout", "1", target), capture_output=True, text=True,
+                          timeout=120, env=child_env())
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"{target}: error: timeout: no result within 1 s"]
+    assert proc.stdout == ""
+    assert time.monotonic() - start < 30
+    # --format json: still one document, with the error in it
+    res = invoke(command, "--timeout", "1", "--format", "json", target)
+    assert res.exit_code == 3, res.output
+    assert json.loads(res.stdout)["error"]["message"] == "timeout: no result within 1 s"
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc"])
 def test_bad_timeout_is_bad_input(value: str) -> None:
     res = invoke("check", "--timeout", value, CLEAN)
     assert res.exit_code == 2, res.output
+    assert invoke("compare", "--timeout", value, CLEAN).exit_code == 2
+    assert invoke("bench", "--timeout", value, str(CLEAN.parent)).exit_code == 2
 
 
 def test_default_timeout_is_shown_in_help() -> None:
-    for command in ("check", "fix"):
+    for command in ("check", "fix", "compare"):
         res = invoke(command, "--help")
         assert res.exit_code == 0
         assert "--timeout" in res.stdout and "300" in res.stdout
@@ -471,6 +523,26 @@ def test_fix_refuses_to_patch_inside_a_macro_expansion(tmp_path: Path) -> None:
     assert src.read_text() == MACRO_INSIDE
     doc = json.loads(invoke("fix", src, "--format", "json").stdout)
     assert doc["status"] == "unfixable" and "macro 'EXCHANGE'" in doc["reason"]
+
+
+def test_fix_names_a_macro_defined_in_an_included_header(tmp_path: Path) -> None:
+    """The same macro, defined in a header: the refusal names the use in the kernel and the
+    header's line of the definition (before: exit 3 "the patched kernel does not verify")."""
+    header = tmp_path / "inc" / "exchange.h"
+    header.parent.mkdir()
+    definition = MACRO_INSIDE.splitlines()[2]
+    header.write_text("// exchange helpers\n\n" + definition + "\n")
+    src = tmp_path / "macro.cu"
+    text = MACRO_INSIDE.replace(definition, '#include "inc/exchange.h"')
+    src.write_text(text)
+    res = invoke("fix", src)
+    assert res.exit_code == 1, res.output
+    assert (f"{src}:9:15: error: cannot patch inside the expansion of macro 'EXCHANGE' "
+            f"(defined at {tmp_path / 'inc' / 'exchange.h'}:3)") in res.stdout
+    assert src.read_text() == text and header.read_text().endswith(definition + "\n")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["exchange.h", "inc", "macro.cu"]
+    doc = json.loads(invoke("fix", src, "--format", "json").stdout)
+    assert doc["status"] == "unfixable" and "exchange.h:3" in doc["reason"]
 
 
 def test_fix_around_a_macro_with_a_barrier(tmp_path: Path) -> None:
