@@ -384,6 +384,21 @@ def test_deep_nesting_is_analysed(name: str, text: str, tmp_path: Path) -> None:
     assert res.stdout.strip().splitlines() == [res.stdout.strip()] and "verified" in res.stdout
 
 
+@pytest.mark.parametrize("command", ["check", "compare", "parse"])
+def test_nesting_beyond_the_bound_is_one_line_refusal(command: str, tmp_path: Path) -> None:
+    """The explicit bound: past the guarded worker's recursion limit, every command refuses
+    with one ``unsupported`` line (exit 2) naming where the nesting is -- never a
+    RecursionError or an internal error (``compare`` ran outside the worker before)."""
+    src = tmp_path / "parens.cu"
+    src.write_text(deep_parens(20_000))
+    res = invoke(command, src)
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip().splitlines() == [
+        f"{src}:5:20011: error: unsupported: nesting deeper than the analyser supports "
+        "(20001 levels of brackets here)"]
+    assert res.stdout == ""
+
+
 @pytest.mark.parametrize("name,text", [("long_line", long_line(100_000)), ("lines20k", many_lines(20_000))])
 def test_big_inputs_are_analysed_or_time_out_cleanly(name: str, text: str, tmp_path: Path) -> None:
     src = tmp_path / f"{name}.cu"
