@@ -28,6 +28,7 @@ from autosync.pipeline import note_iteration, note_kernel, pick_oracle
 from autosync.synthesis import count_barriers, synthesize
 from kpl.ast import Kernel
 from kpl.frontend import load_kernels
+from kpl.textio import read_source
 from kpl.transform import strip_barriers
 from oracle.base import Oracle
 
@@ -131,8 +132,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
                ic: int | float | str | Fraction = 0.5, timeout: float | None = None) -> Row:
     """Measure one kernel file (the first kernel in it) for Table I or II (``timeout``: the
     command's ``--timeout``, also given to every oracle so that no call outlives it)."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
+    text = read_source(path)  # as every command reads a kernel (non-UTF-8 bytes, BOM, CRLF)
     kernel = load_kernels(path, text)[0]
     expected = kernel.expected.get("min_barriers")
     row = Row(_stem(path), path, lines_of_code(text), int(expected) if expected else None)
@@ -199,10 +199,9 @@ def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tu
     if table is None:
         table = "I"
         for f in files:
-            with open(f, encoding="utf-8") as fh:
-                if "__syncthreads" in fh.read():
-                    table = "II"
-                    break
+            if "__syncthreads" in read_source(f):
+                table = "II"
+                break
     rows = []
     for i, f in enumerate(files):
         note_kernel(_stem(f), i + 1, len(files))

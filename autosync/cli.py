@@ -167,8 +167,9 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
         opts = flags.options()
         if fmt is Format.sarif:
             raise BadInput("--format sarif is not available for parse (use text or json)", file)
-        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=progress_line, abandon=STATE.hard_exit)
-        data = [report.tree_json(k, file) for k in kernels]
+        # the label trees are built in the worker too (its stack bounds every recursive walk)
+        data = pipeline.run_guarded(lambda: [report.tree_json(k, file) for k in pipeline.load(opts)], timeout=None,
+                                    file=file, progress=progress_line, abandon=STATE.hard_exit)
         if fmt is Format.json:
             doc: dict[str, Any] = {"file": file, "kernels": data}
             if len(data) == 1:

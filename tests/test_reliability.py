@@ -443,6 +443,34 @@ def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
     assert piped.returncode == 3 and "oracle calls" not in piped.stderr and "\r" not in piped.stderr
 
 
+def test_progress_line_names_kernel_iteration_and_oracle_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the terminal shows during a ``fix`` (the pty test above shows it appears at all):
+    the kernel and its place in the file, the CEGIS iteration under way once one has ended,
+    the oracle calls so far; nothing in the first 2 s; cleared at the end."""
+    import io
+
+    from autosync import cli_common
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    token = pipeline.CancelToken(kernel="reduce", index=2, total=3, oracle_calls=7, iteration=1)
+    cli_common.progress_line(token, 1.5)
+    assert screen.getvalue() == ""
+    cli_common.progress_line(token, 2.25)
+    assert screen.getvalue() == "\r\x1b[Kautosync: reduce (2/3): iteration 2, 7 oracle calls, 2.2 s"
+    cli_common.progress_line(None, 3.0)
+    assert screen.getvalue().endswith("2.2 s\r\x1b[K")
+    screen.truncate(0)
+    screen.seek(0)
+    monkeypatch.setattr(Terminal, "isatty", lambda self: False)
+    cli_common.progress_line(token, 5.0)
+    assert screen.getvalue() == ""
+
+
 # --------------------------------------------------------------------------- 7. duplicates, launch limits, counts
 
 TWICE = """\
