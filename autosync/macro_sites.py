@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kpl.ast import Kernel, MacroDef
+from kpl.ast import Kernel
+from kpl.macros import MacroDef
 
 
 @dataclass(frozen=True)

@@ -455,18 +455,6 @@ class Param:
     mem: Memory | None = None
 
 
-@dataclass(frozen=True)
-class MacroDef:
-    """A macro ``#define``\\ d by the kernel's file or a header it includes: where (display path,
-    1-based line) and whether it takes arguments.  A statement from a macro body has no place of
-    its own in the user's text, so ``fix`` names the definition instead of patching there."""
-
-    name: str
-    file: str
-    line: int
-    function_like: bool
-
-
 @dataclass(eq=False)
 class Kernel:
     """One ``__global__`` function, lowered to KPL.
@@ -489,8 +477,7 @@ class Kernel:
     expected: dict[str, str] = field(default_factory=dict)
     uses_named_barriers: bool = False
     next_label: int = 0
-    #: the macros of the translation unit by name (see :class:`MacroDef`)
-    macros: dict[str, MacroDef] = field(default_factory=dict, repr=False)
+    macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef
 
     def fresh_label(self) -> int:
         label = self.next_label

@@ -41,8 +41,8 @@ from typing import Any
 
 from pcpp import Preprocessor  # type: ignore[import-untyped]
 
-from kpl.ast import MacroDef
 from kpl.errors import KplError
+from kpl.macros import MacroDef
 from kpl.spans import directive
 from kpl.textio import blank_bom, read_source
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
-from kpl.ast import MacroDef
 from kpl.header import KernelHeader
+from kpl.macros import MacroDef
 from kpl.spans import line_map
 
 
