@@ -1,7 +1,8 @@
-"""``autosync check`` over many files: folders, ``--exclude``, ``-j`` processes, ``--shard``,
-one summary line, the worst exit code, one JSON / SARIF document, and the result cache.
+"""``autosync check`` / ``fix`` over many files: folders, ``--exclude``, ``-j`` processes,
+``--shard``, one summary line, the worst exit code, one JSON / SARIF document, and the result
+cache (``check`` only: ``fix`` writes files).
 
-Each file is checked by the ordinary single-file ``check`` command, run in a worker process
+Each file is handled by the ordinary single-file command, run in a worker process
 (``concurrent.futures``) with its output captured, so a file's report in a batch is exactly
 what ``autosync check FILE`` prints, and a cache hit (:mod:`autosync.cache`) replays it.
 """
@@ -12,6 +13,7 @@ import fnmatch
 import io
 import json
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
@@ -34,11 +36,14 @@ class FileResult:
     stdout: str
     stderr: str
     cached: bool = False
+    #: ``fix`` wrote a different text into the file
+    changed: bool = False
 
 
 def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
-    """Files named and ``*.cu``/``*.cuh`` under folders named, minus ``--exclude`` globs
-    (matched against the path and against each path component), sorted, without duplicates."""
+    """Files named and ``*.cu``/``*.cuh`` under folders named (and the files the compilation
+    database compiles as CUDA there), minus ``--exclude`` globs (matched against the path and
+    against each path component), sorted, without duplicates."""
     out: set[str] = set()
 
     def excluded(path: str) -> bool:
@@ -48,6 +53,13 @@ def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
 
     for path in paths:
         if os.path.isdir(path):
+            from autosync import compdb
+
+            try:  # files the compilation database compiles as CUDA (``-x cuda``), any suffix
+                out.update(os.path.relpath(f) if not os.path.isabs(path) else f
+                           for f in compdb.cuda_files(path) if not excluded(f))
+            except BadInput:
+                pass  # an unreadable database is reported by the check of each file
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not excluded(os.path.join(root, d)))
                 for name in files:
@@ -73,19 +85,45 @@ def shard(files: list[str], spec: str | None) -> list[str]:
     return files[k - 1::n]
 
 
-def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str) -> FileResult:
-    """Check one file with the ordinary command (in this process), through the cache."""
-    global IN_WORKER
-    digest = folder = None
-    if use_cache:
-        from autosync.project import find_config
+def _read_bytes(file: str) -> bytes | None:
+    try:
+        with open(file, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
 
-        try:
-            config = find_config(file)
-        except Exception:  # noqa: BLE001 - the check itself reports a bad configuration
-            config = None
-        folder = cache.cache_dir(config.root if config and config.path else None)
-        digest = cache.key(file, args, include_dirs, config.path if config else None, version)
+
+def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str) -> tuple[str, str | None]:
+    """(cache folder, key) of ``check FILE ARGS`` (key None: not cacheable); one function for
+    batch and single-file runs, so they share entries.  The project configuration and the
+    compilation database (its text, its ``-I`` folders) are part of the key."""
+    from autosync import compdb
+    from autosync.project import find_config
+
+    try:
+        config = find_config(file)
+    except Exception:  # noqa: BLE001 - the check itself reports a bad configuration
+        config = None
+    build_dir = args[args.index("-p") + 1] if "-p" in args[:-1] else None
+    try:
+        flags = compdb.flags_for(file, build_dir)
+    except BadInput:
+        flags = None  # the check itself reports it
+    extra = [flags.database] if flags else []
+    dirs = include_dirs + list(flags.include_dirs if flags else ())
+    folder = cache.cache_dir(config.root if config and config.path else None)
+    return folder, cache.key(file, args, dirs, config.path if config else None, version, extra)
+
+
+def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str,
+             command: str = "check") -> FileResult:
+    """Run ``command`` on one file with the ordinary command (in this process), through the
+    cache for ``check``."""
+    global IN_WORKER
+    folder, digest = "", None
+    before = _read_bytes(file) if command == "fix" else None
+    if use_cache and command == "check":
+        folder, digest = cache_slot(file, args, include_dirs, version)
         if digest is not None:
             hit = cache.get(folder, digest)
             if hit is not None:
@@ -97,7 +135,7 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
     try:
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = app(args=["check", file, *args], prog_name="autosync", standalone_mode=False)
+                code = app(args=[command, file, *args], prog_name="autosync", standalone_mode=False)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 3
             except Exception as exc:  # noqa: BLE001 - click usage errors and the like
@@ -105,19 +143,20 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
                 code = 2
     finally:
         IN_WORKER = False
-    result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue())
-    if digest is not None and folder is not None and result.code in (0, 1, 2):  # not timeouts, crashes
+    changed = before is not None and _read_bytes(file) != before
+    result = FileResult(file, int(code or 0), out.getvalue(), err.getvalue(), changed=changed)
+    if digest is not None and result.code in (0, 1, 2):  # not timeouts, crashes
         cache.put(folder, digest, cache.Entry(result.code, result.stdout, result.stderr))
     return result
 
 
 def run(files: list[str], args: list[str], *, jobs: int | None, use_cache: bool, include_dirs: list[str],
-        version: str) -> list[FileResult]:
-    """Check every file (in order of ``files``), ``jobs`` processes at a time."""
+        version: str, command: str = "check") -> list[FileResult]:
+    """Run ``command`` on every file (in order of ``files``), ``jobs`` processes at a time."""
     if len(files) <= 1 or jobs == 1:
-        return [_run_one(f, args, use_cache, include_dirs, version) for f in files]
+        return [_run_one(f, args, use_cache, include_dirs, version, command) for f in files]
     with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        futures = [pool.submit(_run_one, f, args, use_cache, include_dirs, version) for f in files]
+        futures = [pool.submit(_run_one, f, args, use_cache, include_dirs, version, command) for f in files]
         return [fut.result() for fut in futures]
 
 
@@ -139,6 +178,17 @@ def summary_line(results: Sequence[FileResult]) -> str:
             f"{s['races']} with races, {errors}")
 
 
+def fix_summary_line(results: Sequence[FileResult]) -> str:
+    """The last line of ``fix`` over many files."""
+    n = len(results)
+    changed = sum(r.changed for r in results)
+    unchanged = sum(r.code == 0 and not r.changed for r in results)
+    unfixable = sum(r.code == 1 and not r.changed for r in results)
+    errors = sum(r.code >= 2 for r in results)
+    return (f"fixed {n} file{'s' if n != 1 else ''}: {changed} changed, {unchanged} unchanged, "
+            f"{unfixable} not fixed, {errors} error{'s' if errors != 1 else ''}")
+
+
 def json_document(results: Sequence[FileResult]) -> dict[str, Any]:
     """ONE document for the run: each file's ``check --format json`` document (or its error)."""
     files = []
@@ -155,13 +205,21 @@ def json_document(results: Sequence[FileResult]) -> dict[str, Any]:
 
 
 def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
-    """ONE SARIF run holding every file's results (the first file's run is the frame)."""
+    """ONE SARIF run holding every file's results and artifacts (the first file's run is the
+    frame); its invocation has the run's worst exit code and every file's tool notifications
+    (the bad-input errors), and it is made ready for code scanning again after the merge."""
+    from autosync.report_sarif import for_code_scanning
+
     merged: dict[str, Any] | None = None
+    invocations: list[dict[str, Any]] = []
     for r in results:
         try:
             doc = json.loads(r.stdout)
         except ValueError:
             continue
+        if not isinstance(doc, dict) or not doc.get("runs"):
+            continue
+        invocations += doc["runs"][0].get("invocations", [])
         if merged is None:
             merged = doc
             continue
@@ -171,48 +229,18 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
         known = {json.dumps(a, sort_keys=True) for a in arts}
         arts.extend(a for a in run1.get("artifacts", []) if json.dumps(a, sort_keys=True) not in known)
     if merged is not None:
-        _for_code_scanning(merged["runs"][0])
+        run = merged["runs"][0]
+        notes = [n for inv in invocations for n in inv.get("toolExecutionNotifications", [])]
+        invocation: dict[str, Any] = {
+            "executionSuccessful": all(inv.get("executionSuccessful", True) for inv in invocations),
+            "exitCode": worst([r.code for r in results]),
+            "commandLine": " ".join(["autosync", *sys.argv[1:]])}
+        if notes:
+            invocation["toolExecutionNotifications"] = notes
+        run["invocations"] = [invocation]
+        for_code_scanning(run)
     return merged
 
 
-def _relative(uri: str) -> str:
-    path = os.path.relpath(uri) if os.path.isabs(uri) else os.path.normpath(uri)
-    return path.replace(os.sep, "/")
-
-
-def _for_code_scanning(run: dict[str, Any]) -> None:
-    """What GitHub code scanning needs beyond the schema: artifact URIs relative to
-    ``%SRCROOT%`` (the current folder) and a ``partialFingerprints`` per result that survives
-    unrelated edits (rule, file, and the text of the flagged line, not its number)."""
-    import hashlib
-
-    run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": "file://" + os.getcwd().rstrip("/") + "/"}}
-    for art in run.get("artifacts", []):
-        art["location"] = {"uri": _relative(art["location"]["uri"]), "uriBaseId": "%SRCROOT%"}
-    for res in run.get("results", []):
-        first_line = ""
-        for loc in res.get("locations", []) + res.get("relatedLocations", []):
-            art = loc.get("physicalLocation", {}).get("artifactLocation")
-            if art is not None:
-                original = art["uri"]
-                art.update({"uri": _relative(original), "uriBaseId": "%SRCROOT%"})
-                if not first_line:
-                    first_line = _line_text(original, loc["physicalLocation"].get("region", {}).get("startLine", 0))
-        where = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] if res.get("locations") else ""
-        digest = hashlib.sha256(f"{res.get('ruleId')}\0{where}\0{first_line.strip()}".encode()).hexdigest()
-        res["partialFingerprints"] = {"primaryLocationLineHash": digest[:32]}
-
-
-def _line_text(path: str, line: int) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for i, text in enumerate(fh, start=1):
-                if i == line:
-                    return text
-    except OSError:
-        pass
-    return ""
-
-
-__all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "run", "worst", "summary",
-           "summary_line", "json_document", "sarif_document"]
+__all__ = ["SUFFIXES", "IN_WORKER", "FileResult", "expand", "shard", "cache_slot", "run", "worst", "summary",
+           "summary_line", "fix_summary_line", "json_document", "sarif_document"]

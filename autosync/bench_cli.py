@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from autosync.cli_common import (
+    DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
     STATE,
@@ -18,11 +19,13 @@ from autosync.cli_common import (
     OracleFactsOpt,
     Solver,
     SolverOpt,
+    WarpCostOpt,
     check_timeout,
     emit,
     error_json,
     guard,
     progress_line,
+    warp_cost_arg,
 )
 from autosync.pipeline import BadInput, run_guarded
 
@@ -39,6 +42,7 @@ def register(app: typer.Typer) -> None:
         solver: SolverOpt = Solver.rc2,
         naive: Annotated[bool, typer.Option("--naive/--no-naive", help="Also run the naive baseline.")] = True,
         oracle_facts: OracleFactsOpt = OnOff.on,
+        warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
         repeat: Annotated[int, typer.Option("--repeat", help="Runs per kernel; the median is shown.")] = 1,
         fmt: FormatOpt = Format.text,
         timeout: Annotated[float | None, typer.Option(
@@ -62,11 +66,12 @@ def register(app: typer.Typer) -> None:
             if fmt is Format.sarif:
                 raise BadInput("bench supports --format text or json", folder)
             check_timeout(timeout, folder)
+            warp_cost = warp_cost_arg(warp_barrier_cost, folder)
             # the one guarded worker of every command: Ctrl-C -> exit 130, --timeout -> exit 3
             chosen, rows = run_guarded(
                 lambda: bench_folder(folder, table=None if table == "auto" else table, oracle_name=oracle,
                                      solver=solver.value, naive=naive, use_facts=oracle_facts is OnOff.on,
-                                     repeat=repeat, timeout=timeout),
+                                     repeat=repeat, timeout=timeout, warp_cost=warp_cost),
                 timeout=timeout, file=folder, progress=progress_line, abandon=STATE.hard_exit)
             if fmt is Format.json:
                 emit(json.dumps({

@@ -1,14 +1,20 @@
 """A result cache for ``autosync check`` (like ruff's): a second run over an unchanged project
 answers from disk.
 
-The key is a SHA-256 of everything the verdict depends on: the file's text, the texts of the
+The key is a SHA-256 of everything the output depends on: the file's text, the texts of the
 files it includes (``#include "…"``, found next to the file and in ``-I`` folders,
-recursively), the project configuration's text, the command-line options and the AutoSync
-version.  The value is the finished output of the check (exit code, stdout, stderr), so a hit
-prints exactly what the miss printed.  Only ``check`` is cached: ``fix`` writes files.
+recursively), the project configuration's and the compilation database's texts, the command-line options, the AutoSync
+version, and the file's name as typed and the current folder (both are printed: messages name
+the file as given, SARIF URIs are relative to the current folder).  The value is the finished
+output of the check (exit code, stdout, stderr), so a hit prints exactly what the miss
+printed.  Single-file and batch runs share entries (:func:`autosync.batch.cache_slot`).  Only
+``check`` is cached: ``fix`` writes files.
 
 The folder is ``$AUTOSYNC_CACHE_DIR``, else ``.autosync_cache/`` next to the project
-configuration, else in the current directory.
+configuration, else in the current directory.  ``AUTOSYNC_NO_CACHE=1`` turns the cache off
+like ``--no-cache`` (the test suite does, so every test sees real runs).  Besides the version,
+the key holds a fingerprint (name, size, mtime) of AutoSync's own source files: a developer
+who edits the oracle never gets a verdict of the old code.
 """
 
 from __future__ import annotations
@@ -30,6 +36,30 @@ class Entry:
     code: int
     stdout: str
     stderr: str
+
+
+def disabled() -> bool:
+    """``AUTOSYNC_NO_CACHE`` set to anything but ``""``/``0``: no reading, no writing."""
+    return os.environ.get("AUTOSYNC_NO_CACHE", "") not in ("", "0")
+
+
+_CODE: list[str] = []
+
+
+def code_fingerprint() -> str:
+    """Name, size and mtime of every source file of the three packages (computed once)."""
+    if not _CODE:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        h = hashlib.sha256()
+        for package in ("kpl", "oracle", "autosync"):
+            for folder, dirs, files in os.walk(os.path.join(root, package)):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith((".py", ".j2", ".h", ".cuh")):
+                        st = os.stat(os.path.join(folder, name))
+                        h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\1".encode())
+        _CODE.append(h.hexdigest())
+    return _CODE[0]
 
 
 def cache_dir(config_root: str | None) -> str:
@@ -64,21 +94,23 @@ def _included(path: str, include_dirs: list[str], seen: set[str]) -> list[str]:
     return out
 
 
-def key(file: str, options: list[str], include_dirs: list[str], config_path: str | None, version: str) -> str | None:
-    """The cache key of one check, or None when the file cannot be read (never cached)."""
+def key(file: str, options: list[str], include_dirs: list[str], config_path: str | None, version: str,
+        extra_files: list[str] | None = None) -> str | None:
+    """The cache key of one check, or None when the file cannot be read (never cached).
+    ``extra_files`` (e.g. the compilation database) are hashed with their texts."""
     try:
         with open(file, "rb") as fh:
             data = fh.read()
     except OSError:
         return None
     h = hashlib.sha256()
-    for part in (version, os.path.abspath(file), "\0".join(options), config_path or ""):
+    for part in (version, code_fingerprint(), os.path.abspath(file), file, os.getcwd(), "\0".join(options), config_path or ""):
         h.update(part.encode() + b"\1")
     h.update(data + b"\1")
-    if config_path:
+    for path in ([config_path] if config_path else []) + list(extra_files or []):
         try:
-            with open(config_path, "rb") as fh:
-                h.update(fh.read() + b"\1")
+            with open(path, "rb") as fh:
+                h.update(path.encode() + b"\0" + fh.read() + b"\1")
         except OSError:
             pass
     for text in _included(file, include_dirs, {os.path.abspath(file)}):
@@ -112,4 +144,4 @@ def put(folder: str, digest: str, entry: Entry) -> None:
         pass
 
 
-__all__ = ["Entry", "cache_dir", "key", "get", "put"]
+__all__ = ["Entry", "disabled", "code_fingerprint", "cache_dir", "key", "get", "put"]

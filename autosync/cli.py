@@ -17,7 +17,7 @@ Heavy modules (the front end, z3, the MaxSAT back ends) are imported inside the 
 ``register(app)`` is listed in :data:`LAZY_COMMANDS`: it is imported only when its command is
 run (or ``--help`` lists the commands), so e.g. pygls is not loaded for ``autosync check``.
 
-Why one module of ~430 lines: it is the typer front door of parse, check and fix -- option
+Why one module of ~500 lines: it is the typer front door of parse, check and fix -- option
 declarations, the hand-off to the pipeline and the choice of report -- and each command is
 short; the work itself lives in :mod:`autosync.pipeline` and the report modules.
 """
@@ -39,6 +39,8 @@ from typer.core import TyperGroup
 from autosync import pipeline
 from autosync.cli_common import (
     DEFAULT_TIMEOUT,
+    DEFAULT_WARP_BARRIER_COST,
+    EXIT_BAD_INPUT,
     EXIT_FAIL,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -62,6 +64,7 @@ from autosync.cli_common import (
     Solver,
     SolverOpt,
     TimeoutOpt,
+    WarpCostOpt,
     check_timeout,
     emit,
     err,
@@ -71,6 +74,7 @@ from autosync.cli_common import (
     kernel_flags,
     progress_line,
     version,
+    warp_cost_arg,
 )
 from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_file
 
@@ -192,13 +196,55 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
           fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
           exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False) -> None:
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
-    Several files or folders: one summary line, the worst exit code (see autosync.batch)."""
-    from autosync import batch, report, report_sarif
+    Several files or folders: one summary line, the worst exit code (see autosync.batch).
+    Results are cached (autosync.cache) unless --no-cache."""
+    from autosync import batch, cache
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         with guard(None):
             code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache)
         raise typer.Exit(code)
+    if not batch.IN_WORKER and not no_cache and not STATE.debug and not cache.disabled():
+        raise typer.Exit(_cached_check(file, flags, oracle, timeout, fmt))
+    _check_file(file, flags, oracle, timeout, fmt)
+
+
+def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> list[str]:
+    """The options of a ``check`` as command-line arguments (a batch worker's, the cache key's)."""
+    return flags.argv() + (["--oracle", oracle] if oracle else []) + \
+        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+
+
+def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> int:
+    """``check FILE`` through the result cache (:mod:`autosync.cache`, the entries batch runs
+    use): a hit prints the stored output; a miss runs the check, keeping what it prints."""
+    from autosync import batch, cache
+
+    folder, digest = batch.cache_slot(file, _check_args(flags, oracle, timeout, fmt), flags.include_dir or [],
+                                      version())
+    hit = cache.get(folder, digest) if digest is not None else None
+    if hit is not None:
+        typer.echo(hit.stdout, nl=False)
+        typer.echo(hit.stderr, nl=False, err=True)
+        return hit.code
+    STATE.record = []
+    try:
+        _check_file(file, flags, oracle, timeout, fmt)
+        code = EXIT_OK
+    except typer.Exit as exc:
+        code = exc.exit_code
+    finally:
+        kept, STATE.record = STATE.record, None
+    if digest is not None and code in (EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT):  # not timeouts, crashes, Ctrl-C
+        cache.put(folder, digest, cache.Entry(code, "".join(t for s, t in kept if s == "stdout"),
+                                              "".join(t for s, t in kept if s == "stderr")))
+    return code
+
+
+def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> None:
+    """``check`` of one file; raises ``typer.Exit`` with the exit code."""
+    from autosync import report, report_sarif
+
     base: dict[str, Any] = {"file": file, "kernel": None, "kernels": [], "verified": False, "races": [], "divergences": [],
             "unknowns": [], "findings": []}
     with guard(file, _error_document(fmt, base)):
@@ -237,12 +283,11 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
                 jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
     """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
-    from autosync import batch, report
+    from autosync import batch, cache, report
 
-    args = flags.argv() + (["--oracle", oracle] if oracle else []) + \
-        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+    args = _check_args(flags, oracle, timeout, fmt)
     files = batch.shard(batch.expand(paths, exclude or []), shard)
-    results = batch.run(files, args, jobs=jobs, use_cache=not no_cache, include_dirs=flags.include_dir or [],
+    results = batch.run(files, args, jobs=jobs, use_cache=not (no_cache or cache.disabled()), include_dirs=flags.include_dir or [],
                         version=version())
     if fmt is Format.json:
         emit(report.dumps(batch.json_document(results)))
@@ -271,6 +316,7 @@ def fix(
     solver: SolverOpt = Solver.rc2,
     lc: LcOpt = 100,
     ic: IcOpt = 0.5,
+    warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
     oracle_facts: OracleFactsOpt = OnOff.on,
     naive: Annotated[bool, typer.Option("--naive", help="The naive enumerative baseline (Sec. IV-B).")] = False,
     target: Annotated[str, typer.Option("--target", help="Barrier spelling: cuda or opencl.")] = "cuda",
@@ -282,10 +328,25 @@ def fix(
     check_only: Annotated[bool, typer.Option(
         "--check", help="For CI: print only the summary line, write nothing (exit 1 when the file would change).")]
         = False,
+    exit_non_zero_on_fix: Annotated[bool, typer.Option(
+        "--exit-non-zero-on-fix", help="Exit 1 when a file was changed (for pre-commit, as ruff).")] = False,
+    more: MorePathsArg = None, jobs: JobsOpt = None, exclude: ExcludeOpt = None, shard: ShardOpt = None,
 ) -> None:
-    """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check."""
-    from autosync import report_fix
+    """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check.
+    Several files or folders: each fixed in place, one summary line, the worst exit code."""
+    from autosync import batch, report_fix
 
+    if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
+        args = ["--oracle", oracle] if oracle else []
+        args += ["--timeout", str(timeout)] if timeout else []
+        args += ["--format", fmt.value, "--solver", solver.value, "--lc", str(lc), "--ic", str(ic),
+                 "--oracle-facts", oracle_facts.value, "--target", target]
+        args += (["--naive"] if naive else []) + (["--diff"] if diff else []) + (["--check"] if check_only else [])
+        with guard(None):
+            if output is not None:
+                raise BadInput("-o/--output takes one file")
+            code = batch_fix([file, *(more or [])], flags, args, fmt, jobs, exclude, shard, exit_non_zero_on_fix)
+        raise typer.Exit(code)
     STATE.last_error = None
     base = report_fix.fix_error_json(file, None, solver.value, oracle)
     with guard(file, _error_document(fmt, base)):
@@ -293,6 +354,7 @@ def fix(
         check_timeout(timeout, file)
         if lc <= 0 or ic <= 0:
             raise BadInput("--lc and --ic must be positive", file)
+        warp_cost = warp_cost_arg(warp_barrier_cost, file) if target == "cuda" else None
         from autosync.render import available_targets
 
         if target not in available_targets():
@@ -306,11 +368,38 @@ def fix(
         t0 = time.perf_counter()
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
-                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target),
+                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
+                                         warp_cost=warp_cost),
             timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
-    raise typer.Exit(code)
+        changed = outcome.status == "fixed" and not (diff or check_only) and outcome.patched != outcome.original
+    raise typer.Exit(EXIT_FAIL if exit_non_zero_on_fix and code == EXIT_OK and changed else code)
+
+
+def batch_fix(paths: list[str], flags: KernelFlags, args: list[str], fmt: Format, jobs: int | None,
+              exclude: list[str] | None, shard: str | None, exit_non_zero_on_fix: bool) -> int:
+    """``fix`` over many files (:mod:`autosync.batch`, no cache: it writes); returns the worst
+    exit code (1 instead of 0 when a file was rewritten and ``exit_non_zero_on_fix``)."""
+    from autosync import batch, report
+
+    files = batch.shard(batch.expand(paths, exclude or []), shard)
+    results = batch.run(files, flags.argv() + args, jobs=jobs, use_cache=False,
+                        include_dirs=flags.include_dir or [], version=version(), command="fix")
+    if fmt is Format.json:
+        doc = batch.json_document(results)
+        doc["summary"]["changed"] = sum(r.changed for r in results)
+        emit(report.dumps(doc))
+    elif fmt is Format.sarif:
+        emit(report.dumps(batch.sarif_document(results)))
+    for r in results:
+        if fmt is Format.text and r.stdout:
+            emit(r.stdout.rstrip("\n"))
+        if r.stderr:
+            err(r.stderr.rstrip("\n"))
+    err(batch.fix_summary_line(results)) if fmt is not Format.text else emit(batch.fix_summary_line(results))
+    code = batch.worst([r.code for r in results])
+    return EXIT_FAIL if exit_non_zero_on_fix and code == EXIT_OK and any(r.changed for r in results) else code
 
 
 def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None, diff: bool, check_only: bool,

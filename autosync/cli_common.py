@@ -1,6 +1,6 @@
 """What every ``autosync`` command shares: exit codes, the one-line error guard, and the flags.
 
-The kernel flags (``--kernel``, ``-D``, ``-I``, ``--blockDim``, ``--gridDim``, ``--warp-sync``)
+The kernel flags (``--kernel``, ``-D``, ``-I``, ``--blockDim``, ``--gridDim``, ``--warp-sync``, ``-p``)
 are declared once here and added to a command by :func:`kernel_flags`; the other shared flags
 (``--oracle``, ``--timeout``, ``--format``, ``--solver``, ``--lc``, ``--ic``,
 ``--oracle-facts``) are ``Annotated`` aliases that every command reuses, so ``parse``,
@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 from typing import Annotated, Any
 
 import typer
@@ -71,6 +72,10 @@ class _State:
     last_failure: Failure | None = None
     #: a progress line is on the terminal (to be cleared)
     progress_shown: bool = False
+    #: while a list, what :func:`emit` / :func:`err` print is also kept here as (stream, text)
+    #: -- the result cache stores a single-file ``check``'s output this way (progress lines,
+    #: written to the terminal directly, are not kept)
+    record: list[tuple[str, str]] | None = None
 
 
 STATE = _State()
@@ -78,12 +83,16 @@ STATE = _State()
 
 def err(line: str) -> None:
     typer.echo(line, err=True)
+    if STATE.record is not None:
+        STATE.record.append(("stderr", line + "\n"))
     if "error" in line:
         STATE.last_error = line
 
 
 def emit(text: str) -> None:
     typer.echo(text)
+    if STATE.record is not None:
+        STATE.record.append(("stdout", text + "\n"))
 
 
 def progress_line(token: CancelToken | None, seconds: float) -> None:
@@ -252,6 +261,8 @@ BlockDimOpt = Annotated[str | None, typer.Option(
     "--blockDim", "--block-dim", help="Threads per block: 256, [16,8] or 16,8 (overrides the header).")]
 GridDimOpt = Annotated[str | None, typer.Option(
     "--gridDim", "--grid-dim", help="Blocks per grid: 64, [4,4] or 4,4 (overrides the header).")]
+BuildDirOpt = Annotated[str | None, typer.Option(
+    "-p", "--build-dir", help="Folder of compile_commands.json (default: searched upward from the file).")]
 WarpSyncOpt = Annotated[int | None, typer.Option(
     "--warp-sync", help="Warp-synchronous semantics with this warp size (e.g. 32).")]
 OracleOpt = Annotated[str | None, typer.Option(
@@ -264,6 +275,24 @@ FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
 LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]
 IcOpt = Annotated[float, typer.Option("--ic", help="Conditional cost factor IC of C(ℓ).")]
+WarpCostOpt = Annotated[float, typer.Option(
+    "--warp-barrier-cost", metavar="WC",
+    help="Cost of a __syncwarp() relative to a __syncthreads() at the same position: fix may "
+         "use one where a race is between lanes of one warp (not under --warp-sync).  Default "
+         "0.25, a documented choice, not a measurement: a warp barrier is one WARPSYNC "
+         "instruction that waits only for its own warp, a block barrier stalls every warp of "
+         "the block (see autosync/cost.py).  0: __syncthreads() only, as [AutoSync].")]
+#: the default ``--warp-barrier-cost`` (WC of :mod:`autosync.cost`)
+DEFAULT_WARP_BARRIER_COST = 0.25
+
+
+def warp_cost_arg(value: float, file: str) -> Fraction | int | None:
+    """``--warp-barrier-cost`` as the synthesizer's ``warp_cost`` (None: warp barriers off)."""
+    from autosync.pipeline import BadInput, lc_ic
+
+    if value < 0:
+        raise BadInput("--warp-barrier-cost must be 0 (off) or positive", file)
+    return None if value == 0 else lc_ic(value)
 MorePathsArg = Annotated[list[str] | None, typer.Argument(
     help="More files or folders (folders: every *.cu, *.cuh inside).", show_default=False)]
 JobsOpt = Annotated[int | None, typer.Option("-j", "--jobs", help="Files checked in parallel (default: all cores).")]
@@ -288,6 +317,7 @@ class KernelFlags:
     block_dim: str | None = None
     grid_dim: str | None = None
     warp_sync: int | None = None
+    build_dir: str | None = None
 
     def argv(self) -> list[str]:
         """The flags again as command-line arguments (for a batch's worker)."""
@@ -295,23 +325,24 @@ class KernelFlags:
         out += [a for d in self.define or [] for a in ("-D", d)] + [a for i in self.include_dir or [] for a in ("-I", i)]
         out += ["--blockDim", self.block_dim] if self.block_dim else []
         out += ["--gridDim", self.grid_dim] if self.grid_dim else []
+        out += ["-p", self.build_dir] if self.build_dir else []
         return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
-                                   self.grid_dim, self.warp_sync)
+                                   self.grid_dim, self.warp_sync, self.build_dir)
 
 
 #: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
 _KERNEL_FLAGS: list[tuple[str, Any]] = [
     ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
-    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt),
+    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("build_dir", BuildDirOpt),
 ]
 
 
 def kernel_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Give a typer command the kernel flags.  ``fn`` has a ``file`` argument and a ``flags:
-    KernelFlags`` parameter; the command typer sees has the six flags right after ``file``
+    KernelFlags`` parameter; the command typer sees has the kernel flags right after ``file``
     instead of ``flags``, and ``fn`` receives them bundled as :class:`KernelFlags`."""
     signature = inspect.signature(fn, eval_str=True)
     params: list[inspect.Parameter] = []

@@ -8,6 +8,7 @@ import typer
 from autosync import pipeline
 from autosync.cli_common import (
     DEFAULT_TIMEOUT,
+    DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
     STATE,
@@ -23,12 +24,14 @@ from autosync.cli_common import (
     Solver,
     SolverOpt,
     TimeoutOpt,
+    WarpCostOpt,
     check_timeout,
     emit,
     error_json,
     guard,
     kernel_flags,
     progress_line,
+    warp_cost_arg,
 )
 
 
@@ -45,6 +48,7 @@ def register(app: typer.Typer) -> None:
         solver: SolverOpt = Solver.rc2,
         lc: LcOpt = 100,
         ic: IcOpt = 0.5,
+        warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
         oracle_facts: OracleFactsOpt = OnOff.on,
     ) -> None:
         """Developer's barriers vs synthesized ones: count, cost, lines, verdict and a diff."""
@@ -67,10 +71,11 @@ def register(app: typer.Typer) -> None:
                     _, orc = pipeline.pick_oracle(oracle, k, timeout, file)
                     results.append(compare_kernel(
                         k, orc, solver=solver.value, lc=pipeline.lc_ic(lc), ic=pipeline.lc_ic(ic),
-                        use_facts=oracle_facts is OnOff.on, parse_options=opts.frontend_kwargs(),
-                        on_iteration=pipeline.note_iteration))
+                        use_facts=oracle_facts is OnOff.on, warp_cost=warp_cost,
+                        parse_options=opts.frontend_kwargs(), on_iteration=pipeline.note_iteration))
                 return results
 
+            warp_cost = warp_cost_arg(warp_barrier_cost, file)  # validated here, one error line
             # the one guarded worker of every command: Ctrl-C -> exit 130, --timeout -> exit 3
             results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line,
                                            abandon=STATE.hard_exit)

@@ -102,15 +102,24 @@ class KernelOptions:
     warp_sync: int | None = None
     #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
     notes: list[str] = field(default_factory=list)
+    #: ``-p``: the folder of ``compile_commands.json`` (None: searched upward, :mod:`autosync.compdb`)
+    build_dir: str | None = None
+    #: the ``-D`` flags of the file's compile command (filled by :func:`autosync.project.load`;
+    #: ``defines`` and the project configuration win over them)
+    build_defines: dict[str, str] = field(default_factory=dict)
+    #: the compile command was read (its ``-I`` folders are appended to ``include_dirs``)
+    build_read: bool = False
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
-              grid_dim: str | None = None, warp_sync: int | None = None) -> KernelOptions:
+              grid_dim: str | None = None, warp_sync: int | None = None,
+              build_dir: str | None = None) -> KernelOptions:
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
-                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync)
+                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
+                   build_dir=build_dir)
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
@@ -265,7 +274,8 @@ def lc_ic(value: float) -> Fraction | int:
 
 
 def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
-         ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None) -> FixOutcome:
+         ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
+         warp_cost: Fraction | int | None = Fraction(1, 4)) -> FixOutcome:
     """``autosync fix`` minus the writing, for the file or for ``text`` given as that file
     (the language server passes an unsaved buffer): the one fix pipeline of the project --
     SYNTHESIZE ([AutoSync] Alg. 1) per kernel, the placement rendered into the ORIGINAL text,
@@ -277,16 +287,15 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
 
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
-    kernels = load(opts, original)
-    names = [k.name for k in kernels]
-    several = sorted({n for n in names if names.count(n) > 1})
-    if several:  # one placement must be verified under every launch: not done yet, so refuse
-        raise BadInput(f"kernel '{several[0]}' is launched with {names.count(several[0])} different "
-                       "configurations in this file; fix it for one with --blockDim/--gridDim", opts.file)
+    kernels, launches = _by_name(load(opts, original), opts.file, naive)
     fixes: list[KernelFix] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
         name, orc = pick_oracle(oracle, k, timeout, opts.file)
+        if launches[k.name]:  # one placement verified under every launch of the kernel
+            from autosync.all_launches import AllLaunches
+
+            orc = AllLaunches(orc, k, launches[k.name])  # type: ignore[assignment]
         if naive:
             from autosync.naive import naive_synthesize
 
@@ -295,9 +304,16 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
             from autosync.synthesis import synthesize
 
             res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
+                             warp_cost=warp_cost,
                              on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)
+    for k in kernels:
+        if launches[k.name]:
+            dims = "; ".join(f"blockDim {list(g.launch.block_dim)} gridDim {list(g.launch.grid_dim)}"
+                             for g in [k, *launches[k.name]])
+            outcome.notes.append(f"kernel '{k.name}': one placement for its {len(launches[k.name]) + 1} launch "
+                                 f"configurations ({dims}), verified under each")
     bad = [f for f in fixes if f.result.status not in ("verified", "fixed")]
     if bad:
         outcome.status = "unfixable"
@@ -334,15 +350,15 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     outcome.patched = rendered.text
     # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle
     try:
-        again = {k.name: k for k in load(opts, to_lf(rendered.text))}
+        again: dict[str, list[Kernel]] = {}
+        for k in load(opts, to_lf(rendered.text)):
+            again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
     for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
-        patched_kernel = again.get(f.kernel.name)
-        if patched_kernel is None:
+        if not again.get(f.kernel.name):
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
-        _, orc = pick_oracle(f.oracle, patched_kernel, timeout, opts.file)
-        verdict = run_oracle(orc, patched_kernel)
+        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file)
         why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
         if not verdict.verified and why:  # one template text: the union of the placements fails
             outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
@@ -362,6 +378,40 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         outcome.notes.append(f"compile check skipped for target {target}")
     outcome.status = "fixed"
     return outcome
+
+
+def _by_name(kernels: list[Kernel], file: str, naive: bool) -> tuple[list[Kernel], dict[str, list[Kernel]]]:
+    """The kernels to fix (the first lowering of each name) and, per name, its lowerings under
+    the OTHER launches of the file (:mod:`autosync.all_launches` verifies under all of them)."""
+    from autosync.all_launches import same_shape
+
+    first: dict[str, Kernel] = {}
+    others: dict[str, list[Kernel]] = {}
+    for k in kernels:
+        if k.name in first:
+            others[k.name].append(k)
+        else:
+            first[k.name], others[k.name] = k, []
+    for name, more in others.items():
+        if more and naive:
+            raise BadInput(f"kernel '{name}' is launched with {len(more) + 1} different configurations in this "
+                           "file; --naive fixes one: pick it with --blockDim/--gridDim", file)
+        if more and not same_shape([first[name], *more]):
+            raise BadInput(f"kernel '{name}' is launched with {len(more) + 1} configurations that lower to "
+                           "different statements; fix it for one with --blockDim/--gridDim", file)
+    return list(first.values()), others
+
+
+def _verify_all(kernels: list[Kernel], oracle: str, timeout: float | None, file: str) -> Verdict:
+    """The patched kernel's verdict under each of its launches: the first that does not verify."""
+    from oracle.base import Verdict
+
+    for k in kernels:
+        _, orc = pick_oracle(oracle, k, timeout, file)
+        verdict = run_oracle(orc, k)
+        if not verdict.verified:
+            return verdict
+    return Verdict()
 
 
 def nvcc_check(opts: KernelOptions, original: str, patched: str) -> tuple[bool | None, str]:
@@ -387,9 +437,9 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
 
     folder = os.path.dirname(os.path.abspath(opts.file))
     try:
-        defines = {**parse_header(to_lf(text), opts.file).defines, **opts.defines}
+        defines = {**opts.build_defines, **parse_header(to_lf(text), opts.file).defines, **opts.defines}
     except Exception:  # a header problem was already reported by the front end
-        defines = dict(opts.defines)
+        defines = {**opts.build_defines, **opts.defines}
     with tempfile.TemporaryDirectory(prefix="autosync-nvcc-") as scratch:
         src = os.path.join(scratch, os.path.basename(opts.file) or "kernel.cu")
         with open(src, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:

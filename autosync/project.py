@@ -22,7 +22,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from autosync.launch import DEFAULT_BLOCK, DEFAULT_GRID, SOURCES, LaunchChoice, distinct, host_launches
 from kpl.errors import KplError
 
 if sys.version_info >= (3, 11):
@@ -31,6 +30,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 if TYPE_CHECKING:
+    from autosync.launch import LaunchChoice
     from autosync.pipeline import KernelOptions
     from kpl.ast import Kernel
 
@@ -103,6 +103,7 @@ def _read(path: str) -> str:
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file``, each lowered under its own launch (one Kernel per distinct
     host launch), with notes for the user appended to ``opts.notes``."""
+    from autosync.launch import SOURCES, host_launches  # not at the top: a cache hit needs only find_config
     from kpl import frontend
     from kpl.header import parse_header
 
@@ -110,22 +111,24 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
         text = _read(opts.file)
     header = parse_header(text, opts.file)
     config = find_config(opts.file)
+    read_compile_command(opts)
     base_kw = opts.frontend_kwargs()
+    build = opts.build_defines
     # a first lowering names the kernels (and their __launch_bounds__)
-    kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**config.defines(""), **opts.defines}
-                                                        or None})
+    kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**build, **config.defines(""),
+                                                                               **opts.defines} or None})
     from autosync.pipeline import check_unique_names
 
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
         kernels = [frontend.select_kernel(kernels, opts.kernel, opts.file)]
-    launches, unknown = host_launches(text, {**header.defines, **config.defines(""), **opts.defines})
+    launches, unknown = host_launches(text, {**build, **header.defines, **config.defines(""), **opts.defines})
     out: list[Kernel] = []
     for k in kernels:
         base = k.name.split("<", 1)[0]
         for choice in _choices(opts, header, config, k, launches.get(base, []), unknown.get(base)):
             kw = {**base_kw, "block_dim": choice.block_dim, "grid_dim": choice.grid_dim,
-                  "defines": {**dict(choice.defines), **opts.defines} or None}
+                  "defines": {**build, **dict(choice.defines), **opts.defines} or None}
             if (choice.block_dim, choice.grid_dim) == (k.launch.block_dim, k.launch.grid_dim) and \
                     dict(choice.defines) == config.defines(""):
                 lowered = k
@@ -136,9 +139,30 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     return out
 
 
+def read_compile_command(opts: KernelOptions) -> None:
+    """Take the file's ``compile_commands.json`` entry into ``opts`` once (:mod:`autosync.compdb`):
+    its ``-D`` as ``build_defines`` (under the command line and the configuration), its ``-I``
+    after the command line's."""
+    from autosync import compdb
+
+    if opts.build_read:
+        return
+    opts.build_read = True
+    flags = compdb.flags_for(opts.file, opts.build_dir)
+    if flags is None:
+        return
+    opts.build_defines = dict(flags.defines)
+    opts.include_dirs = opts.include_dirs + [d for d in flags.include_dirs if d not in opts.include_dirs]
+    if flags.pre_includes:
+        names = ", ".join(os.path.relpath(p) for p in flags.pre_includes)
+        opts.notes.append(f"{opts.file}: note: forced includes of {os.path.relpath(flags.database)} are not "
+                          f"applied ({names}); #include them in the file or pass their -D flags")
+
+
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],
              unknown_at: tuple[int, int] | None) -> list[LaunchChoice]:
     """Every launch ``kernel`` is checked under (the order of :mod:`autosync.launch`)."""
+    from autosync.launch import DEFAULT_BLOCK, DEFAULT_GRID, LaunchChoice, distinct
     name = kernel.name
     defines = tuple(sorted(config.defines(name).items()))
     block: tuple[Dim3 | None, str] = (None, "")
@@ -224,4 +248,4 @@ def _kernel_pos(kernel: Kernel) -> tuple[int, int]:
     return LineIndex(text).line_col(name_pos)
 
 
-__all__ = ["ProjectConfig", "find_config", "load", "CONFIG_NAMES"]
+__all__ = ["ProjectConfig", "find_config", "load", "read_compile_command", "CONFIG_NAMES"]

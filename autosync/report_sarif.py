@@ -4,10 +4,16 @@ the static-analysis interchange format code hosts and editors read.
 A race's SARIF result sits at its second access with the first one as a related location;
 a fix is an ``artifactChange`` of empty ``deletedRegion`` + ``insertedContent`` pairs in the
 ORIGINAL file, so a SARIF viewer can apply it.
+
+Every document is valid against the OASIS SARIF 2.1.0 schema (tests/test_sarif_schema.py) and
+carries what GitHub code scanning needs on top (:func:`for_code_scanning`): artifact URIs
+relative to ``%SRCROOT%`` and a ``partialFingerprints`` per result.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -112,7 +118,76 @@ def sarif_document(results: Iterable[SarifResult], *, version: str, artifacts: S
     }
     if invocation is not None:
         run["invocations"] = [invocation]
+    for_code_scanning(run)
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+# --------------------------------------------------------------------------- GitHub code scanning
+
+SRCROOT = "%SRCROOT%"
+
+
+def _relative(path: str) -> str:
+    """A file path as a URI reference relative to the current folder (``%SRCROOT%``)."""
+    from urllib.parse import quote
+
+    return quote(os.path.relpath(os.path.abspath(path)).replace(os.sep, "/"))
+
+
+def _artifact(loc: dict[str, Any]) -> str:
+    """Rewrite one ``artifactLocation`` in place; returns the file path it names (for reading)."""
+    from urllib.parse import unquote
+
+    path = unquote(loc["uri"]) if loc.get("uriBaseId") == SRCROOT else loc["uri"]
+    loc["uri"] = _relative(path)
+    loc["uriBaseId"] = SRCROOT
+    return path
+
+
+def for_code_scanning(run: dict[str, Any]) -> None:
+    """What GitHub code scanning needs beyond the schema, in place (idempotent, so a batch can
+    merge runs that already went through it): artifact URIs relative to ``%SRCROOT%`` (the
+    current folder) and a ``partialFingerprints`` per result that survives unrelated edits
+    (rule, file and the text of the flagged line, not its number)."""
+    run["originalUriBaseIds"] = {SRCROOT: {"uri": _folder_uri(os.getcwd())}}
+    for art in run.get("artifacts", []):
+        _artifact(art["location"])
+    for note in (n for inv in run.get("invocations", []) for n in inv.get("toolExecutionNotifications", [])):
+        for loc in note.get("locations", []):
+            if "artifactLocation" in loc.get("physicalLocation", {}):
+                _artifact(loc["physicalLocation"]["artifactLocation"])
+    for res in run.get("results", []):
+        first_line = where = ""
+        for loc in res.get("locations", []) + res.get("relatedLocations", []):
+            physical = loc.get("physicalLocation", {})
+            if "artifactLocation" in physical:
+                path = _artifact(physical["artifactLocation"])
+                if not where:
+                    where = physical["artifactLocation"]["uri"]
+                    first_line = _line_text(path, physical.get("region", {}).get("startLine", 0))
+        for fix in res.get("fixes", []):
+            for change in fix.get("artifactChanges", []):
+                _artifact(change["artifactLocation"])
+        digest = hashlib.sha256(f"{res.get('ruleId')}\0{where}\0{first_line.strip()}".encode()).hexdigest()
+        res["partialFingerprints"] = {"primaryLocationLineHash": digest[:32]}
+
+
+def _folder_uri(folder: str) -> str:
+    """``file:///…/`` of a folder (the trailing slash makes it a base for relative URIs)."""
+    from pathlib import Path
+
+    return Path(folder).as_uri().rstrip("/") + "/"
+
+
+def _line_text(path: str, line: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, start=1):
+                if i == line:
+                    return text
+    except OSError:
+        pass
+    return ""
 
 
 def sarif_fix(path: str, description: str, insertions: Iterable[tuple[int, int, int, str]]) -> dict[str, Any]:

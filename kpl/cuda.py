@@ -32,6 +32,7 @@ from pycparser.c_parser import Coord, ParseError
 
 from kpl.errors import KplError
 from kpl.header import parse_header
+from kpl.lineindex import LineIndex
 from kpl.lower_cuda import CudaLowerer
 from kpl.preprocess import preprocess
 from kpl.source import FunctionInfo, ParsedSource
@@ -114,6 +115,10 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
         raise _parse_error(str(exc), path, text) from None
     except AssertionError:  # pycparser's scope stack on unbalanced braces (no position known)
         raise KplError("syntax error: unbalanced braces", path) from None
+    except (AttributeError, TypeError, IndexError, KeyError):
+        # pycparser's declaration builder trips over some malformed declarations instead of
+        # raising ParseError (e.g. `struct A {...}` with no `;` before the next declaration)
+        raise _malformed_declaration(path, text) from None
     return ParsedSource(path=path, text=text, header=header, ast=tree, lowered=lowered,
                         functions=low.functions, var_spaces=low.var_spaces, extern_shared=low.extern_shared,
                         textures=low.textures, files=pre.files, macros=pre.macros)
@@ -134,6 +139,23 @@ def _missing_semicolon(text: str, line: int, col: int | None) -> tuple[int, int]
             return None
         return prev, len(code) + 1
     return None
+
+
+_UNTERMINATED_TYPE = re.compile(
+    r"^[^\S\n]*\}[^;\n]*$\n(?:[^\S\n]*(?://.*)?\n)*[^\S\n]*"
+    r"(?:struct|union|class|typedef|template|enum|__global__|__device__|__host__|static|extern)\b",
+    re.M)
+
+
+def _malformed_declaration(path: str, source: str) -> KplError:
+    """A declaration pycparser cannot build: most often a struct/union/class definition whose
+    closing ``}`` lacks its ``;``; reported where gcc and nvcc report it (just after the ``}``)."""
+    lines = LineIndex(source)
+    for m in _UNTERMINATED_TYPE.finditer(source):
+        end = source.index("\n", m.start())
+        line, col = lines.line_col(len(source[:end].rstrip()))
+        return KplError("expected ';' after the type definition", path, line, col)
+    return KplError("syntax error: malformed declaration", path)
 
 
 def _parse_error(msg: str, path: str, source: str | None = None) -> KplError:

@@ -31,6 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
 from kpl.ast import (
     INT,
     UINT,
@@ -376,3 +378,10 @@ def by_name(tree: LabelTree, name: str) -> int:
     found = [lab for lab in tree.nodes if tree.name(lab) == name]
     assert len(found) == 1, (name, found, [tree.name(lab) for lab in tree.nodes])
     return found[0]
+
+
+@pytest.fixture(autouse=True)
+def _no_result_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees real ``check`` runs: the result cache (``autosync.cache``) is off unless
+    a test turns it on (``monkeypatch.delenv("AUTOSYNC_NO_CACHE")``)."""
+    monkeypatch.setenv("AUTOSYNC_NO_CACHE", "1")

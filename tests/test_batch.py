@@ -65,9 +65,34 @@ def test_one_sarif_run(project: Path) -> None:
     uris = {a["location"]["uri"] for a in run["artifacts"]}
     assert len(uris) == 2
     assert run["results"] and all(r["ruleId"] == "race" for r in run["results"])
-    # what GitHub code scanning needs (the official schema is not vendored: see the report)
+    # what GitHub code scanning needs (the schema itself: tests/test_sarif_schema.py)
     for res in run["results"]:
         assert set(res["partialFingerprints"]) == {"primaryLocationLineHash"}
         art = res["locations"][0]["physicalLocation"]["artifactLocation"]
         assert art["uriBaseId"] == "%SRCROOT%" and not art["uri"].startswith("/")
     assert "%SRCROOT%" in run["originalUriBaseIds"]
+
+
+FIXABLE = ("//pass\n//--blockDim=32 --gridDim=1\n__global__ void f(int *A) {\n    __shared__ int s[32];\n"
+           "    s[threadIdx.x] = A[threadIdx.x];\n    A[threadIdx.x] = s[(threadIdx.x + 1) % 32];\n}\n")
+
+
+def test_fix_many_files_and_exit_non_zero_on_fix(tmp_path: Path) -> None:
+    (tmp_path / "a.cu").write_text(FIXABLE)
+    (tmp_path / "ok.cu").write_text(OK)
+    dry = CliRunner().invoke(app, ["fix", str(tmp_path), "--check", "-j", "1"])
+    assert dry.exit_code == 1 and (tmp_path / "a.cu").read_text() == FIXABLE
+    res = CliRunner().invoke(app, ["fix", str(tmp_path), "-j", "1", "--format", "json"])
+    assert res.exit_code == 0, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["summary"]["changed"] == 1 and [f["status"] for f in doc["files"]] == ["fixed", "verified"]
+    assert "__syncthreads();" in (tmp_path / "a.cu").read_text() and (tmp_path / "ok.cu").read_text() == OK
+    (tmp_path / "a.cu").write_text(FIXABLE)
+    res = CliRunner().invoke(app, ["fix", str(tmp_path / "a.cu"), str(tmp_path / "ok.cu"), "-j", "1",
+                                   "--exit-non-zero-on-fix"])
+    assert res.exit_code == 1 and res.stdout.endswith("fixed 2 files: 1 changed, 1 unchanged, 0 not fixed, 0 errors\n")
+    again = CliRunner().invoke(app, ["fix", str(tmp_path / "a.cu"), "--exit-non-zero-on-fix"])
+    assert again.exit_code == 0, again.stdout
+    (tmp_path / "a.cu").write_text(FIXABLE)
+    once = CliRunner().invoke(app, ["fix", str(tmp_path / "a.cu"), "--exit-non-zero-on-fix"])
+    assert once.exit_code == 1 and "__syncthreads();" in (tmp_path / "a.cu").read_text()

@@ -40,7 +40,6 @@ NOT_YET: set[str] = {
     "06_memcpy_ok.cu",
     "06_memcpy_racy.cu",
     "08_cg_ok_grid.cu",
-    "08_cg_ok_tile.cu",
     "13_benign_ok.cu",
     "14_consistent_ok.cu",
     "15_atomics_ok.cu",

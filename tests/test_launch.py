@@ -126,11 +126,42 @@ int main() { int *d; k<<<1, 128>>>(d); }
     assert code == 1 and doc["races"]
 
 
-def test_fix_refuses_a_kernel_with_several_launches(tmp_path: Path) -> None:
+TWO_LAUNCHES = """\
+__global__ void k(int *d) {
+    __shared__ int s[64];
+    __shared__ int t[64];
+    s[threadIdx.x] = d[threadIdx.x];
+    t[threadIdx.x] = s[threadIdx.x % 32];
+    d[threadIdx.x] = t[threadIdx.x ^ 1];
+}
+int main() { int *d; k<<<1, 32>>>(d); k<<<1, 64>>>(d); }
+"""
+
+
+def test_fix_verifies_one_placement_under_every_launch(tmp_path: Path) -> None:
+    """Launched with 32 threads only the race on 't' (lines 5/6) exists; with 64 also the one
+    on 's' (lines 4/5, thread 32 reads what thread 0 wrote).  The first launch alone needs one
+    barrier; ``fix`` must find both, and ``check`` (every launch) must then verify."""
     f = tmp_path / "k.cu"
-    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); k<<<2, 32>>>(d, 3); }\n")
+    f.write_text(TWO_LAUNCHES)
+    code_before = CliRunner().invoke(app, ["check", str(f)]).exit_code
+    assert code_before == 1
+    one = CliRunner().invoke(app, ["fix", str(f), "--blockDim", "32", "--gridDim", "1", "--format", "json",
+                                   "--diff"])
+    assert one.exit_code == 1 and len(json.loads(one.stdout)["barriers"]) == 1, one.stdout
     res = CliRunner().invoke(app, ["fix", str(f)])
-    assert res.exit_code == 2
-    assert "kernel 'k' is launched with 2 different configurations" in res.stderr
-    res = CliRunner().invoke(app, ["fix", str(f), "--blockDim", "32", "--gridDim", "2", "--diff"])
-    assert res.exit_code == 0, res.stderr
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert "2 launch configurations" in res.stdout
+    patched = f.read_text().splitlines()
+    assert [i for i, line in enumerate(patched, 1) if "__syncthreads();" in line] == [5, 7]
+    check = CliRunner().invoke(app, ["check", str(f), "--format", "json"])
+    assert check.exit_code == 0, check.stdout
+    assert sorted(kd["launch"]["blockDim"][0] for kd in json.loads(check.stdout)["kernels"]) == [32, 64]
+
+
+def test_fix_with_several_launches_refused_for_naive(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text(TWO_LAUNCHES)
+    res = CliRunner().invoke(app, ["fix", str(f), "--naive"])
+    assert res.exit_code == 2 and "kernel 'k' is launched with 2 different configurations" in res.stderr
+    assert f.read_text() == TWO_LAUNCHES

@@ -37,3 +37,14 @@ def test_other_syntax_errors_stay_at_the_token(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["check", str(f)])
     assert res.exit_code == 2
     assert res.stderr.startswith(f"{f}:2:12: error: syntax error")
+
+
+def test_struct_without_semicolon_is_a_located_syntax_error(tmp_path: Path) -> None:
+    """pycparser's declaration builder crashes (AttributeError) on a struct definition with no
+    ``;`` followed by another declaration; found by the fuzzer (10,000-mutant run, id 4181)."""
+    f = tmp_path / "k.cu"
+    f.write_text("struct A {\n  float x;\n}\n\nstruct B : A {\n  float y;\n};\n"
+                 "__global__ void k(B *b) { b[threadIdx.x].y = 1.0f; }\n")
+    res = CliRunner().invoke(app, ["check", str(f)])
+    assert res.exit_code == 2
+    assert res.stderr == f"{f}:3:2: error: expected ';' after the type definition\n"

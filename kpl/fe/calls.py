@@ -19,6 +19,7 @@ from kpl.fe.names import (
     TEXTURE_FETCHES,
 )
 from kpl.fe.types import vector_type
+from kpl.placement import BarrierKind
 
 
 class CallsLowering(ExprsLowering):
@@ -310,12 +311,27 @@ class CallsLowering(ExprsLowering):
             return pre + [K.Assume(cond, kind=ASSUMPTIONS[name], label=self.label())]
         if name in ANNOTATIONS:
             return [K.Annotation(name, label=self.label())]
-        if name in ("__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
+        if name == "__syncwarp":
+            return [self._syncwarp(node, args, scope)]
+        if name in ("__threadfence", "__threadfence_block", "__threadfence_system",
                     "mem_fence", "read_mem_fence", "write_mem_fence"):
             return []
         if name in ("printf", "assert"):  # no effect of their own, but their arguments ARE read
             return self.effects(node, scope)
         return self.effects(node, scope)
+
+    def _syncwarp(self, node: c_ast.FuncCall, args: list[c_ast.Node], scope: Scope) -> K.Stmt:
+        """``__syncwarp()`` / ``__syncwarp(0xffffffff)``: a warp barrier over all 32 lanes.  Any
+        other mask is ``SYNCWARP_MASKED`` (the oracles answer "unknown" for it: a partial mask
+        orders only the named lanes, which they do not model)."""
+        kind = BarrierKind.SYNCWARP
+        if args:
+            pre: list[K.Stmt] = []
+            mask = self.expr(args[0], scope, pre)
+            folded = self._fold(mask) if not pre else None
+            if not (isinstance(folded, int) and folded & 0xFFFFFFFF == 0xFFFFFFFF):
+                kind = BarrierKind.SYNCWARP_MASKED
+        return K.Barrier(spelling=self._barrier_spelling(node), kind=kind, label=self.label())
 
     def _barrier_spelling(self, node: c_ast.FuncCall) -> str:
         span = self.spans.span_of(node)
