@@ -25,11 +25,14 @@ from typing import Any
 from autosync.compare import compare_kernel
 from autosync.cost import DEFAULT_WARP_COST
 from autosync.naive import naive_synthesize
+from autosync.pipeline import note_iteration, note_kernel, pick_oracle
 from autosync.split import split_synthesize
 from autosync.synthesis import count_barriers, synthesize
+from kpl.ast import Kernel
 from kpl.frontend import load_kernels
+from kpl.textio import read_source
 from kpl.transform import strip_barriers
-from oracle.registry import get_oracle
+from oracle.base import Oracle
 
 #: Table I of the paper: name -> (LoC, N-V, AS-V, N-B, AS-B, N-Time, AS-Time)
 PAPER_TABLE_I: dict[str, tuple[int, int, int, int, int, float, float]] = {
@@ -121,14 +124,20 @@ def _stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def _oracle(name: str, kernel: Kernel, timeout: float | None, path: str) -> Oracle:
+    """A fresh oracle, as the guarded run (Ctrl-C, ``--timeout``, progress) must see it; with
+    ``timeout``, no single oracle call outlives the run's time limit (the command's own)."""
+    return pick_oracle(name, kernel, timeout, path)[1]
+
+
 def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str = "rc2",
                naive: bool = True, use_facts: bool = True, repeat: int = 1,
                lc: int | float | str | Fraction = 100,
-               ic: int | float | str | Fraction = 0.5,
+               ic: int | float | str | Fraction = 0.5, timeout: float | None = None,
                warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> Row:
-    """Measure one kernel file (the first kernel in it) for Table I or II."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
+    """Measure one kernel file (the first kernel in it) for Table I or II (``timeout``: the
+    command's ``--timeout``, also given to every oracle so that no call outlives it)."""
+    text = read_source(path)  # as every command reads a kernel (non-UTF-8 bytes, BOM, CRLF)
     kernel = load_kernels(path, text)[0]
     expected = kernel.expected.get("min_barriers")
     row = Row(_stem(path), path, lines_of_code(text), int(expected) if expected else None)
@@ -141,8 +150,8 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         compare_times: list[float] = []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            cmp = compare_kernel(kernel, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic,
-                                 use_facts=use_facts, warp_cost=warp_cost)
+            cmp = compare_kernel(kernel, _oracle(oracle_name, kernel, timeout, path), solver=solver, lc=lc, ic=ic,
+                                 use_facts=use_facts, warp_cost=warp_cost, on_iteration=note_iteration)
             compare_times.append(time.perf_counter() - t0)
             times.append(cmp.synthesis.seconds)
         row.compare_time = statistics.median(compare_times)
@@ -156,13 +165,13 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         start_kernel = kernel
         for _ in range(repeat):
             t0 = time.perf_counter()
-            res = synthesize(kernel, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic,
-                             use_facts=use_facts, warp_cost=warp_cost)
+            res = synthesize(kernel, _oracle(oracle_name, kernel, timeout, path), solver=solver, lc=lc, ic=ic,
+                             use_facts=use_facts, warp_cost=warp_cost, on_iteration=note_iteration)
             # a statement that races with itself is split, as `fix` does (autosync.split); the
             # naive baseline then starts from the split kernel too
             split = split_synthesize(kernel, res, path, lambda k: synthesize(
-                k, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic, use_facts=use_facts,
-                warp_cost=warp_cost))
+                k, _oracle(oracle_name, k, timeout, path), solver=solver, lc=lc, ic=ic,
+                use_facts=use_facts, warp_cost=warp_cost, on_iteration=note_iteration))
             if split is not None:
                 start_kernel, res = split
                 row.split = True
@@ -178,7 +187,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         row.problems.append(f"synthesis {res.status}: {res.reason}")
     if naive:
         t0 = time.perf_counter()
-        nres = naive_synthesize(start_kernel, get_oracle(oracle_name), lc=lc, ic=ic)
+        nres = naive_synthesize(start_kernel, _oracle(oracle_name, kernel, timeout, path), lc=lc, ic=ic)
         row.n_time = time.perf_counter() - t0
         row.n_v = nres.oracle_calls
         row.n_b = len(nres.labels)
@@ -204,12 +213,15 @@ def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tu
     if table is None:
         table = "I"
         for f in files:
-            with open(f, encoding="utf-8") as fh:
-                text = fh.read()
-                if "__syncthreads" in text or "__syncwarp" in text:
-                    table = "II"
-                    break
-    return table, [bench_file(f, table=table, **options) for f in files]
+            text = read_source(f)
+            if "__syncthreads" in text or "__syncwarp" in text:
+                table = "II"
+                break
+    rows = []
+    for i, f in enumerate(files):
+        note_kernel(_stem(f), i + 1, len(files))
+        rows.append(bench_file(f, table=table, **options))
+    return table, rows
 
 
 def machine() -> str:

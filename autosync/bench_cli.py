@@ -12,6 +12,7 @@ from autosync.cli_common import (
     DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
+    STATE,
     Format,
     FormatOpt,
     OnOff,
@@ -19,11 +20,14 @@ from autosync.cli_common import (
     Solver,
     SolverOpt,
     WarpCostOpt,
+    check_timeout,
     emit,
+    error_json,
     guard,
+    progress_line,
     warp_cost_arg,
 )
-from autosync.pipeline import BadInput
+from autosync.pipeline import BadInput, run_guarded
 
 
 def register(app: typer.Typer) -> None:
@@ -41,13 +45,18 @@ def register(app: typer.Typer) -> None:
         warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
         repeat: Annotated[int, typer.Option("--repeat", help="Runs per kernel; the median is shown.")] = 1,
         fmt: FormatOpt = Format.text,
+        timeout: Annotated[float | None, typer.Option(
+            "--timeout", metavar="SECONDS",
+            help="Give up on the whole folder after SECONDS (exit 3); no limit by default, as a folder "
+                 "of kernels legitimately runs for minutes.")] = None,
     ) -> None:
         """Reproduce Table I (micro-benchmarks) or Table II (SDK kernels) of the paper."""
         import json
 
         from autosync.bench import bench_folder, format_table, machine
 
-        with guard(folder):
+        document = error_json({"folder": folder, "rows": []}) if fmt is Format.json else None
+        with guard(folder, document):
             if table not in ("auto", "I", "II"):
                 raise BadInput(f"bad --table '{table}': expected I, II or auto", folder)
             if not os.path.isdir(folder):
@@ -56,10 +65,14 @@ def register(app: typer.Typer) -> None:
                 raise BadInput("--repeat must be at least 1", folder)
             if fmt is Format.sarif:
                 raise BadInput("bench supports --format text or json", folder)
-            chosen, rows = bench_folder(folder, table=None if table == "auto" else table,
-                                        oracle_name=oracle, solver=solver.value, naive=naive,
-                                        use_facts=oracle_facts is OnOff.on, repeat=repeat,
-                                        warp_cost=warp_cost_arg(warp_barrier_cost, folder))
+            check_timeout(timeout, folder)
+            warp_cost = warp_cost_arg(warp_barrier_cost, folder)
+            # the one guarded worker of every command: Ctrl-C -> exit 130, --timeout -> exit 3
+            chosen, rows = run_guarded(
+                lambda: bench_folder(folder, table=None if table == "auto" else table, oracle_name=oracle,
+                                     solver=solver.value, naive=naive, use_facts=oracle_facts is OnOff.on,
+                                     repeat=repeat, timeout=timeout, warp_cost=warp_cost),
+                timeout=timeout, file=folder, progress=progress_line, abandon=STATE.hard_exit)
             if fmt is Format.json:
                 emit(json.dumps({
                     "folder": folder, "table": chosen, "oracle": oracle, "solver": solver.value,

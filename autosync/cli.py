@@ -72,6 +72,7 @@ from autosync.cli_common import (
     error_sarif,
     guard,
     kernel_flags,
+    progress_line,
     version,
     warp_cost_arg,
 )
@@ -160,28 +161,6 @@ def _error_document(fmt: Format, base: dict[str, Any] | None = None) -> ErrorDoc
     return None
 
 
-def _progress(token: pipeline.CancelToken | None, seconds: float) -> None:
-    """The progress line of a long run, on a terminal only: overwritten in place, cleared at
-    the end (``token`` None)."""
-    import sys
-
-    if not sys.stderr.isatty():
-        return
-    if token is None:
-        if STATE.progress_shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-            STATE.progress_shown = False
-        return
-    if seconds < pipeline.PROGRESS_AFTER_S:
-        return
-    where = f"{token.kernel} ({token.index}/{token.total})" if token.kernel else "parsing"
-    iteration = f"iteration {token.iteration + 1}, " if token.iteration else ""
-    sys.stderr.write(f"\r\033[Kautosync: {where}: {iteration}{token.oracle_calls} oracle calls, {seconds:.1f} s")
-    sys.stderr.flush()
-    STATE.progress_shown = True
-
-
 @app.command()
 @kernel_flags
 def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> None:
@@ -192,8 +171,9 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
         opts = flags.options()
         if fmt is Format.sarif:
             raise BadInput("--format sarif is not available for parse (use text or json)", file)
-        kernels = pipeline.run_guarded(lambda: pipeline.load(opts), timeout=None, file=file, progress=_progress, abandon=STATE.hard_exit)
-        data = [report.tree_json(k, file) for k in kernels]
+        # the label trees are built in the worker too (its stack bounds every recursive walk)
+        data = pipeline.run_guarded(lambda: [report.tree_json(k, file) for k in pipeline.load(opts)], timeout=None,
+                                    file=file, progress=progress_line, abandon=STATE.hard_exit)
         if fmt is Format.json:
             doc: dict[str, Any] = {"file": file, "kernels": data}
             if len(data) == 1:
@@ -281,7 +261,7 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
             return results
 
-        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
+        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         for note in opts.notes:
@@ -390,7 +370,7 @@ def fix(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
                                          use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
                                          warp_cost=warp_cost),
-            timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
+            timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
         changed = outcome.status == "fixed" and not (diff or check_only) and outcome.patched != outcome.original

@@ -29,7 +29,15 @@ from typing import Annotated, Any
 
 import typer
 
-from autosync.pipeline import BadInput, Interrupted, KernelOptions, Timeout, Unsupported
+from autosync.pipeline import (
+    PROGRESS_AFTER_S,
+    BadInput,
+    CancelToken,
+    Interrupted,
+    KernelOptions,
+    Timeout,
+    Unsupported,
+)
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -85,6 +93,30 @@ def emit(text: str) -> None:
     typer.echo(text)
     if STATE.record is not None:
         STATE.record.append(("stdout", text + "\n"))
+
+
+def progress_line(token: CancelToken | None, seconds: float) -> None:
+    """The progress line of a long run (``run_guarded``'s ``progress``), on a terminal only:
+    which kernel, which CEGIS iteration, how many oracle calls; overwritten in place, cleared
+    at the end (``token`` None) so the verdict starts on a clean line.  Never on a pipe or a
+    file: logs and ``--format json`` stay clean."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return
+    if token is None:
+        if STATE.progress_shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            STATE.progress_shown = False
+        return
+    if seconds < PROGRESS_AFTER_S:
+        return
+    where = f"{token.kernel} ({token.index}/{token.total})" if token.kernel else "parsing"
+    iteration = f"iteration {token.iteration + 1}, " if token.iteration else ""
+    sys.stderr.write(f"\r\033[Kautosync: {where}: {iteration}{token.oracle_calls} oracle calls, {seconds:.1f} s")
+    sys.stderr.flush()
+    STATE.progress_shown = True
 
 
 @dataclass

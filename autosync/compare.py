@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from autosync.cost import DEFAULT_WARP_COST, CostModel
 from autosync.render import render_patch
-from autosync.synthesis import SynthesisResult, synthesize
+from autosync.synthesis import IterationRecord, SynthesisResult, synthesize
 from kpl.ast import Barrier, Kernel
 from kpl.frontend import parse_kernel_text
 from kpl.labels import LabelTree
@@ -114,9 +115,11 @@ def _barrier_lines(kernel: Kernel) -> list[int]:
 def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                    lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
                    use_facts: bool = True, parse_options: dict | None = None,
-                   warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> Comparison:
+                   warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST,
+                   on_iteration: Callable[[IterationRecord], None] | None = None) -> Comparison:
     """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement (``warp_cost``:
-    WC of a ``__syncwarp()``; None: synthesize ``__syncthreads()`` only)."""
+    WC of a ``__syncwarp()``; None: synthesize ``__syncthreads()`` only; ``on_iteration``: the
+    synthesizer's hook, e.g. the progress line's iteration count)."""
     t0 = time.perf_counter()
     dev_barriers = barrier_anchors(kernel)
     dev_verdict = oracle.check(kernel)
@@ -130,7 +133,7 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     calls = 1
     stripped, _ = strip_barriers(kernel)
     result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts,
-                        warp_cost=warp_cost)
+                        warp_cost=warp_cost, on_iteration=on_iteration)
     calls += result.oracle_calls
     path = kernel.source_path
     if not result.ok:

@@ -7,6 +7,7 @@ import typer
 
 from autosync import pipeline
 from autosync.cli_common import (
+    DEFAULT_TIMEOUT,
     DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
@@ -24,9 +25,12 @@ from autosync.cli_common import (
     SolverOpt,
     TimeoutOpt,
     WarpCostOpt,
+    check_timeout,
     emit,
+    error_json,
     guard,
     kernel_flags,
+    progress_line,
     warp_cost_arg,
 )
 
@@ -39,7 +43,7 @@ def register(app: typer.Typer) -> None:
         file: FileArg,
         flags: KernelFlags,
         oracle: OracleOpt = None,
-        timeout: TimeoutOpt = None,
+        timeout: TimeoutOpt = DEFAULT_TIMEOUT,
         fmt: FormatOpt = Format.text,
         solver: SolverOpt = Solver.rc2,
         lc: LcOpt = 100,
@@ -50,21 +54,31 @@ def register(app: typer.Typer) -> None:
         """Developer's barriers vs synthesized ones: count, cost, lines, verdict and a diff."""
         import json
 
-        from autosync.compare import compare_kernel, comparison_json, comparison_text
+        from autosync.compare import Comparison, compare_kernel, comparison_json, comparison_text
 
-        with guard(file):
+        document = error_json({"file": file, "kernels": []}) if fmt is Format.json else None
+        with guard(file, document):
             if fmt is Format.sarif:
                 raise pipeline.BadInput("compare supports --format text or json", file)
             opts = flags.options()
-            results = []
-            with pipeline.deadline(timeout, hard_exit=STATE.hard_exit):
-                for k in pipeline.load(opts):
+            check_timeout(timeout, file)
+
+            def work() -> list[Comparison]:
+                results = []
+                kernels = pipeline.load(opts)
+                for i, k in enumerate(kernels):
+                    pipeline.note_kernel(k.name, i + 1, len(kernels))
                     _, orc = pipeline.pick_oracle(oracle, k, timeout, file)
                     results.append(compare_kernel(
                         k, orc, solver=solver.value, lc=pipeline.lc_ic(lc), ic=pipeline.lc_ic(ic),
-                        use_facts=oracle_facts is OnOff.on,
-                        warp_cost=warp_cost_arg(warp_barrier_cost, file),
-                        parse_options=opts.frontend_kwargs()))
+                        use_facts=oracle_facts is OnOff.on, warp_cost=warp_cost,
+                        parse_options=opts.frontend_kwargs(), on_iteration=pipeline.note_iteration))
+                return results
+
+            warp_cost = warp_cost_arg(warp_barrier_cost, file)  # validated here, one error line
+            # the one guarded worker of every command: Ctrl-C -> exit 130, --timeout -> exit 3
+            results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line,
+                                           abandon=STATE.hard_exit)
             ok = all(c.synthesized is not None and c.developer_verified for c in results)
             if fmt is Format.json:
                 docs = [comparison_json(c) for c in results]

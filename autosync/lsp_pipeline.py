@@ -567,7 +567,9 @@ def improve(path: str, text: str, options: Options, want_fix: bool, want_redunda
             result.errors.append(f"fix failed: {type(exc).__name__}: {exc}")
     if want_redundant:
         try:
-            result.redundant = redundant_barriers(path, text, options)
+            # in the guarded worker, as analyze and fix_file: its stack bounds every recursive walk
+            result.redundant = pipeline.run_guarded(lambda: redundant_barriers(path, text, options), timeout=None,
+                                                    file=path, text=text)
         except Exception as exc:
             result.errors.append(f"redundant-barrier analysis failed: {type(exc).__name__}: {exc}")
     return result

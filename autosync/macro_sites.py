@@ -7,9 +7,10 @@ body.  Inserting there puts the barrier after the whole expansion, not after the
 the end-to-end check would then fail.  Instead :func:`macro_conflict` finds such a placement
 BEFORE rendering, so ``fix`` says which line it cannot patch and why (exit 1).
 
-The macro uses are found with a small scan of the file's own ``#define``\\ s (a hint, not a
-preprocessor: macros from included headers are not seen; for those the renderer's own check --
-a statement without a source position -- still stops the patch).
+The macros are the preprocessor's own table (``Kernel.macros``: every ``#define`` of the kernel
+file AND of the headers it includes, with the file and line of the definition); their uses are
+found with a small scan of the kernel's text (a hint, not a preprocessor: the end-to-end check
+after rendering still stops any patch this misses).
 """
 
 from __future__ import annotations
@@ -18,41 +19,38 @@ import re
 from dataclasses import dataclass
 
 from kpl.ast import Kernel
-
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.MULTILINE)
+from kpl.macros import MacroDef
 
 
 @dataclass(frozen=True)
 class MacroUse:
     """One use of a macro in the text: ``text[start:end]`` (the name, and its arguments for a
-    function-like macro), with the line of the macro's ``#define``."""
+    function-like macro), with the macro's ``#define`` (in this file or an included header)."""
 
     name: str
     start: int
     end: int
-    defined_line: int
+    definition: MacroDef
+
+    @property
+    def defined_at(self) -> str:
+        return f"{self.definition.file}:{self.definition.line}"
 
 
-def _line_of(text: str, offset: int) -> int:
-    from kpl.lineindex import LineIndex
-
-    return LineIndex(text).line_col(offset)[0]
-
-
-def macro_uses(text: str) -> list[MacroUse]:
-    """Every use of a macro ``#define``\\ d in ``text`` itself, outside preprocessor lines."""
-    defines = {m.group(1): (bool(m.group(2)), _line_of(text, m.start(1))) for m in _DEFINE.finditer(text)}
-    if not defines:
+def macro_uses(text: str, macros: dict[str, MacroDef]) -> list[MacroUse]:
+    """Every use in ``text``, outside preprocessor lines, of one of ``macros`` (the
+    preprocessor's table, :attr:`kpl.ast.Kernel.macros`)."""
+    if not macros:
         return []
     uses: list[MacroUse] = []
-    name_re = re.compile(r"\b(" + "|".join(map(re.escape, defines)) + r")\b")
+    name_re = re.compile(r"\b(" + "|".join(map(re.escape, sorted(macros))) + r")\b")
     for m in name_re.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if text[line_start:m.start()].lstrip().startswith("#"):
             continue  # the #define itself, or another directive
-        function_like, defined = defines[m.group(1)]
+        definition = macros[m.group(1)]
         end = m.end()
-        if function_like:
+        if definition.function_like:
             k = end
             while k < len(text) and text[k] in " \t\r\n":
                 k += 1
@@ -68,7 +66,7 @@ def macro_uses(text: str) -> list[MacroUse]:
                         break
                 k += 1
             end = k + 1
-        uses.append(MacroUse(m.group(1), m.start(), end, defined))
+        uses.append(MacroUse(m.group(1), m.start(), end, definition))
     return uses
 
 
@@ -88,7 +86,7 @@ def macro_site(kernel: Kernel, labels: list[int], file: str) -> tuple[int, int, 
     from autosync.report import Locator
 
     text = kernel.source_text
-    uses = macro_uses(text)
+    uses = macro_uses(text, kernel.macros)
     if not uses:
         return None
     loc = Locator(kernel, file)
@@ -114,7 +112,7 @@ def macro_conflict(kernel: Kernel, labels: list[int], file: str) -> str | None:
         return None
     label, line, col, use = site
     return (f"{file}:{line}:{col}: error: cannot patch inside the expansion of macro '{use.name}' "
-            f"(defined at {file}:{use.defined_line}): a barrier is needed after "
+            f"(defined at {use.defined_at}): a barrier is needed after "
             f"{LabelTree(kernel).name(label)}, which comes from the macro's body")
 
 
@@ -126,7 +124,7 @@ def macro_note(kernel: Kernel, labels: list[int], file: str) -> str | None:
         return None
     _, line, col, use = site
     return (f"{file}:{line}:{col}: the race is inside the expansion of macro '{use.name}' (defined at "
-            f"{file}:{use.defined_line}), where no barrier can be inserted")
+            f"{use.defined_at}), where no barrier can be inserted")
 
 
 __all__ = ["MacroUse", "macro_uses", "macro_site", "macro_conflict", "macro_note"]

@@ -36,7 +36,6 @@ from autosync.pipeline_guard import (
     PROGRESS_AFTER_S,
     CancelToken,
     current_token,
-    deadline,
     nesting_depth,
     note_iteration,
     note_kernel,
@@ -491,7 +490,7 @@ __all__ = [
     # errors (autosync.errors), the guarded worker (autosync.pipeline_guard), file I/O
     # (autosync.pipeline_io): re-exported, the pipeline is the front ends' one import
     "BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
-    "current_token", "note_kernel", "nesting_depth", "deadline", "PROGRESS_AFTER_S", "read_source", "to_lf",
+    "current_token", "note_kernel", "nesting_depth", "PROGRESS_AFTER_S", "read_source", "to_lf",
     "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name",
     # this module
     "parse_dim", "parse_defines", "KernelOptions", "load", "check_unique_names", "check_launch", "pick_oracle",

@@ -6,12 +6,8 @@ run: in a worker thread with a big stack, watched by the main thread (see below)
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -242,42 +238,5 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
     return box.get("value")
 
 
-@contextmanager
-def deadline(seconds: float | None, *, hard_exit: bool = False) -> Iterator[None]:
-    """Raise :class:`Timeout` after ``seconds`` of wall-clock time (SIGALRM, main thread), and
-    -- in a real process -- hard-exit with code 3 a little later if a native solver call does
-    not give control back to Python (``hard_exit``: only in a real process, never in tests or
-    the language server)."""
-    if not seconds or seconds <= 0:
-        yield
-        return
-    use_signal = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
-    previous: Any = None
-    watchdog: threading.Timer | None = None
-
-    def on_alarm(signum: int, frame: object) -> None:
-        raise Timeout(f"no result within {seconds:g} s")
-
-    if use_signal:
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    if hard_exit:
-        def hard() -> None:
-            print(f"error: timeout: no result within {seconds:g} s", file=sys.stderr, flush=True)
-            os._exit(3)  # the documented exit code of a timeout
-
-        watchdog = threading.Timer(seconds + 2.0, hard)
-        watchdog.daemon = True
-        watchdog.start()
-    try:
-        yield
-    finally:
-        if use_signal:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        if watchdog is not None:
-            watchdog.cancel()
-
-
-__all__ = ["CancelToken", "run_guarded", "current_token", "note_kernel", "note_iteration", "nesting_depth", "watch", "deadline",
+__all__ = ["CancelToken", "run_guarded", "current_token", "note_kernel", "note_iteration", "nesting_depth", "watch",
            "WORKER_STACK", "WORKER_RECURSION", "GRACE_S", "PROGRESS_AFTER_S"]

@@ -462,9 +462,8 @@ class Kernel:
 
     ``body`` is the ``main`` block (label 0).  ``requires`` are the ``__requires`` assumptions
     on parameters (also present as :class:`Assume` statements at the top of the body).
-    ``source_path``/``source_text`` are the ORIGINAL file, which spans index into.
-    ``expected`` carries the file's GPUVerify header verdict (``pass``/``xfail:…``) and our own
-    ``// autosync: key=value`` facts.
+    ``source_path``/``source_text`` are the ORIGINAL file, which spans index into.  ``expected``:
+    the header verdict (``pass``/``xfail:…``) and ``// autosync: key=value`` facts.
     """
 
     name: str
@@ -478,6 +477,7 @@ class Kernel:
     expected: dict[str, str] = field(default_factory=dict)
     uses_named_barriers: bool = False
     next_label: int = 0
+    macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef (#defines)
 
     def fresh_label(self) -> int:
         label = self.next_label

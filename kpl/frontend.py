@@ -62,6 +62,7 @@ class Lowerer(StmtsLowering):
             source_path=self.path, source_text=self.parsed.text,
             memories=dict(self.memories), requires=list(self.requires),
             expected=dict(header.expected), uses_named_barriers=self.uses_named,
+            macros=dict(self.parsed.macros),
         )
         if header.verdict:
             kernel.expected.setdefault("verdict", header.verdict)

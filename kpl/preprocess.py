@@ -36,12 +36,13 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pcpp import Preprocessor  # type: ignore[import-untyped]
 
 from kpl.errors import KplError
+from kpl.macros import MacroDef
 from kpl.spans import directive
 from kpl.textio import blank_bom, read_source
 
@@ -86,6 +87,9 @@ class Preprocessed:
 
     text: str
     files: dict[str, str]
+    #: every macro ``#define``\ d by the kernel file or a header it includes (the last
+    #: definition of each name): where a statement that comes from a macro body is defined
+    macros: dict[str, MacroDef] = field(default_factory=dict)
 
 
 class _Pcpp(Preprocessor):  # type: ignore[misc]
@@ -106,6 +110,7 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
         self.directive_tok: Any = None  # first token of the #include being processed
         self.fell_back: set[str] = set()  # stub folders this #include was already retried in
         self.written = ""  # the quoted file name of that #include, as written
+        self.defined: dict[str, MacroDef] = {}  # macros #define'd by a file (not -D, not predefined)
         for d in self.include_dirs:
             self.add_path(d)
         self.rewrite_paths = []
@@ -128,6 +133,19 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
         file = self.show(source)
         col = self.column_of(file, line, needle) if line else None
         return KplError(msg, file, line, col)
+
+    def define(self, tokens: Any) -> None:
+        """pcpp's ``#define``, also recording where a file defined the macro (a ``str`` is one
+        of ours: predefined or ``-D``)."""
+        super().define(tokens)
+        if isinstance(tokens, str) or not tokens:
+            return
+        macro = self.macros.get(tokens[0].value)
+        source = getattr(macro, "source", None)
+        if macro is None or source is None or os.path.dirname(os.path.abspath(source)) == STUB_DIR:
+            return
+        self.defined[macro.name] = MacroDef(macro.name, self.show(source), int(macro.lineno),
+                                            macro.arglist is not None)
 
     # ---- pcpp hooks
     def on_error(self, file: str, line: int, msg: str) -> None:
@@ -295,4 +313,4 @@ def _write(pp: _Pcpp, text: str, main_abs: str) -> Preprocessed:
             if not at_line_start:
                 pass
     files = dict(pp.files)
-    return Preprocessed("".join(out), files)
+    return Preprocessed("".join(out), files, dict(pp.defined))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from kpl.header import KernelHeader
+from kpl.macros import MacroDef
 from kpl.spans import line_map
 
 
@@ -47,6 +48,7 @@ class ParsedSource:
     files: dict[str, str] = field(default_factory=dict)
     #: C++ struct -> (base structs, alignment or 0), see kpl.lower_cuda.Lowered.structs
     structs: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
+    macros: dict[str, MacroDef] = field(default_factory=dict)  # the preprocessor's, by name
     _lowered_map: dict[tuple[str, int], str] | None = field(default=None, repr=False, compare=False)
 
     def original_line(self, file: str, line: int) -> str:

@@ -222,9 +222,15 @@ def test_deadline_raises_timeout_and_guard_maps_it_to_exit_3() -> None:
     import typer
 
     start = time.perf_counter()
+    def slow() -> None:  # a worker that stops at its next check once cancelled, as the oracle's
+        token = pipeline.current_token()
+        assert token is not None
+        for _ in range(200):
+            token.check()
+            time.sleep(0.01)
+
     with pytest.raises(pipeline.Timeout):
-        with pipeline.deadline(0.05):
-            time.sleep(2)
+        pipeline.run_guarded(slow, timeout=0.05)  # the one guard of every command
     assert time.perf_counter() - start < 1.5
     with pytest.raises(typer.Exit) as info:
         with cli_common.guard("k.cu"):

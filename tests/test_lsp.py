@@ -382,3 +382,51 @@ async def test_server_survives_the_worst_inputs(client: LanguageClient, tmp_path
     diags = await wait_diagnostics(client, good, lambda ds: any(d.code == "race" for d in ds), timeout=90)
     actions = await code_actions(client, good, next(d for d in diags if d.code == "race"))
     assert [a.title for a in actions] == [FIX_TITLE]
+
+
+def _make_corpus(out: Path) -> list[Path]:
+    """The fuzzer's hostile corpus (tests/fuzz/make_corpus.py: generated and hand-made files)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("autosync_fuzz_make_corpus",
+                                                  ROOT / "tests" / "fuzz" / "make_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    files: list[Path] = module.write_corpus(out)
+    return files
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_server_survives_the_whole_hostile_corpus(client: LanguageClient, tmp_path: Path) -> None:
+    """Every file of the fuzzer's hostile corpus, opened in the server as an editor would (bytes
+    decoded as UTF-8 with replacement): each gets diagnostics -- an error for the files the CLI
+    refuses (``fuzz-expect-exit: 2``), none for those it verifies (``0``; the biggest may get
+    the server's clean time-out notice instead) -- never a traceback or an internal error, and
+    afterwards the server still answers."""
+    import re
+
+    files = _make_corpus(tmp_path / "corpus")
+    assert len(files) >= 20, files
+    expected = {}
+    for path in files:
+        data = path.read_bytes()
+        text = data.decode("utf-8", errors="replace")
+        want = re.search(rb"fuzz-expect-exit: (\d)", data)
+        expected[_uri(path)] = (path.name, int(want.group(1)) if want else None)
+        client.diagnostics.pop(_uri(path), None)
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=_uri(path), language_id="cuda", version=1, text=text)))
+    for uri, (name, want) in expected.items():
+        diags = await wait_diagnostics(client, uri, lambda ds: True, timeout=180)
+        for d in diags:
+            assert d.message and "Traceback" not in d.message and "internal error" not in d.message, (name, d)
+        if want == 0:  # verified -- or, for the biggest inputs on a slow machine, the time-out notice
+            assert all(d.message.startswith("AutoSync: analysis did not finish") for d in diags), (name, diags)
+        elif want == 2:
+            assert any(d.severity == types.DiagnosticSeverity.Error for d in diags), (name, diags)
+    # still answering: a fresh document is analysed, and a code action request is answered
+    good = open_doc(client, tmp_path / "after.cu", RACY)
+    diags = await wait_diagnostics(client, good, lambda ds: any(d.code == "race" for d in ds), timeout=90)
+    actions = await code_actions(client, good, next(d for d in diags if d.code == "race"))
+    assert [a.title for a in actions] == [FIX_TITLE]

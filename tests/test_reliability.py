@@ -142,14 +142,66 @@ def test_timeout_is_one_stable_line_exit_3(tmp_path: Path) -> None:
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.parametrize("command", ["compare", "bench"])
+def test_ctrl_c_stops_compare_and_bench_promptly(command: str, tmp_path: Path) -> None:
+    """``compare`` and ``bench`` run in the same guarded worker as ``check``/``fix`` (they
+    used a SIGALRM deadline, which z3's native code could swallow)."""
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    src = folder / "slow.cu"
+    src.write_text(slow_kernel(4))
+    before = src.read_bytes()
+    target = src if command == "compare" else folder
+    proc = subprocess.Popen(script(command, target), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=child_env())
+    try:
+        time.sleep(6)  # imports, parse, and well into the first (tens of seconds) oracle call
+        assert proc.poll() is None, "the slow kernel finished before the interrupt"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, (out, err)
+    assert time.monotonic() - sent < 5
+    assert err.strip().splitlines() == ["autosync: interrupted"], err
+    assert out == ""
+    assert src.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["kernels", "slow.cu"]
+
+
+@pytest.mark.parametrize("command", ["compare", "bench"])
+def test_timeout_of_compare_and_bench_is_the_one_stable_line(command: str, tmp_path: Path) -> None:
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    src = folder / "slow.cu"
+    src.write_text(slow_kernel(4))
+    target = src if command == "compare" else folder
+    start = time.monotonic()
+    proc = subprocess.run(script(command, "--timeout", "1", target), capture_output=True, text=True,
+                          timeout=120, env=child_env())
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"{target}: error: timeout: no result within 1 s"]
+    assert proc.stdout == ""
+    assert time.monotonic() - start < 30
+    # --format json: still one document, with the error in it
+    res = invoke(command, "--timeout", "1", "--format", "json", target)
+    assert res.exit_code == 3, res.output
+    assert json.loads(res.stdout)["error"]["message"] == "timeout: no result within 1 s"
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc"])
 def test_bad_timeout_is_bad_input(value: str) -> None:
     res = invoke("check", "--timeout", value, CLEAN)
     assert res.exit_code == 2, res.output
+    assert invoke("compare", "--timeout", value, CLEAN).exit_code == 2
+    assert invoke("bench", "--timeout", value, str(CLEAN.parent)).exit_code == 2
 
 
 def test_default_timeout_is_shown_in_help() -> None:
-    for command in ("check", "fix"):
+    for command in ("check", "fix", "compare"):
         res = invoke(command, "--help")
         assert res.exit_code == 0
         assert "--timeout" in res.stdout and "300" in res.stdout
@@ -322,7 +374,7 @@ def many_lines(lines: int) -> str:
 
 
 @pytest.mark.parametrize("name,text", [("if200", nested_ifs(200)), ("if500", nested_ifs(500)),
-                                       ("paren3000", deep_parens(3000))])
+                                       ("paren3000", deep_parens(3000))], ids=["if200", "if500", "paren3000"])
 def test_deep_nesting_is_analysed(name: str, text: str, tmp_path: Path) -> None:
     """These died with RecursionError (exit 3, internal error) before the guarded worker."""
     src = tmp_path / f"{name}.cu"
@@ -332,16 +384,37 @@ def test_deep_nesting_is_analysed(name: str, text: str, tmp_path: Path) -> None:
     assert res.stdout.strip().splitlines() == [res.stdout.strip()] and "verified" in res.stdout
 
 
-@pytest.mark.parametrize("name,text", [("long_line", long_line(100_000)), ("lines20k", many_lines(20_000))])
+@pytest.mark.parametrize("command", ["check", "compare", "parse"])
+def test_nesting_beyond_the_bound_is_one_line_refusal(command: str, tmp_path: Path) -> None:
+    """The explicit bound: past the guarded worker's recursion limit, every command refuses
+    with one ``unsupported`` line (exit 2) naming where the nesting is -- never a
+    RecursionError or an internal error (``compare`` ran outside the worker before)."""
+    src = tmp_path / "parens.cu"
+    src.write_text(deep_parens(20_000))
+    res = invoke(command, src)
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip().splitlines() == [
+        f"{src}:5:20011: error: unsupported: nesting deeper than the analyser supports "
+        "(20001 levels of brackets here)"]
+    assert res.stdout == ""
+
+
+@pytest.mark.parametrize("name,text", [("long_line", long_line(100_000)), ("lines20k", many_lines(20_000))],
+                         ids=["long_line", "lines20k"])
 def test_big_inputs_are_analysed_or_time_out_cleanly(name: str, text: str, tmp_path: Path) -> None:
+    """The console script, as a user runs it: it stops at ``--timeout`` even inside the front
+    end (in-process, a cancelled front end is waited for: 90 s for the 20,000 lines here)."""
     src = tmp_path / f"{name}.cu"
     src.write_text(text)
-    res = invoke("check", "--timeout", "5", src)
-    assert res.exit_code in (0, 1, 3), res.output
-    if res.exit_code == 3:
+    start = time.monotonic()
+    res = subprocess.run(script("check", "--timeout", "5", src), capture_output=True, text=True, timeout=120,
+                         env=child_env())
+    assert res.returncode in (0, 1, 3), (res.stdout, res.stderr)
+    if res.returncode == 3:
         assert res.stderr.strip().splitlines() == [f"{src}: error: timeout: no result within 5 s"]
     else:
         assert res.stderr == "" and "kernel 'k'" in res.stdout
+    assert time.monotonic() - start < 30
 
 
 def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
@@ -374,6 +447,34 @@ def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
     piped = subprocess.run(script("check", "--timeout", "5", src), capture_output=True, text=True, timeout=120,
                            env=child_env())
     assert piped.returncode == 3 and "oracle calls" not in piped.stderr and "\r" not in piped.stderr
+
+
+def test_progress_line_names_kernel_iteration_and_oracle_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the terminal shows during a ``fix`` (the pty test above shows it appears at all):
+    the kernel and its place in the file, the CEGIS iteration under way once one has ended,
+    the oracle calls so far; nothing in the first 2 s; cleared at the end."""
+    import io
+
+    from autosync import cli_common
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    token = pipeline.CancelToken(kernel="reduce", index=2, total=3, oracle_calls=7, iteration=1)
+    cli_common.progress_line(token, 1.5)
+    assert screen.getvalue() == ""
+    cli_common.progress_line(token, 2.25)
+    assert screen.getvalue() == "\r\x1b[Kautosync: reduce (2/3): iteration 2, 7 oracle calls, 2.2 s"
+    cli_common.progress_line(None, 3.0)
+    assert screen.getvalue().endswith("2.2 s\r\x1b[K")
+    screen.truncate(0)
+    screen.seek(0)
+    monkeypatch.setattr(Terminal, "isatty", lambda self: False)
+    cli_common.progress_line(token, 5.0)
+    assert screen.getvalue() == ""
 
 
 # --------------------------------------------------------------------------- 7. duplicates, launch limits, counts
@@ -471,6 +572,26 @@ def test_fix_refuses_to_patch_inside_a_macro_expansion(tmp_path: Path) -> None:
     assert src.read_text() == MACRO_INSIDE
     doc = json.loads(invoke("fix", src, "--format", "json").stdout)
     assert doc["status"] == "unfixable" and "macro 'EXCHANGE'" in doc["reason"]
+
+
+def test_fix_names_a_macro_defined_in_an_included_header(tmp_path: Path) -> None:
+    """The same macro, defined in a header: the refusal names the use in the kernel and the
+    header's line of the definition (before: exit 3 "the patched kernel does not verify")."""
+    header = tmp_path / "inc" / "exchange.h"
+    header.parent.mkdir()
+    definition = MACRO_INSIDE.splitlines()[2]
+    header.write_text("// exchange helpers\n\n" + definition + "\n")
+    src = tmp_path / "macro.cu"
+    text = MACRO_INSIDE.replace(definition, '#include "inc/exchange.h"')
+    src.write_text(text)
+    res = invoke("fix", src)
+    assert res.exit_code == 1, res.output
+    assert (f"{src}:9:15: error: cannot patch inside the expansion of macro 'EXCHANGE' "
+            f"(defined at {tmp_path / 'inc' / 'exchange.h'}:3)") in res.stdout
+    assert src.read_text() == text and header.read_text().endswith(definition + "\n")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["exchange.h", "inc", "macro.cu"]
+    doc = json.loads(invoke("fix", src, "--format", "json").stdout)
+    assert doc["status"] == "unfixable" and "exchange.h:3" in doc["reason"]
 
 
 def test_fix_around_a_macro_with_a_barrier(tmp_path: Path) -> None:
