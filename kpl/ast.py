@@ -237,7 +237,30 @@ class VecInit:
     parts: tuple[Expr, ...]
 
 
-Expr = Const | Var | Builtin | Unary | Binary | Cond | Cast | Load | Call | Atomic | Field | VecInit
+@dataclass(frozen=True)
+class Spec:
+    """A GPUVerify specification function, meaningful only inside an annotation
+    (:class:`Assert`, ``__requires``, a loop invariant): ``name`` is one of
+
+    * ``other`` -- ``__other_int(e)`` (also ``__uniform_int``/``__distinct_int``, lowered to
+      ``e == other(e)`` / ``e != other(e)``): ``e`` evaluated in the OTHER thread of the
+      checked pair (the two-thread reduction, [WarpsAtomics] Sec. 2.3);
+    * ``same_group`` -- ``__same_group``: the two threads are in the same block;
+    * ``read`` / ``write`` -- ``__read(A)`` / ``__write(A)``: this thread read / wrote ``mem``
+      since its last barrier;
+    * ``read_offset`` / ``write_offset`` -- ``__read_offset_bytes(A)`` /
+      ``__write_offset_bytes(A)``: the byte offset of such an access (inside
+      ``read_implies``/``write_implies`` the access being constrained; elsewhere any one);
+    * ``read_implies`` / ``write_implies`` -- ``__write_implies(A, e)``: ``e`` holds for EVERY
+      such access, ``write_offset`` standing for its offset."""
+
+    name: str
+    args: tuple[Expr, ...] = ()
+    mem: Memory | None = None
+    type: CType = BOOL
+
+
+Expr = Const | Var | Builtin | Unary | Binary | Cond | Cast | Load | Call | Atomic | Field | VecInit | Spec
 
 
 # --------------------------------------------------------------------------- lvalues
@@ -330,8 +353,24 @@ class Assume(Stmt):
 
 
 @dataclass(eq=False)
+class Assert(Stmt):
+    """A checked GPUVerify annotation.  ``kind`` says where it comes from: ``assert``
+    (``__assert``), ``requires`` (the precondition of an inlined ``__device__`` function,
+    checked at the call), ``ensures`` (its postcondition, checked where it returns),
+    ``invariant`` (a loop invariant, checked at loop entry and after every iteration).
+    Every oracle checks ``cond`` for every enabled thread; a thread for which it is false is
+    an error of kind ``assertion`` (not a race).  Executions past it may assume it: the
+    ones where it fails are reported already."""
+
+    cond: Expr
+    kind: str = "assert"
+
+
+@dataclass(eq=False)
 class Annotation(Stmt):
-    """A GPUVerify annotation that is accepted but not used (``__invariant``, ``__assert``…)."""
+    """A GPUVerify annotation with no effect of its own.  ``__invariant(e)`` at the top of a
+    loop body carries ``e`` in ``args``: a *candidate* invariant for the loop abstraction
+    (used only once proven); its check is an :class:`Assert` at entry and in the latch."""
 
     name: str
     args: tuple[Expr, ...] = ()
@@ -534,6 +573,9 @@ def walk_expr(expr: Expr) -> Iterator[Expr]:
     elif isinstance(expr, VecInit):
         for part in expr.parts:
             yield from walk_expr(part)
+    elif isinstance(expr, Spec):
+        for arg in expr.args:
+            yield from walk_expr(arg)
 
 
 def assign_labels(kernel: Kernel, on_stmt: Callable[[Stmt], None] | None = None) -> None:

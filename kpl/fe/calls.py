@@ -8,8 +8,8 @@ from pycparser import c_ast, c_parser
 from kpl import ast as K
 from kpl.ctypes import common_type
 from kpl.errors import KplError
+from kpl.fe.annotations import AnnotationsLowering
 from kpl.fe.base import PointerBinding, Scope
-from kpl.fe.exprs import ExprsLowering
 from kpl.fe.names import (
     ANNOTATIONS,
     ASSUMPTIONS,
@@ -21,7 +21,7 @@ from kpl.fe.names import (
 from kpl.fe.types import vector_type
 
 
-class CallsLowering(ExprsLowering):
+class CallsLowering(AnnotationsLowering):
     """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
 
     def _call_name(self, node: c_ast.FuncCall) -> str:
@@ -88,8 +88,10 @@ class CallsLowering(ExprsLowering):
         self.result_vars.append(result)
         saved_func, saved_gotos = self.current_func, self.goto_targets
         self.current_func, self.goto_targets = name, []
+        self.enter_function()
         try:
             body = self.block(func.body, inner)
+            self.leave_function(body)
         finally:
             self.current_func, self.goto_targets = saved_func, saved_gotos
             self.result_vars.pop()
@@ -194,6 +196,7 @@ class CallsLowering(ExprsLowering):
                 raise self.error(f"unsupported: the address given to '{name}' does not point "
                                  "into a known array", node)
             rest = tuple(self.expr(a, scope, pre) for a in args[1:])
+            self.check_writable(self.location(binding.mem, binding.offset), node)
             return self.atomic(name, binding, rest)
         if name in TEXTURE_FETCHES:
             if not args or not isinstance(args[0], c_ast.ID):
@@ -213,7 +216,7 @@ class CallsLowering(ExprsLowering):
                               for a in args)
                 return K.VecInit(typ, parts)
         if name in ANNOTATIONS or name in ASSUMPTIONS:
-            return K.Const(1)
+            return self.annotation_value(node, name, args, scope, pre)
         if name.startswith("curand") and name not in self.functions:
             return self.curand(node, name, args, scope, pre)
         if name in self.functions and self._is_device(name):
@@ -302,14 +305,9 @@ class CallsLowering(ExprsLowering):
             bid = self.expr(args[0], scope, pre)
             count = self.expr(args[1], scope, pre) if len(args) > 1 else None
             return pre + [K.NamedBarrier(NAMED_BARRIERS[name], bid, count, label=self.label())]
-        if name in ASSUMPTIONS:
-            pre = []
-            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
-            if ASSUMPTIONS[name] == "requires":
-                self.requires.append(cond)
-            return pre + [K.Assume(cond, kind=ASSUMPTIONS[name], label=self.label())]
-        if name in ANNOTATIONS:
-            return [K.Annotation(name, label=self.label())]
+        if name in ANNOTATIONS or name in ASSUMPTIONS:
+            checked = self.annotation_stmt(node, name, args, scope)
+            return checked if checked is not None else [K.Annotation(name, label=self.label())]
         if name in ("__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
                     "mem_fence", "read_mem_fence", "write_mem_fence"):
             return []
