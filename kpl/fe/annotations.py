@@ -150,7 +150,7 @@ class AnnotationsLowering(ExprsLowering):
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
             if pre:
                 raise self.error("'__ensures' condition with side effects", node)
-            self.ensures_stack[-1].append(cond)
+            self.ensures_stack[-1].append((cond, self.spans.span_of(node)))
             return []
         if name in CHECKS:
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
@@ -167,8 +167,8 @@ class AnnotationsLowering(ExprsLowering):
     def ensures_checks(self) -> list[K.Stmt]:
         """``Assert``s of the current function's ``__ensures``: before each ``return`` (after
         its value is stored) and at the end of its body."""
-        return [K.Assert(c, kind="ensures", label=self.label(), placeable=False, synthetic=True)
-                for c in self.ensures_stack[-1]]
+        return [K.Assert(c, kind="ensures", label=self.label(), span=span, placeable=False,
+                         synthetic=True) for c, span in self.ensures_stack[-1]]
 
     def enter_function(self) -> None:
         """A function body starts being lowered (inlined): its own ``__ensures`` list."""

@@ -15,12 +15,18 @@
 #define __other_int(x) (x)
 #define __uniform_int(x) (true)
 #define __return_val_int() (0)
+#define __no_read(p) (true)
+#define __no_write(p) (true)
+#define __distinct_int(x) (true)
 #else
 __device__ bool __read(const void *p);
 __device__ bool __write(const void *p);
 __device__ int __other_int(int x);
 __device__ bool __uniform_int(int x);
 __device__ int __return_val_int(void);
+__device__ bool __no_read(const void *p);
+__device__ bool __no_write(const void *p);
+__device__ bool __distinct_int(int x);
 #endif
 
 #endif
