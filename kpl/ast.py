@@ -359,8 +359,8 @@ class Assert(Stmt):
     checked at the call), ``ensures`` (its postcondition, checked where it returns),
     ``invariant`` (a loop invariant, checked at loop entry and after every iteration).
     Every oracle checks ``cond`` for every enabled thread; a thread for which it is false is
-    an error of kind ``assertion`` (not a race).  Executions past it may assume it: the
-    ones where it fails are reported already."""
+    an error of kind ``assertion`` (not a race).  Checked, never assumed: where it fails,
+    what follows is still analysed."""
 
     cond: Expr
     kind: str = "assert"

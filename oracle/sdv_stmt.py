@@ -14,8 +14,7 @@ the statement classes of :mod:`kpl.ast` (``visit_<ClassName>``, through
 * loops are handed to :mod:`oracle.sdv_loops`;
 * an :class:`~kpl.ast.Assert` is checked at once, for both threads under their predicates
   (:meth:`StmtExecutor.visit_Assert`; GPUVerify's annotations, the two-thread reading of
-  ``__other_int`` & co. in :meth:`StmtExecutor.ev_Spec`), then assumed: executions in which
-  it fails are reported already.
+  ``__other_int`` & co. in :meth:`StmtExecutor.ev_Spec`), and never assumed.
 """
 
 from __future__ import annotations
@@ -152,13 +151,16 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
         pass
 
     def visit_Assert(self, s: K.Assert) -> None:
-        """Check ``s.cond`` for each thread that executes it, then assume it.  In ``cross``
+        """Check ``s.cond`` for each thread that executes it.  It is not assumed afterwards:
+        where it holds, the path facts imply it already; where it fails, assuming it would
+        cut the failing executions and hide what follows (a race after a false invariant
+        is still reported).  In ``cross``
         mode (threads of two blocks) only assertions relating the two threads are checked
         (and all of them for one-thread blocks, where ``same`` mode has no pair): every
         other assertion is about one thread and ``same`` mode checks it for any thread of
         any block."""
         if not (self.same or pair_assert(s) or self.block_dim == (1, 1, 1)):
-            return  # checked in ``same`` mode; not assuming it here is sound
+            return  # checked in ``same`` mode
         na = len(self.accesses)
         conds: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (thread, predicate, condition)
         try:
@@ -184,8 +186,6 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
                                                          ids(self.bid[t])))
             elif r == z3.unknown:
                 self.unknown("solver gave up on an assertion", s.label)
-        for _, p, c in conds:
-            self.q.add(z3.Implies(p, c))
 
     # ------------------------------------------------------------------ specifications
 
