@@ -3,24 +3,21 @@
 KPL is the small kernel language that every other part of AutoSync works on.  The paper's
 grammar (Fig. 8) has locals, assignments, ``rd``/``wr``, ``barrier``, ``if`` and ``while``.
 Real kernels need more, so this module extends it, keeping one rule of the paper intact:
+*every memory access happens inside a labelled leaf statement*.  Conditions of ``If`` and
+``Loop`` are therefore memory-free expressions; when the CUDA condition reads memory
+(``while (A[i] > 0)``) the front end hoists it into a synthetic leaf ``Assign(tmp, cond)``
+(Fig. 9's ``p := e``), marked ``placeable=False`` because no barrier can be written between a
+condition and its statement.  A C statement that performs several accesses
+(``A[i] = B[i] + A[i+1]``) is still ONE leaf: a barrier can only go between whole statements
+(CONTRIBUTING.md, "Labels").
 
-    *Every memory access happens inside a labelled leaf statement.*
+Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline`` labels
+double as the labels of their blocks (Sec. III-A); the ``else`` branch is a block of its own with
+a fresh label, placed right after the ``if`` in the label tree (the desugaring ``p := e; if p A;
+if !p B``).  Every block also has a start label (ℓ_s).
 
-Conditions of ``If`` and ``Loop`` are therefore memory-free expressions; when the CUDA
-condition reads memory (``while (A[i] > 0)``) the front end hoists it into a synthetic leaf
-``Assign(tmp, cond)`` (Fig. 9's ``p := e``), marked ``placeable=False`` because no barrier can
-be written between a condition and its statement.  A C statement that performs several
-accesses (``A[i] = B[i] + A[i+1]``) is still ONE leaf: a barrier can only go between whole
-statements (CONTRIBUTING.md, "Labels").
-
-Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline``
-labels double as the labels of their enclosed blocks (Sec. III-A); the ``else`` branch is a
-block of its own with a fresh label, a sibling placed right after the ``if`` in the label tree
-(the desugaring ``p := e; if p A; if !p B``).  Every block also has a start label (ℓ_s).
-
-Modelled on pycparser's ``c_ast`` (plain dataclasses, a class-name :class:`NodeVisitor`).
-Why one module of ~600 lines: the one vocabulary every stage shares, a list of small node
-classes like ``c_ast``; splitting it would only lengthen every import.
+Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).  Why one
+piece of ~600 lines: the one vocabulary every stage shares; splitting it would lengthen imports.
 """
 
 from __future__ import annotations
@@ -239,20 +236,8 @@ class VecInit:
 
 @dataclass(frozen=True)
 class Spec:
-    """A GPUVerify specification function, meaningful only inside an annotation
-    (:class:`Assert`, ``__requires``, a loop invariant): ``name`` is one of
-
-    * ``other`` -- ``__other_int(e)`` (also ``__uniform_int``/``__distinct_int``, lowered to
-      ``e == other(e)`` / ``e != other(e)``): ``e`` evaluated in the OTHER thread of the
-      checked pair (the two-thread reduction, [WarpsAtomics] Sec. 2.3);
-    * ``same_group`` -- ``__same_group``: the two threads are in the same block;
-    * ``read`` / ``write`` -- ``__read(A)`` / ``__write(A)``: this thread read / wrote ``mem``
-      since its last barrier;
-    * ``read_offset`` / ``write_offset`` -- ``__read_offset_bytes(A)`` /
-      ``__write_offset_bytes(A)``: the byte offset of such an access (inside
-      ``read_implies``/``write_implies`` the access being constrained; elsewhere any one);
-    * ``read_implies`` / ``write_implies`` -- ``__write_implies(A, e)``: ``e`` holds for EVERY
-      such access, ``write_offset`` standing for its offset."""
+    """A GPUVerify specification function in an annotation: ``other`` (``__other_int``),
+    ``same_group``, ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.fe.annotations)."""
 
     name: str
     args: tuple[Expr, ...] = ()
@@ -261,6 +246,11 @@ class Spec:
 
 
 Expr = Const | Var | Builtin | Unary | Binary | Cond | Cast | Load | Call | Atomic | Field | VecInit | Spec
+#: the fields of each expression class that hold sub-expressions, in evaluation order
+_SUBEXPRS: dict[type, tuple[str, ...]] = {
+    Unary: ("operand",), Binary: ("left", "right"), Cond: ("cond", "then", "els"), Cast: ("operand",),
+    Load: ("index",), Atomic: ("index", "args"), Call: ("args",), Field: ("base",),
+    VecInit: ("parts",), Spec: ("args",)}
 
 
 # --------------------------------------------------------------------------- lvalues
@@ -354,13 +344,8 @@ class Assume(Stmt):
 
 @dataclass(eq=False)
 class Assert(Stmt):
-    """A checked GPUVerify annotation.  ``kind`` says where it comes from: ``assert``
-    (``__assert``), ``requires`` (the precondition of an inlined ``__device__`` function,
-    checked at the call), ``ensures`` (its postcondition, checked where it returns),
-    ``invariant`` (a loop invariant, checked at loop entry and after every iteration).
-    Every oracle checks ``cond`` for every enabled thread; a thread for which it is false is
-    an error of kind ``assertion`` (not a race).  Checked, never assumed: where it fails,
-    what follows is still analysed."""
+    """A checked annotation (``kind``: ``assert``, ``requires`` of an inlined function,
+    ``ensures``, loop ``invariant``): false for an enabled thread is an ``assertion`` error."""
 
     cond: Expr
     kind: str = "assert"
@@ -368,9 +353,7 @@ class Assert(Stmt):
 
 @dataclass(eq=False)
 class Annotation(Stmt):
-    """A GPUVerify annotation with no effect of its own.  ``__invariant(e)`` at the top of a
-    loop body carries ``e`` in ``args``: a *candidate* invariant for the loop abstraction
-    (used only once proven); its check is an :class:`Assert` at entry and in the latch."""
+    """An annotation with no effect; ``args`` of ``__invariant`` = a candidate loop invariant."""
 
     name: str
     args: tuple[Expr, ...] = ()
@@ -548,34 +531,10 @@ def walk_stmts(block: Block) -> Iterator[Stmt]:
 def walk_expr(expr: Expr) -> Iterator[Expr]:
     """``expr`` and all its sub-expressions, pre-order."""
     yield expr
-    if isinstance(expr, Unary):
-        yield from walk_expr(expr.operand)
-    elif isinstance(expr, Binary):
-        yield from walk_expr(expr.left)
-        yield from walk_expr(expr.right)
-    elif isinstance(expr, Cond):
-        yield from walk_expr(expr.cond)
-        yield from walk_expr(expr.then)
-        yield from walk_expr(expr.els)
-    elif isinstance(expr, Cast):
-        yield from walk_expr(expr.operand)
-    elif isinstance(expr, Load):
-        yield from walk_expr(expr.index)
-    elif isinstance(expr, Atomic):
-        yield from walk_expr(expr.index)
-        for arg in expr.args:
-            yield from walk_expr(arg)
-    elif isinstance(expr, Call):
-        for arg in expr.args:
-            yield from walk_expr(arg)
-    elif isinstance(expr, Field):
-        yield from walk_expr(expr.base)
-    elif isinstance(expr, VecInit):
-        for part in expr.parts:
+    for name in _SUBEXPRS.get(type(expr), ()):
+        sub = getattr(expr, name)
+        for part in sub if isinstance(sub, tuple) else (sub,):
             yield from walk_expr(part)
-    elif isinstance(expr, Spec):
-        for arg in expr.args:
-            yield from walk_expr(arg)
 
 
 def assign_labels(kernel: Kernel, on_stmt: Callable[[Stmt], None] | None = None) -> None:

@@ -7,12 +7,8 @@ thread's guard holds, ``break``/``continue``/``return`` move threads into the ma
 enclosing :class:`_Frame`.  Barriers advance the race detector's epoch and are checked for
 divergence.  Expressions and memory are :class:`oracle.dynamic_eval.Evaluator`.
 
-Annotations (:class:`kpl.ast.Assert`, GPUVerify's language, :mod:`kpl.fe.annotations`) are
-checked for every enabled thread; one that mentions the other thread of a pair
-(``__other_int``, ``__uniform_int``, ``__same_group``) is checked for every pair of distinct
-threads of the block (:meth:`_Run.holds`).  Their reads are not accesses of the kernel
-(nvcc compiles annotations to nothing), so they are not logged.  ``__read(A)``/``__write(A)``
-and ``__write_implies`` read a per-thread log of the current barrier interval.
+Annotations (:class:`kpl.ast.Assert`) are checked for every enabled thread by
+:mod:`oracle.dynamic_annot`; a failed one is recorded, and the run goes on.
 """
 
 from __future__ import annotations
@@ -31,29 +27,24 @@ from kpl.ast import (
     Break,
     Continue,
     Decl,
-    Expr,
     ExprStmt,
     If,
     Inline,
     Kernel,
     Loop,
     MemElem,
-    Memory,
     NamedBarrier,
     Return,
-    Spec,
     Stmt,
     Switch,
     Var,
     VarField,
-    walk_expr,
-    walk_stmts,
 )
-from kpl.ast import CType as _CType
-from kpl.ctypes import convert, sizeof, to_int
+from kpl.ctypes import convert, to_int
 from kpl.labels import LabelTree
-from oracle.base import AccessKind, Divergence, Witness
-from oracle.dynamic_eval import Evaluator, Unsupported
+from oracle.base import Divergence, Witness
+from oracle.dynamic_annot import AnnotationChecks
+from oracle.dynamic_eval import Unsupported
 from oracle.dynamic_races import RaceLog, byte_viewed
 from oracle.dynamic_values import Dim3, Iters, linear_to_dim3, truthy
 
@@ -102,7 +93,7 @@ def _merge(a: list[int], b: list[int]) -> list[int]:
     return sorted(set(a).union(b))
 
 
-class _Run(Evaluator):
+class _Run(AnnotationChecks):
     """One concrete launch: the interpreter plus the race/divergence bookkeeping."""
 
     def __init__(self, kernel: Kernel, tree: LabelTree, params: dict[str, Any],
@@ -137,17 +128,7 @@ class _Run(Evaluator):
         RaceLog.__init__(self)
         self.byte_mems = byte_viewed(kernel)
         self.divergences: dict[int, Divergence] = {}
-        #: failed assertions: label -> (Assert.kind, a witness with the failing thread)
-        self.failed_asserts: dict[int, tuple[str, Witness]] = {}
-        self.quiet = False  # evaluating an annotation: its reads are not logged
-        self.other: int | None = None  # the partner thread of a two-thread annotation
-        #: offsets bound by ``__write_implies``: (kind, array) -> thread -> byte offset
-        self.bound: dict[tuple[str, str], dict[int, int]] = {}
-        #: ``__read``/``__write`` are used: log (kind, array, thread) -> byte offsets
-        self.track = any(isinstance(x, Spec) and x.mem is not None
-                         for s in walk_stmts(kernel.body) if isinstance(s, (Assert, Assume))
-                         for x in walk_expr(s.cond))
-        self.interval: dict[tuple[str, str, int], list[int]] = {}
+        self.init_annotations(kernel)
         self.block = 0
         self.block_id: Dim3 = (0, 0, 0)
         self._reset_block(0)
@@ -363,83 +344,11 @@ class _Run(Evaluator):
             raise AssumeFailed(stmt.label)
         return act
 
-    def visit_Assert(self, stmt: Assert, act: list[int]) -> list[int]:
-        ok = self.holds(stmt.cond, act)
-        bad = next((t for t, good in zip(act, ok, strict=True) if not good), None)
-        if bad is not None and stmt.label not in self.failed_asserts:
-            tid = self.tids[bad]
-            self.failed_asserts[stmt.label] = (stmt.kind, Witness(tid, tid, self.block_id,
-                                                                  self.block_id))
+    def visit_Annotation(self, stmt: Annotation, act: list[int]) -> list[int]:
         return act
 
-    # ------------------------------------------------------------------ annotations
-
-    def holds(self, cond: Expr, act: list[int]) -> list[bool]:
-        """Whether ``cond`` holds for each enabled thread -- for every partner thread of the
-        block when it relates two threads; its reads are not logged."""
-        pair = any(isinstance(x, Spec) and x.name in ("other", "same_group")
-                   for x in walk_expr(cond))
-        self.quiet = True
-        try:
-            if not pair:
-                return [truthy(v) for v in self.ev(cond, act)]
-            ok = [True] * len(act)
-            for u in range(self.T):
-                self.other = u
-                sub = [k for k, t in enumerate(act) if t != u and ok[k]]
-                if sub:
-                    for k, v in zip(sub, self.ev(cond, [act[k] for k in sub]), strict=True):
-                        ok[k] = ok[k] and truthy(v)
-            return ok
-        finally:
-            self.quiet = False
-            self.other = None
-
-    def visit_Spec(self, e: Spec, act: list[int]) -> list[Any]:
-        if e.name == "other":
-            if self.other is None:
-                raise Unsupported("'__other_int' outside an annotation", self.label)
-            value = self.ev(e.args[0], [self.other])[0]
-            return [value] * len(act)
-        if e.name == "same_group":
-            return [1] * len(act)  # partners are threads of the same block
-        if e.mem is not None and e.name in ("read", "write"):
-            return [1 if self.interval.get((e.name, e.mem.name, t)) else 0 for t in act]
-        if e.mem is not None and e.name in ("read_offset", "write_offset"):
-            bound = self.bound.get((e.name[:-len("_offset")], e.mem.name))
-            if bound is None:
-                raise Unsupported(f"'__{e.name}_bytes' outside '__{e.name[:-7]}_implies' is not "
-                                  "modelled by the dynamic oracle", self.label)
-            return [bound[t] for t in act]
-        if e.mem is not None and e.name in ("read_implies", "write_implies"):
-            kind = e.name[:-len("_implies")]
-            key = (kind, e.mem.name)
-            out = []
-            for t in act:
-                good = True
-                for off in self.interval.get((kind, e.mem.name, t), []):
-                    self.bound[key] = {t: off}
-                    good = good and truthy(self.ev(e.args[0], [t])[0])
-                self.bound.pop(key, None)
-                out.append(1 if good else 0)
-            return out
-        raise Unsupported(e.name, self.label)
-
-    def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
-                view: _CType | None = None, fld: str | None = None) -> None:
-        if self.quiet:
-            return
-        if self.track and kind is not AccessKind.ATOMIC:
-            if view is not None:
-                off = idx
-            else:
-                off = idx * (sizeof(mem.elem) or 1)
-                if fld is not None and fld in mem.elem.fields and mem.elem.elem is not None:
-                    off += mem.elem.fields.index(fld) * (sizeof(mem.elem.elem) or 1)
-            self.interval.setdefault((kind.value, mem.name, t), []).append(off)
-        super()._access(mem, idx, t, kind, view, fld)
-
-    def visit_Annotation(self, stmt: Annotation, act: list[int]) -> list[int]:
+    def visit_Assert(self, stmt: Assert, act: list[int]) -> list[int]:
+        self.check_assert(stmt, act)
         return act
 
     def visit_Break(self, stmt: Break, act: list[int]) -> list[int]:

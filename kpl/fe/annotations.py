@@ -36,6 +36,7 @@ from kpl import ast as K
 from kpl.ctypes import sizeof
 from kpl.fe.base import PointerBinding, Scope
 from kpl.fe.exprs import ExprsLowering
+from kpl.fe.names import ANNOTATIONS
 
 #: statement-position annotations that are checked: name -> Assert kind
 CHECKS = {"__assert": "assert", "__global_assert": "assert", "__invariant": "invariant",
@@ -179,19 +180,27 @@ class AnnotationsLowering(ExprsLowering):
         body.stmts.extend(self.ensures_checks())
         self.ensures_stack.pop()
 
-    def loop_invariant(self, part: c_ast.Node, scope: Scope) -> tuple[K.Stmt, K.Expr | None] | None:
-        """A loop-header annotation: the candidate :class:`K.Annotation` for the top of the
-        body and the condition to check at entry and in the latch (None: a candidate only);
-        None when ``part`` is no invariant."""
+    def loop_invariant(self, part: c_ast.Node,
+                       scope: Scope) -> tuple[K.Stmt, list[K.Expr]] | None:
+        """An annotation in a loop header (``for (...; __invariant(e), cond; ...)``): the
+        :class:`K.Annotation` for the top of the body (for ``__invariant``: a candidate for
+        the loop abstraction) and the conditions to check at entry and in the latch; None
+        when ``part`` is no annotation."""
         if not isinstance(part, c_ast.FuncCall) or not isinstance(part.name, c_ast.ID):
             return None
         name = part.name.name
         if name not in LOOP_INVARIANTS:
-            return None
+            return (K.Annotation(name, label=self.label()), []) if name in ANNOTATIONS else None
         args = list(part.args.exprs) if part.args is not None else []
         pre: list[K.Stmt] = []
         cond = self.expr(args[0], scope, pre) if args else K.Const(1)
         if pre:
             raise self.error(f"'{name}' condition with side effects", part)
         cand = K.Annotation(name, (cond,) if _usable(cond) else (), label=self.label())
-        return cand, (cond if LOOP_INVARIANTS[name] else None)
+        return cand, ([cond] if LOOP_INVARIANTS[name] else [])
+
+    def check_invariants(self, conds: list[K.Expr], entry: list[K.Stmt],
+                         latch: list[K.Stmt]) -> None:
+        """Loop invariants are checked when the loop is entered and after every iteration."""
+        for where in (entry, latch):
+            where.extend(K.Assert(c, kind="invariant", label=self.label()) for c in conds)

@@ -322,10 +322,3 @@ class CallsLowering(AnnotationsLowering):
             if text:
                 return text
         return self._call_name(node) + "()"
-
-    def _annotation_name(self, node: c_ast.Node) -> str | None:
-        if isinstance(node, c_ast.FuncCall):
-            name = self._call_name(node)
-            if name in ANNOTATIONS:
-                return name
-        return None

@@ -358,15 +358,11 @@ class StmtsLowering(CallsLowering):
             parts = cond.exprs if isinstance(cond, c_ast.ExprList) else [cond]
             for part in parts[:-1]:
                 inv = self.loop_invariant(part, loop_scope)
-                if inv is not None:
-                    invariants.append(inv[0])
-                    if inv[1] is not None:
-                        checks.append(inv[1])
-                elif self._annotation_name(part):
-                    invariants.append(K.Annotation(self._annotation_name(part) or "",
-                                                   label=self.label()))
-                else:
+                if inv is None:
                     cond_pre.extend(self.effects(part, loop_scope))
+                else:
+                    invariants.append(inv[0])
+                    checks.extend(inv[1])
             cond_expr = self.condition(parts[-1], loop_scope, cond_pre)
         label = self.label()
         self.control_depth += 1
@@ -376,8 +372,7 @@ class StmtsLowering(CallsLowering):
         latch: list[K.Stmt] = []
         if step is not None:
             latch.extend(self.effects(step, loop_scope))
-        latch.extend(K.Assert(c, kind="invariant", label=self.label()) for c in checks)
-        pre.extend(K.Assert(c, kind="invariant", label=self.label()) for c in checks)
+        self.check_invariants(checks, pre, latch)
         if cond_pre:
             # the condition reads memory: evaluate it before the loop and again each latch
             latch.extend(self._relabel(cond_pre))
