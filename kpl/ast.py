@@ -16,8 +16,8 @@ double as the labels of their blocks (Sec. III-A); the ``else`` branch is a bloc
 a fresh label, placed right after the ``if`` in the label tree (the desugaring ``p := e; if p A;
 if !p B``).  Every block also has a start label (ℓ_s).
 
-Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).  Why one
-piece of ~600 lines: the one vocabulary every stage shares; splitting it would lengthen imports.
+Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).  Why
+one piece of ~600 lines: the one vocabulary every stage shares; splitting it lengthens imports.
 """
 
 from __future__ import annotations
