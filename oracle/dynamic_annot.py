@@ -55,17 +55,26 @@ class AnnotationChecks(Evaluator):
 
     def holds(self, cond: Expr, act: list[int]) -> list[bool]:
         """Whether ``cond`` holds for each enabled thread -- for every partner thread of the
-        block when it relates two threads; its reads are not logged."""
-        pair = any(isinstance(x, Spec) and x.name in ("other", "same_group")
-                   for x in walk_expr(cond))
+        block when it relates two threads; its reads are not logged.  Partners are grouped
+        by the values ``__other_int`` reads from them: one evaluation per distinct group
+        (a thread is no partner of itself, so a group of one skips that thread)."""
+        others = [x for x in walk_expr(cond) if isinstance(x, Spec) and x.name == "other"]
+        pair = bool(others) or any(isinstance(x, Spec) and x.name == "same_group"
+                                   for x in walk_expr(cond))
         self.quiet = True
         try:
             if not pair:
                 return [truthy(v) for v in self.ev(cond, act)]
+            everyone = list(range(self.T))
+            columns = [self.ev(x.args[0], everyone) for x in others]
+            groups: dict[tuple[Any, ...], list[int]] = {}
+            for u in everyone:
+                groups.setdefault(tuple(repr(col[u]) for col in columns), []).append(u)
             ok = [True] * len(act)
-            for u in range(self.T):
-                self.other = u
-                sub = [k for k, t in enumerate(act) if t != u and ok[k]]
+            for members in groups.values():
+                self.other = members[0]
+                alone = members[0] if len(members) == 1 else None
+                sub = [k for k, t in enumerate(act) if t != alone and ok[k]]
                 if sub:
                     for k, v in zip(sub, self.ev(cond, [act[k] for k in sub]), strict=True):
                         ok[k] = ok[k] and truthy(v)
