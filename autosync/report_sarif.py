@@ -40,6 +40,8 @@ RULES: dict[str, str] = {
     "divergence": "Barrier may be reached by non-uniform control flow (barrier divergence).",
     "unknown": "The oracle could not verify this kernel; an unknown is never a pass.",
     "finding": "Named-barrier or other error reported by the oracle.",
+    "assertion": "A GPUVerify annotation (__assert, __requires of a called function, __ensures, "
+                 "a loop invariant) might not hold; barriers cannot fix it.",
     "unfixable": "No placement of __syncthreads() can remove this problem.",
 }
 
@@ -79,8 +81,9 @@ def sarif_results_for_verdict(loc: Locator, verdict: Verdict) -> list[SarifResul
         out.append(SarifResult("unknown", f"cannot verify: {unknown.reason}", unknown_location(loc, unknown),
                                properties={"kernel": loc.kernel.name}))
     for finding in verdict.findings:
-        out.append(SarifResult("finding", f"{finding.message} [{finding.kind}]", finding_location(loc, finding),
-                               properties={"kernel": loc.kernel.name}))
+        rule = "assertion" if finding.kind == "assertion" else "finding"
+        out.append(SarifResult(rule, f"{finding.message} [{finding.kind}]", finding_location(loc, finding),
+                               properties={"kernel": loc.kernel.name, "kind": finding.kind}))
     return out
 
 

@@ -1,25 +1,20 @@
 """The KPL abstract syntax tree (Fig. 8 of the AutoSync paper, extended to real CUDA).
 
-KPL is the small kernel language that every other part of AutoSync works on.  The paper's
-grammar (Fig. 8) has locals, assignments, ``rd``/``wr``, ``barrier``, ``if`` and ``while``.
-Real kernels need more, so this module extends it, keeping one rule of the paper intact:
+KPL is the small kernel language every other part of AutoSync works on: the paper's grammar
+(Fig. 8), extended for real kernels while keeping its rule intact: *every memory access
+happens inside a labelled leaf statement*.  Conditions of ``If``/``Loop`` are memory-free;
+a CUDA condition that reads memory (``while (A[i] > 0)``) is hoisted into a synthetic leaf
+``Assign(tmp, cond)`` (Fig. 9's ``p := e``), ``placeable=False`` since no barrier can go
+between a condition and its statement.  A C statement with several accesses
+(``A[i] = B[i] + A[i+1]``) is ONE leaf (CONTRIBUTING.md, "Labels").
 
-    *Every memory access happens inside a labelled leaf statement.*
+Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline`` labels
+double as the labels of their blocks (Sec. III-A); the ``else`` branch is a block of its own with
+a fresh label, placed right after the ``if`` in the label tree (the desugaring ``p := e; if p A;
+if !p B``).  Every block also has a start label (ℓ_s).
 
-Conditions of ``If`` and ``Loop`` are therefore memory-free expressions; when the CUDA
-condition reads memory (``while (A[i] > 0)``) the front end hoists it into a synthetic leaf
-``Assign(tmp, cond)`` (Fig. 9's ``p := e``), marked ``placeable=False`` because no barrier can
-be written between a condition and its statement.  A C statement that performs several
-accesses (``A[i] = B[i] + A[i+1]``) is still ONE leaf: a barrier can only go between whole
-statements (CONTRIBUTING.md, "Labels").
-
-Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline``
-labels double as the labels of their enclosed blocks (Sec. III-A); the ``else`` branch is a
-block of its own with a fresh label, a sibling placed right after the ``if`` in the label tree
-(the desugaring ``p := e; if p A; if !p B``).  Every block also has a start label (ℓ_s).
-
-Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).
-Why one module of ~600 lines: the one vocabulary every stage shares, small classes as c_ast.
+Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).  Why
+one piece of ~600 lines: the one vocabulary every stage shares; splitting it lengthens imports.
 """
 
 from __future__ import annotations
@@ -238,7 +233,23 @@ class VecInit:
     parts: tuple[Expr, ...]
 
 
-Expr = Const | Var | Builtin | Unary | Binary | Cond | Cast | Load | Call | Atomic | Field | VecInit
+@dataclass(frozen=True)
+class Spec:
+    """A GPUVerify specification function in an annotation: ``other`` (``__other_int``),
+    ``same_group``, ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.fe.annotations)."""
+
+    name: str
+    args: tuple[Expr, ...] = ()
+    mem: Memory | None = None
+    type: CType = BOOL
+
+
+Expr = Const | Var | Builtin | Unary | Binary | Cond | Cast | Load | Call | Atomic | Field | VecInit | Spec
+#: the fields of each expression class that hold sub-expressions, in evaluation order
+_SUBEXPRS: dict[type, tuple[str, ...]] = {
+    Unary: ("operand",), Binary: ("left", "right"), Cond: ("cond", "then", "els"), Cast: ("operand",),
+    Load: ("index",), Atomic: ("index", "args"), Call: ("args",), Field: ("base",),
+    VecInit: ("parts",), Spec: ("args",)}
 
 
 # --------------------------------------------------------------------------- lvalues
@@ -331,8 +342,17 @@ class Assume(Stmt):
 
 
 @dataclass(eq=False)
+class Assert(Stmt):
+    """A checked annotation (``kind``: ``assert``, ``requires`` of an inlined function,
+    ``ensures``, loop ``invariant``): false for an enabled thread is an ``assertion`` error."""
+
+    cond: Expr
+    kind: str = "assert"
+
+
+@dataclass(eq=False)
 class Annotation(Stmt):
-    """A GPUVerify annotation that is accepted but not used (``__invariant``, ``__assert``…)."""
+    """An annotation with no effect; ``args`` of ``__invariant`` = a candidate loop invariant."""
 
     name: str
     args: tuple[Expr, ...] = ()
@@ -510,30 +530,9 @@ def walk_stmts(block: Block) -> Iterator[Stmt]:
 def walk_expr(expr: Expr) -> Iterator[Expr]:
     """``expr`` and all its sub-expressions, pre-order."""
     yield expr
-    if isinstance(expr, Unary):
-        yield from walk_expr(expr.operand)
-    elif isinstance(expr, Binary):
-        yield from walk_expr(expr.left)
-        yield from walk_expr(expr.right)
-    elif isinstance(expr, Cond):
-        yield from walk_expr(expr.cond)
-        yield from walk_expr(expr.then)
-        yield from walk_expr(expr.els)
-    elif isinstance(expr, Cast):
-        yield from walk_expr(expr.operand)
-    elif isinstance(expr, Load):
-        yield from walk_expr(expr.index)
-    elif isinstance(expr, Atomic):
-        yield from walk_expr(expr.index)
-        for arg in expr.args:
-            yield from walk_expr(arg)
-    elif isinstance(expr, Call):
-        for arg in expr.args:
-            yield from walk_expr(arg)
-    elif isinstance(expr, Field):
-        yield from walk_expr(expr.base)
-    elif isinstance(expr, VecInit):
-        for part in expr.parts:
+    for name in _SUBEXPRS.get(type(expr), ()):
+        sub = getattr(expr, name)
+        for part in sub if isinstance(sub, tuple) else (sub,):
             yield from walk_expr(part)
 
 

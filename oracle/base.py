@@ -139,6 +139,25 @@ class Finding:
     barrier_id: int | None = None
 
 
+#: what an :class:`kpl.ast.Assert` of each kind checks, for messages
+ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
+                  "function", "ensures": "postcondition (__ensures)",
+                  "invariant": "loop invariant"}
+
+
+def assertion_finding(kind: str, label: int, witness: Witness | None) -> Finding:
+    """The :class:`Finding` of an assertion that fails (kind ``assertion``: an error of its
+    own, not a race; ``fix`` cannot repair it)."""
+    what = ASSERTION_WHAT.get(kind, "assertion")
+    text = f"{what} might not hold"
+    if witness is not None:
+        t, b = witness.thread1, witness.block1
+        tid = str(t[0]) if t[1:] == (0, 0) else "(" + ",".join(map(str, t)) + ")"
+        bid = str(b[0]) if b[1:] == (0, 0) else "(" + ",".join(map(str, b)) + ")"
+        text += f": it fails for thread {tid} of block {bid}"
+    return Finding("assertion", text, (label,))
+
+
 @dataclass
 class Verdict:
     """Everything one oracle call found about one kernel.

@@ -70,7 +70,7 @@ from typing import Any
 from kpl.ast import Binary, Cast, CType, Expr, Kernel, NamedBarrier, Var, walk_stmts
 from kpl.ctypes import convert
 from kpl.labels import LabelTree
-from oracle.base import OracleBase, Unknown, Verdict
+from oracle.base import OracleBase, Unknown, Verdict, assertion_finding
 from oracle.dynamic_exec import AssumeFailed, StepLimit, Unsupported, _Run
 from oracle.dynamic_values import det_hash, truthy
 
@@ -236,6 +236,9 @@ class DynamicOracle(OracleBase):
             tree.order(r.first), tree.order(r.second), r.array, r.kinds,
             -1 if r.loop_depth is None else r.loop_depth))
         verdict.divergences = sorted(run.divergences.values(), key=lambda d: tree.order(d.label))
+        for label in sorted(run.failed_asserts, key=tree.order):
+            kind, witness = run.failed_asserts[label]
+            verdict.findings.append(assertion_finding(kind, label, witness))
         verdict.seconds = time.perf_counter() - start
         return verdict
 

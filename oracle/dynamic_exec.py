@@ -6,6 +6,9 @@ All threads of a block execute each statement in lock step; the set of enabled t
 thread's guard holds, ``break``/``continue``/``return`` move threads into the masks of the
 enclosing :class:`_Frame`.  Barriers advance the race detector's epoch and are checked for
 divergence.  Expressions and memory are :class:`oracle.dynamic_eval.Evaluator`.
+
+Annotations (:class:`kpl.ast.Assert`) are checked for every enabled thread by
+:mod:`oracle.dynamic_annot`; a failed one is recorded, and the run goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from kpl.ast import (
     FLOAT,
     Annotation,
+    Assert,
     Assign,
     Assume,
     Barrier,
@@ -41,7 +45,8 @@ from kpl.fe.names import WARP_SIZE
 from kpl.labels import LabelTree
 from kpl.placement import BarrierKind
 from oracle.base import Divergence, Witness
-from oracle.dynamic_eval import Evaluator, Unsupported
+from oracle.dynamic_annot import AnnotationChecks
+from oracle.dynamic_eval import Unsupported
 from oracle.dynamic_races import RaceLog, byte_viewed
 from oracle.dynamic_values import Dim3, Iters, linear_to_dim3, truthy
 
@@ -90,7 +95,7 @@ def _merge(a: list[int], b: list[int]) -> list[int]:
     return sorted(set(a).union(b))
 
 
-class _Run(Evaluator):
+class _Run(AnnotationChecks):
     """One concrete launch: the interpreter plus the race/divergence bookkeeping."""
 
     def __init__(self, kernel: Kernel, tree: LabelTree, params: dict[str, Any],
@@ -125,6 +130,7 @@ class _Run(Evaluator):
         RaceLog.__init__(self)
         self.byte_mems = byte_viewed(kernel)
         self.divergences: dict[int, Divergence] = {}
+        self.init_annotations(kernel)
         self.block = 0
         self.block_id: Dim3 = (0, 0, 0)
         self._reset_block(0)
@@ -136,6 +142,7 @@ class _Run(Evaluator):
         self.block_id = linear_to_dim3(b, self.grid_dim)
         self.shared = {}
         self.local = {}
+        self.interval = {}
         self.reset_shadow()
         self.env = {}
         for pname, value in self.params.items():
@@ -278,6 +285,7 @@ class _Run(Evaluator):
             if self.stop_at_divergence:
                 raise _StopBlock()
         self.epoch += 1
+        self.interval = {}
         return act
 
     def _warp_barrier(self, stmt: Barrier, act: list[int]) -> list[int]:
@@ -357,11 +365,15 @@ class _Run(Evaluator):
         return act
 
     def visit_Assume(self, stmt: Assume, act: list[int]) -> list[int]:
-        if not all(truthy(v) for v in self.ev(stmt.cond, act)):
+        if not all(self.holds(stmt.cond, act)):
             raise AssumeFailed(stmt.label)
         return act
 
     def visit_Annotation(self, stmt: Annotation, act: list[int]) -> list[int]:
+        return act
+
+    def visit_Assert(self, stmt: Assert, act: list[int]) -> list[int]:
+        self.check_assert(stmt, act)
         return act
 
     def visit_Break(self, stmt: Break, act: list[int]) -> list[int]:

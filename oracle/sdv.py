@@ -67,6 +67,7 @@ from oracle.base import (
     Unknown,
     Verdict,
     Witness,
+    assertion_finding,
     conflicts,
 )
 from oracle.sdv_exec import Executor, QueryEngine
@@ -81,6 +82,7 @@ from oracle.sdv_memory import (
 )
 from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, kinds_conflict
 from oracle.sdv_state import stmt_exprs
+from oracle.sdv_stmt import AssertFailure
 
 
 class SDVOracle(OracleBase):
@@ -144,6 +146,7 @@ class SDVOracle(OracleBase):
         self._collect_unknowns(same, tree, verdict)
         if self._guards is not None:  # optional fact: guards true for every thread (sdv_facts)
             verdict.uniform_guards = self._guards.get(kernel, same, tree)
+        failed = list(same.failed_asserts)
 
         if kernel.launch.blocks > 1 and self._global_writes(kernel):
             cres = self._cross_part(kernel, tree, engine, key)
@@ -155,6 +158,13 @@ class SDVOracle(OracleBase):
                 found[race.key] = Race(race.first, race.second, race.array, race.kinds,
                                        race.space, race.witness, None, depths, True, False)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
+            failed.extend(cres.failed_asserts)
+        seen_asserts: set[int] = set()
+        for fa in failed:
+            if fa.label not in seen_asserts:
+                seen_asserts.add(fa.label)
+                verdict.findings.append(assertion_finding(
+                    fa.kind, fa.label, Witness(fa.thread, fa.thread, fa.block, fa.block)))
 
         named = sorted(set(same.named))
         if named or kernel.uses_named_barriers:
@@ -218,7 +228,7 @@ class SDVOracle(OracleBase):
         scratch = Verdict()
         races = self._races(cross, tree, kernel, scratch)
         res = _CrossResult(races, [(u.reason, u.label) for u in scratch.unknowns],
-                           list(cross.unknowns))
+                           list(cross.unknowns), list(cross.failed_asserts))
         if key is not None and not scratch.unknowns:
             self._cross[key] = res
             while len(self._cross) > _CROSS_CACHE_SIZE:
@@ -504,6 +514,7 @@ class _CrossResult:
     races: list[Race]
     query_unknowns: list[tuple[str, int | None]]
     exec_unknowns: list[tuple[str, int | None]]
+    failed_asserts: list[AssertFailure]
 
 
 _CROSS_CACHE_SIZE = 16

@@ -13,23 +13,73 @@ the statement classes of :mod:`kpl.ast` (``visit_<ClassName>``, through
   the divergence check (``same`` mode); a ``__syncwarp()`` does so only when the two threads
   are lanes of one warp (so it orders nothing across warps, and diverges only when lanes of
   one warp disagree) -- [WarpsAtomics] Sec. 3: without lock-step, a warp is just threads;
-* loops are handed to :mod:`oracle.sdv_loops`.
+* loops are handed to :mod:`oracle.sdv_loops`;
+* an :class:`~kpl.ast.Assert` is checked at once, for both threads under their predicates
+  (:meth:`StmtExecutor.visit_Assert`; GPUVerify's annotations, the two-thread reading of
+  ``__other_int`` & co. in :meth:`StmtExecutor.ev_Spec`), and never assumed.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import z3
 
 from kpl import ast as K
 from kpl.fe.names import WARP_SIZE
 from kpl.placement import BarrierKind
-from oracle.sdv_encode import conv, fresh, to_bool, vec_elem
+from oracle.base import AccessKind
+from oracle.sdv_encode import Val, conv, fresh, is_false, to_bool, vec_elem
 from oracle.sdv_expr import ExprEvaluator
-from oracle.sdv_state import FALSE, BarrierHit, Unsupported, method_for, mk_and, mk_not, mk_or, simp
+from oracle.sdv_memory import byte_range
+from oracle.sdv_state import (
+    FALSE,
+    TRUE,
+    BarrierHit,
+    Unsupported,
+    method_for,
+    mk_and,
+    mk_not,
+    mk_or,
+    simp,
+)
+
+
+@dataclass(frozen=True)
+class AssertFailure:
+    """An assertion some thread can reach with its condition false (from the model)."""
+
+    label: int
+    kind: str                                 # Assert.kind: assert/requires/ensures/invariant
+    thread: tuple[int, int, int]
+    block: tuple[int, int, int]
+
+
+#: Spec names whose value depends on the other thread of the pair
+_PAIR_SPECS = ("other", "same_group")
+
+
+def pair_assert(s: K.Assert) -> bool:
+    """The assertion relates the two threads (``__other_int``, ``__same_group``)."""
+    return any(isinstance(x, K.Spec) and x.name in _PAIR_SPECS for x in K.walk_expr(s.cond))
 
 
 class StmtExecutor(ExprEvaluator, K.NodeVisitor):
     """Stage: one statement (or block) for both threads under their predicates."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.failed_asserts: list[AssertFailure] = []  # assertions found to fail, in order
+        self._spec_offsets: dict[str, z3.BitVecRef] = {}  # the access an ``*_implies`` binds
+
+    def snapshot(self) -> tuple[Any, ...]:
+        return (super().snapshot(), len(self.failed_asserts))
+
+    def restore(self, snap: tuple[Any, ...]) -> None:
+        base, n = snap
+        super().restore(base)
+        del self.failed_asserts[n:]  # a speculative run's failures are not the kernel's
 
     def exec_loop(self, loop: K.Loop) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -118,6 +168,104 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
 
     def visit_Annotation(self, s: K.Annotation) -> None:
         pass
+
+    def visit_Assert(self, s: K.Assert) -> None:
+        """Check ``s.cond`` for each thread that executes it.  It is not assumed afterwards:
+        where it holds, the path facts imply it already; where it fails, assuming it would
+        cut the failing executions and hide what follows (a race after a false invariant
+        is still reported).  In ``cross``
+        mode (threads of two blocks) only assertions relating the two threads are checked
+        (and all of them for one-thread blocks, where ``same`` mode has no pair): every
+        other assertion is about one thread and ``same`` mode checks it for any thread of
+        any block."""
+        if not (self.same or pair_assert(s) or self.block_dim == (1, 1, 1)):
+            return  # checked in ``same`` mode
+        na = len(self.accesses)
+        conds: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (thread, predicate, condition)
+        try:
+            for t in range(2):
+                pred = self.th[t].pred
+                if not is_false(pred):
+                    conds.append((t, pred, to_bool(self.ev(s.cond, t, pred))))
+        finally:
+            del self.accesses[na:]  # an annotation's reads are not the kernel's accesses
+        fails = [(t, mk_and(p, mk_not(c))) for t, p, c in conds]
+        fail = mk_or(*[f for _, f in fails])
+        if not is_false(fail):
+            r, m = self.q.check(fail)
+            if r == z3.sat and m is not None:
+                t = next((t for t, f in fails if z3.is_true(m.eval(f, model_completion=True))),
+                         fails[0][0])
+
+                def ids(xs: tuple[Any, ...]) -> tuple[int, int, int]:
+                    v = [m.eval(x, model_completion=True).as_long() for x in xs]
+                    return (v[0], v[1], v[2])
+
+                self.failed_asserts.append(AssertFailure(s.label, s.kind, ids(self.tid[t]),
+                                                         ids(self.bid[t])))
+            elif r == z3.unknown:
+                self.unknown("solver gave up on an assertion", s.label)
+
+    # ------------------------------------------------------------------ specifications
+
+    def ev_Spec(self, e: K.Spec, t: int, pred: z3.BoolRef) -> Val:
+        """GPUVerify's specification functions (see :class:`kpl.ast.Spec`)."""
+        if e.name == "other":
+            o = 1 - t
+            return self.ev(e.args[0], o, self.th[o].pred)
+        if e.name == "same_group":
+            return z3.BoolVal(self.same)
+        if e.name in ("read", "write", "read_offset", "write_offset", "read_implies",
+                      "write_implies") and e.mem is not None:
+            return self._access_spec(e, t, pred)
+        raise Unsupported(e.name if e.name.startswith("unsupported") else
+                          f"specification '{e.name}'")
+
+    def _since_barrier(self, e: K.Spec, t: int) -> list[tuple[z3.BoolRef, z3.BitVecRef]]:
+        """(happened, byte offset) of thread ``t``'s accesses of ``e.mem`` of ``e``'s kind in
+        the current barrier interval.  Abstracted loops contribute their arbitrary
+        iterations: "some access" is then existential in the checked query, which covers
+        every real iteration (the solver picks it), so a check stays sound."""
+        assert e.mem is not None
+        if not self.same and e.mem.space != K.Space.GLOBAL:
+            raise Unsupported(f"'{e.name}' of shared memory between threads of two blocks")
+        kind = AccessKind.READ if e.name.startswith("read") else AccessKind.WRITE
+        out = []
+        for a in self.accesses:
+            if a.thread != t or a.mem.name != e.mem.name or a.kind != kind:
+                continue
+            rng = byte_range(a)
+            if rng is None:
+                raise Unsupported(f"'{e.name}' of '{e.mem.name}': no byte layout")
+            out.append((mk_and(a.pred, simp(a.epoch == self.epoch)), rng[0]))
+        return out
+
+    def _access_spec(self, e: K.Spec, t: int, pred: z3.BoolRef) -> Val:
+        assert e.mem is not None
+        key = f"{e.name.split('_')[0]}:{e.mem.name}"
+        if e.name.endswith("_offset"):
+            bound = self._spec_offsets.get(key)
+            if bound is not None:
+                return z3.Extract(31, 0, bound)
+            # any one of the accesses (GPUVerify's logged one): a fresh value that is one of
+            # them when there is one -- adversarial in a checked assertion
+            o = z3.FreshConst(z3.BitVecSort(64), f"{key}.offset")
+            accs = self._since_barrier(e, t)
+            self.q.add(z3.Or([z3.And(h, o == off) for h, off in accs] +
+                             [mk_not(mk_or(*[h for h, _ in accs]))]))
+            return z3.Extract(31, 0, o)
+        accs = self._since_barrier(e, t)
+        if e.name in ("read", "write"):
+            return mk_or(*[h for h, _ in accs])
+        # read_implies / write_implies: the condition for EVERY such access
+        parts = []
+        for h, off in accs:
+            self._spec_offsets[key] = off
+            try:
+                parts.append(z3.Implies(h, to_bool(self.ev(e.args[0], t, pred))))
+            finally:
+                del self._spec_offsets[key]
+        return z3.And(parts) if parts else TRUE
 
     def visit_Break(self, s: K.Break) -> None:
         for th in self.th:

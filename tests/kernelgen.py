@@ -6,6 +6,13 @@ the C front end, and a generator over the AST reaches corner cases (barriers ins
 under ``break``, divergent barriers, loops over a uniform parameter) far more often than
 generated C text would.  Labels and spans come from ``conftest.kernel`` ([AutoSync]
 Sec. III-A label discipline).
+
+Besides plain element accesses the generator draws the memory-model constructs of
+[AutoSync]-style real kernels, each one built exactly as the front end lowers it:
+``__device__`` calls (``Inline`` blocks with a result variable, also inside loops), byte
+views of the ``int`` arrays (``(unsigned char *)A``, ``(short *)A``, pitched rows
+``*(int *)((char *)A + row * pitch + col * 4)``, ``int2`` views), an array of structs in
+shared memory accessed field by field, and an ``int2`` vector array.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from conftest import (
 from hypothesis import strategies as st
 
 from kpl.ast import (
+    FLOAT,
     INT,
     Assign,
     Assume,
@@ -56,6 +64,7 @@ from kpl.ast import (
     Cond,
     Const,
     Continue,
+    CType,
     Decl,
     Expr,
     ExprStmt,
@@ -96,6 +105,8 @@ def render_expr(e: Expr) -> str:
     if isinstance(e, Cast):
         return f"({e.type}){render_expr(e.operand)}"
     if isinstance(e, Load):
+        if e.view is not None:
+            return f"*({e.view} *)((char *){e.mem.name} + {render_expr(e.index)})"
         return f"{e.mem.name}[{render_expr(e.index)}]" + (f".{e.field}" if e.field else "")
     if isinstance(e, Atomic):
         args = "".join(", " + render_expr(a) for a in e.args)
@@ -114,6 +125,8 @@ def _render_lvalue(t: Var | VarField | MemElem) -> str:
         return t.name
     if isinstance(t, VarField):
         return f"{t.var.name}.{t.name}"
+    if t.view is not None:
+        return f"*({t.view} *)((char *){t.mem.name} + {render_expr(t.index)})"
     return f"{t.mem.name}[{render_expr(t.index)}]" + (f".{t.field}" if t.field else "")
 
 
@@ -148,7 +161,9 @@ def render(kernel: Kernel) -> str:
             blk(s.body, ind + "  ")
             lines.append(f"{ind}}}")
         elif isinstance(s, (Switch, Inline)):
-            lines.append(f"{ind}{tag}{type(s).__name__.lower()} {{")
+            head = f"inline {s.function} -> {s.result.name if s.result else 'void'}" \
+                if isinstance(s, Inline) else "switch"
+            lines.append(f"{ind}{tag}{head} {{")
             blk(s.body, ind + "  ")
             lines.append(f"{ind}}}")
         else:
@@ -172,6 +187,8 @@ def render(kernel: Kernel) -> str:
             return "continue;"
         if isinstance(s, Return):
             return "return;"
+        if isinstance(s, Inline):
+            return f"inline {s.function} -> {s.result.name if s.result else 'void'}"
         return type(s).__name__
 
     blk(kernel.body, "  ")
@@ -180,6 +197,13 @@ def render(kernel: Kernel) -> str:
 
 
 # --------------------------------------------------------------------------- random kernels
+
+
+UCHAR = CType("int", 8, False, "unsigned char")
+SHORT = CType("int", 16, True, "short")
+INT2 = CType("vec", 32, True, "int2", INT, ("x", "y"))
+PAIR = CType("vec", 32, True, "Pair", FLOAT, ("a", "b"))  # struct Pair { float a, b; }
+PITCH = 20  # bytes per row of a pitched view: 4 ints and 4 bytes of padding
 
 
 @dataclass
@@ -195,6 +219,10 @@ class _Ctx:
     in_loop: bool
     depth: int
     free_loop_vars: list[Var]
+    structs: list[Memory]  # arrays of struct Pair (field accesses only: no byte layout)
+    vectors: list[Memory]  # arrays of int2
+    calls: int = 0  # inlined calls so far (their variables get unique names)
+    in_call: bool = False  # inside an inlined __device__ body: no break/continue/loop vars
 
 
 class _Gen:
@@ -263,13 +291,22 @@ class _Gen:
         kinds = ["read", "read", "write", "write", "rmw", "local", "barrier", "barrier"]
         if ctx.depth < self.max_depth:
             kinds += ["if", "if", "for"]
-        if ctx.in_loop:
+        if ctx.in_loop and not ctx.in_call:
             kinds += ["break", "continue"]
         kinds += ["atomic", "return"]
         if ctx.globals_:
             kinds += ["gread", "gwrite"]
+        kinds += ["bytes", "pitch"]
+        if ctx.structs:
+            kinds += ["field"]
+        if ctx.vectors:
+            kinds += ["vec"]
+        if not ctx.in_call and ctx.depth < self.max_depth + 1:
+            kinds += ["call", "call"] if ctx.in_loop else ["call"]
         kind = self.draw(st.sampled_from(kinds))
         arr = self.draw(st.sampled_from(ctx.arrays))
+        if kind in ("bytes", "pitch", "field", "vec", "call"):
+            return self.memory_model(kind, arr)
         if kind == "read":
             return [assign(self.local(), load(arr, self.idx()))]
         if kind == "write":
@@ -318,6 +355,80 @@ class _Gen:
         return for_(var, 0, hi, body)
 
 
+    def memory_model(self, kind: str, arr: Memory) -> list[Stmt]:
+        """The constructs of the byte-level memory model and device calls (see the module
+        docstring), lowered as the front end lowers them."""
+        ctx = self.ctx
+        write = self.draw(st.booleans())
+        if kind == "bytes":  # (unsigned char *)A or (short *)A: a BYTE offset
+            view = self.draw(st.sampled_from([UCHAR, SHORT, INT2]))
+            width = {"unsigned char": 1, "short": 2, "int2": 8}[view.name]
+            off = self.idx() if width == 1 else mul(self.idx(), width)
+            if view is INT2:
+                if write:
+                    return [Assign(MemElem(arr, off, None, view),
+                                   VecInit(INT2, (self.local(), self.local())))]
+                return [assign(self.local(), Field(Load(arr, off, INT2, None, INT2), "y", INT))]
+            if write:
+                return [Assign(MemElem(arr, off, None, view), Cast(view, self.local()))]
+            return [assign(self.local(), Cast(INT, Load(arr, off, view, None, view)))]
+        if kind == "pitch":  # *(int *)((char *)A + row * PITCH + col * 4)
+            row = bop("/", self.idx(), 4)
+            col = mod(self.idx(), 4)
+            off = add(mul(row, PITCH), mul(col, 4))
+            if write:
+                return [Assign(MemElem(arr, off, None, INT), self.local())]
+            return [assign(self.local(), Load(arr, off, INT, None, INT))]
+        if kind == "field":  # S[i].a / S[i].b of an array of structs
+            mem = self.draw(st.sampled_from(ctx.structs))
+            fld = self.draw(st.sampled_from(PAIR.fields))
+            if write:
+                return [Assign(MemElem(mem, self.idx(), fld), Cast(FLOAT, self.local()))]
+            return [assign(self.local(), Cast(INT, Load(mem, self.idx(), FLOAT, fld)))]
+        if kind == "vec":  # V[i] (whole int2) or V[i].x
+            mem = self.draw(st.sampled_from(ctx.vectors))
+            fld = self.draw(st.sampled_from([None, "x", "y"]))
+            if write:
+                value: Expr = (VecInit(INT2, (self.local(), add(self.local(), 1))) if fld is None
+                               else self.local())
+                return [Assign(MemElem(mem, self.idx(), fld), value)]
+            if fld is None:
+                return [assign(self.local(), Field(Load(mem, self.idx(), INT2), "x", INT))]
+            return [assign(self.local(), Load(mem, self.idx(), INT, fld))]
+        return self.call(arr)
+
+    def call(self, arr: Memory) -> list[Stmt]:
+        """``r = f(arg)`` with ``f`` a ``__device__`` function inlined as the front end does:
+        its parameter and result are variables declared in the ``Inline`` block, an early
+        ``return`` stores the result and leaves; the result then indexes an access, so a
+        stale result (the previous iteration's) changes which cells race."""
+        ctx = self.ctx
+        ctx.calls += 1
+        k = ctx.calls
+        res, p = Var(f"f{k}.ret"), Var(f"f{k}.p")
+        arg = self.idx()
+        body: list[Stmt] = [decl(res, 0), decl(p, arg)]
+        saved = (ctx.loop_vars, ctx.in_call)
+        ctx.loop_vars, ctx.in_call = [p], True  # the callee sees its parameter, not our loops
+        try:
+            inner = self.stmts(0, 2)
+        finally:
+            ctx.loop_vars, ctx.in_call = saved
+        shift = self.draw(st.integers(0, 2))
+        value = self.draw(st.sampled_from([p, add(p, shift), bop("^", p, 1), mod(add(p, shift),
+                                                                                   ctx.bdim)]))
+        if self.draw(st.booleans()):
+            early = self.draw(st.sampled_from([add(p, 1), sub(p, 1), c(shift)]))
+            body.append(if_(self.guard(), [assign(res, early), ret()]))
+        body += inner + [assign(res, value), ret()]
+        out: list[Stmt] = [Inline(f"f{k}", Block(body), res)]
+        if self.draw(st.booleans()):
+            out.append(store(arr, res, self.local()))
+        else:
+            out.append(assign(self.local(), load(arr, res)))
+        return out
+
+
 @st.composite
 def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int = 2) -> Kernel:
     """A small random kernel: 1-2 shared arrays indexed by thread-dependent expressions
@@ -334,10 +445,13 @@ def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int =
     if draw(st.booleans()):
         arrays.append(kb.shared("B", size))
     globals_: list[Memory] = [kb.global_array("G")] if draw(st.integers(0, 2)) == 0 else []
+    structs = [kb.shared("S", size, PAIR)] if draw(st.integers(0, 2)) == 0 else []
+    vectors = [kb.shared("V", size, INT2)] if draw(st.integers(0, 2)) == 0 else []
     n = kb.scalar("n")
     kb.require(land(ge(n, 1), bop("<=", n, 3)))
     tid, x, y = Var("tid"), Var("x"), Var("y")
-    ctx = _Ctx(arrays, globals_, tid, n, bdim, [], False, 0, [Var("i"), Var("j")])
+    ctx = _Ctx(arrays, globals_, tid, n, bdim, [], False, 0, [Var("i"), Var("j")], structs,
+               vectors)
     gen = _Gen(draw, ctx, x, y, budget, max_depth)
     prologue: list[Stmt] = [decl(tid, Cast(INT, TID_X)), decl(x, 0), decl(y, 0)]
     body = gen.stmts(2, 8)

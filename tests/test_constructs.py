@@ -35,9 +35,6 @@ NOT_YET: set[str] = {
     "13_benign_ok.cu",
     "14_consistent_ok.cu",
     "15_atomics_ok.cu",
-    "18_assert_fail_bound.cu",
-    "18_assert_fail_false.cu",
-    "18_constant_write.cu",
 }
 
 #: per-kernel limit handed to ``autosync check --timeout`` (exit 3 past it)

@@ -309,8 +309,17 @@ class AccessLowering(TypesLowering):
             op = node.op[:-1]  # `x op= v` computes `x op v` in C's type for it, then converts
             value = K.Binary(op, current, value, binary_type(op, current.type, value.type))
         value = self._convert(value, self._lvalue_type(target))
+        self.check_writable(target, node)
         out.append(K.Assign(target, value, label=self.label()))
         return out
+
+    def check_writable(self, target: K.LValue, node: c_ast.Node) -> None:
+        """Refuse a store to ``__constant__`` (or texture) memory: it is read-only for device
+        code (nvcc only warns), so the kernel is bad input whatever its threads do."""
+        if isinstance(target, K.MemElem) and target.mem.space in (K.Space.CONSTANT,
+                                                                   K.Space.TEXTURE):
+            raise self.error(f"write to {target.mem.space.value} memory '{target.mem.name}' "
+                             "from device code (it is read-only for kernels)", node)
 
     def _pointer_assignment(self, node: c_ast.Assignment, found: PointerBinding | UnboundPointer, scope: Scope) -> list[K.Stmt]:
         """``p = q + k`` / ``p += k``: allowed in straight-line code only, where the binding

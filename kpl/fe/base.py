@@ -94,6 +94,8 @@ class LowererBase:
         self.declared_functions: set[str] = set()  # prototypes
         self.memories: dict[str, K.Memory] = {}  # every memory the kernel can touch
         self.requires: list[K.Expr] = []  # ``__requires`` preconditions
+        #: ``__ensures`` (condition, where written) of each function being lowered
+        self.ensures_stack: list[list[tuple[K.Expr, K.Span | None]]] = [[]]
         # goto regions being lowered, innermost last: (label, "exit"/"loop", flag of an exit
         # region: set when control leaves past it; see kpl.fe.gotos)
         self.goto_targets: list[tuple[str, str, K.Var | None]] = []

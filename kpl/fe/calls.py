@@ -8,6 +8,7 @@ from pycparser import c_ast, c_parser
 from kpl import ast as K
 from kpl.ctypes import common_type
 from kpl.errors import KplError
+from kpl.fe.annotations import AnnotationsLowering
 from kpl.fe.base import PointerBinding, Scope
 from kpl.fe.memops import MEMORY_FUNCTIONS, MemOpsLowering
 from kpl.fe.names import (
@@ -22,7 +23,7 @@ from kpl.fe.types import vector_type
 from kpl.placement import BarrierKind
 
 
-class CallsLowering(MemOpsLowering):
+class CallsLowering(MemOpsLowering, AnnotationsLowering):
     """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
 
     def _call_name(self, node: c_ast.FuncCall) -> str:
@@ -89,8 +90,10 @@ class CallsLowering(MemOpsLowering):
         self.result_vars.append(result)
         saved_func, saved_gotos = self.current_func, self.goto_targets
         self.current_func, self.goto_targets = name, []
+        self.enter_function()
         try:
             body = self.block(func.body, inner)
+            self.leave_function(body)
         finally:
             self.current_func, self.goto_targets = saved_func, saved_gotos
             self.result_vars.pop()
@@ -198,6 +201,7 @@ class CallsLowering(MemOpsLowering):
                 raise self.error(f"unsupported: the address given to '{name}' does not point "
                                  "into a known array", node)
             rest = tuple(self.expr(a, scope, pre) for a in args[1:])
+            self.check_writable(self.location(binding.mem, binding.offset), node)
             return self.atomic(name, binding, rest)
         if name in TEXTURE_FETCHES:
             if not args or not isinstance(args[0], c_ast.ID):
@@ -217,7 +221,7 @@ class CallsLowering(MemOpsLowering):
                               for a in args)
                 return K.VecInit(typ, parts)
         if name in ANNOTATIONS or name in ASSUMPTIONS:
-            return K.Const(1)
+            return self.annotation_value(node, name, args, scope, pre)
         if name in MEMORY_FUNCTIONS and name not in self.functions:
             return self.memory_function(node, name, scope, pre)
         if name.startswith("curand") and name not in self.functions:
@@ -308,14 +312,9 @@ class CallsLowering(MemOpsLowering):
             bid = self.expr(args[0], scope, pre)
             count = self.expr(args[1], scope, pre) if len(args) > 1 else None
             return pre + [K.NamedBarrier(NAMED_BARRIERS[name], bid, count, label=self.label())]
-        if name in ASSUMPTIONS:
-            pre = []
-            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
-            if ASSUMPTIONS[name] == "requires":
-                self.requires.append(cond)
-            return pre + [K.Assume(cond, kind=ASSUMPTIONS[name], label=self.label())]
-        if name in ANNOTATIONS:
-            return [K.Annotation(name, label=self.label())]
+        if name in ANNOTATIONS or name in ASSUMPTIONS:
+            checked = self.annotation_stmt(node, name, args, scope)
+            return checked if checked is not None else [K.Annotation(name, label=self.label())]
         if name == "__syncwarp":
             return [self._syncwarp(node, args, scope)]
         if name in ("__threadfence", "__threadfence_block", "__threadfence_system",
@@ -345,10 +344,3 @@ class CallsLowering(MemOpsLowering):
             if text:
                 return text
         return self._call_name(node) + "()"
-
-    def _annotation_name(self, node: c_ast.Node) -> str | None:
-        if isinstance(node, c_ast.FuncCall):
-            name = self._call_name(node)
-            if name in ANNOTATIONS:
-                return name
-        return None

@@ -164,6 +164,7 @@ class StmtsLowering(CallsLowering):
             return self.assignment(node, scope)
         if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "++", "p--", "--"):
             target = self.lvalue(node.expr, scope, out)
+            self.check_writable(target, node)
             current = self.read_lvalue(target)
             op = "+" if "+" in node.op else "-"
             out.append(K.Assign(target, K.Binary(op, current, K.Const(1), current.type),
@@ -223,7 +224,8 @@ class StmtsLowering(CallsLowering):
                 assert target is not None
                 pre.append(K.Assign(target, self._convert(value, target.type), label=self.label()))
                 value = None
-        return pre + self._leave_flags(0) + [K.Return(value, label=self.label())]
+        return pre + self.ensures_checks() + self._leave_flags(0) + [
+            K.Return(value, label=self.label())]
 
     def stmt_Compound(self, node: c_ast.Compound, scope: Scope) -> list[K.Stmt]:
         out: list[K.Stmt] = []
@@ -349,16 +351,18 @@ class StmtsLowering(CallsLowering):
             else:
                 pre.extend(self.effects(init, loop_scope))
         invariants: list[K.Stmt] = []
+        checks: list[K.Expr] = []  # user invariants: checked at entry and in the latch
         cond_expr: K.Expr = K.Const(1)
         cond_pre: list[K.Stmt] = []
         if cond is not None:
             parts = cond.exprs if isinstance(cond, c_ast.ExprList) else [cond]
             for part in parts[:-1]:
-                if self._annotation_name(part):
-                    invariants.append(K.Annotation(self._annotation_name(part) or "",
-                                                   label=self.label()))
-                else:
+                inv = self.loop_invariant(part, loop_scope)
+                if inv is None:
                     cond_pre.extend(self.effects(part, loop_scope))
+                else:
+                    invariants.append(inv[0])
+                    checks.extend(inv[1])
             cond_expr = self.condition(parts[-1], loop_scope, cond_pre)
         label = self.label()
         self.control_depth += 1
@@ -368,6 +372,7 @@ class StmtsLowering(CallsLowering):
         latch: list[K.Stmt] = []
         if step is not None:
             latch.extend(self.effects(step, loop_scope))
+        self.check_invariants(checks, pre, latch)
         if cond_pre:
             # the condition reads memory: evaluate it before the loop and again each latch
             latch.extend(self._relabel(cond_pre))

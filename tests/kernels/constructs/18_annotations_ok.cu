@@ -11,7 +11,7 @@
 
 __device__ int clamp_index(int i, int n) {
   __requires(n > 0);
-  __ensures(true);
+  __ensures(__return_val_int() >= 0 && __return_val_int() < n);
   return i < 0 ? 0 : (i >= n ? n - 1 : i);
 }
 
@@ -25,12 +25,12 @@ __global__ void strided_copy(const float *in, float *out, int n) {
        __global_invariant(__write_implies(s, __write_offset_bytes(s) / sizeof(float) % 256 == t)),
        i < n; i += 256) {
     s[i] = in[blockIdx.x * n + clamp_index(i, n)];
+    __assert(__write(s));  // this thread wrote s since the last barrier
   }
-  __assert(__write(s));
   __assert(__implies(__same_group, __other_int(t) != t));
   __assert(__implies(t < 128, t + 128 < 256));
   for (int i = t; __invariant(i % 256 == t), i < n; i += 256) {
     out[blockIdx.x * n + i] = 2.0f * s[i];
+    __assert(__read(s));
   }
-  __assert(__read(s));
 }
