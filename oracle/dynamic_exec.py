@@ -9,6 +9,9 @@ divergence.  Expressions and memory are :class:`oracle.dynamic_eval.Evaluator`.
 
 Annotations (:class:`kpl.ast.Assert`) are checked for every enabled thread by
 :mod:`oracle.dynamic_annot`; a failed one is recorded, and the run goes on.
+
+Why one piece of ~400 lines: one visitor, one method per statement class; split, the
+statement semantics of one run would be spread over modules that share all its state.
 """
 
 from __future__ import annotations
