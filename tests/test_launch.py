@@ -165,3 +165,20 @@ def test_fix_with_several_launches_refused_for_naive(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["fix", str(f), "--naive"])
     assert res.exit_code == 2 and "kernel 'k' is launched with 2 different configurations" in res.stderr
     assert f.read_text() == TWO_LAUNCHES
+
+
+def test_text_summary_names_each_launch(tmp_path: Path) -> None:
+    """Two launches of one kernel give two summary lines: each names its launch (racy with 64
+    threads only, so the lines differ and must be told apart); one launch keeps the plain line."""
+    f = tmp_path / "k.cu"
+    f.write_text(TWO_LAUNCHES.replace("k<<<1, 64>>>(d);", "\n  k<<<dim3(1, 1), 64>>>(d);"))
+    res = CliRunner().invoke(app, ["check", str(f)])
+    summaries = [line for line in res.stdout.splitlines() if ": kernel 'k'" in line]
+    assert len(summaries) == 2, res.stdout
+    assert summaries[0].startswith(f"{f}: kernel 'k' (launch <<<1, 32>>> at {f}:8): 1 race,")
+    assert summaries[1].startswith(f"{f}: kernel 'k' (launch <<<1, 64>>> at {f}:9): 2 races,")
+    doc, _, _ = _check(f)  # JSON names the launch of each entry too
+    assert [kd["launch"]["source"] for kd in doc["kernels"]] == [f"host launch at {f}:8", f"host launch at {f}:9"]
+    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); }\n")
+    res = CliRunner().invoke(app, ["check", str(f)])
+    assert f"{f}: kernel 'k': verified" in res.stdout
