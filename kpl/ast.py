@@ -477,6 +477,7 @@ class Kernel:
     expected: dict[str, str] = field(default_factory=dict)
     uses_named_barriers: bool = False
     next_label: int = 0
+    macros: dict[str, str] = field(default_factory=dict, repr=False)  # preprocessed: host launch constants
 
     def fresh_label(self) -> int:
         label = self.next_label
