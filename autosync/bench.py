@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from autosync.compare import compare_kernel
+from autosync.cost import DEFAULT_WARP_COST
 from autosync.naive import naive_synthesize
 from autosync.synthesis import count_barriers, synthesize
 from kpl.frontend import load_kernels
@@ -94,6 +95,7 @@ class Row:
     expected_min: int | None
     as_v: int = 0
     as_b: int = 0
+    as_w: int = 0  # how many of the AS-B barriers are __syncwarp()
     as_cost: float = 0.0
     as_time: float = 0.0
     as_iterations: int = 0
@@ -120,7 +122,8 @@ def _stem(path: str) -> str:
 def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str = "rc2",
                naive: bool = True, use_facts: bool = True, repeat: int = 1,
                lc: int | float | str | Fraction = 100,
-               ic: int | float | str | Fraction = 0.5) -> Row:
+               ic: int | float | str | Fraction = 0.5,
+               warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> Row:
     """Measure one kernel file (the first kernel in it) for Table I or II."""
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
@@ -137,7 +140,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         for _ in range(repeat):
             t0 = time.perf_counter()
             cmp = compare_kernel(kernel, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic,
-                                 use_facts=use_facts)
+                                 use_facts=use_facts, warp_cost=warp_cost)
             compare_times.append(time.perf_counter() - t0)
             times.append(cmp.synthesis.seconds)
         row.compare_time = statistics.median(compare_times)
@@ -151,13 +154,14 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
         for _ in range(repeat):
             t0 = time.perf_counter()
             res = synthesize(kernel, get_oracle(oracle_name), solver=solver, lc=lc, ic=ic,
-                             use_facts=use_facts)
+                             use_facts=use_facts, warp_cost=warp_cost)
             times.append(time.perf_counter() - t0)
         start_kernel = kernel
     row.as_time = statistics.median(times)
     row.as_status = res.status
     row.as_v = res.oracle_calls
     row.as_b = len(res.labels)
+    row.as_w = sum(1 for a in res.placement if a.kind.warp)
     row.as_cost = float(res.cost)
     row.as_iterations = res.iterations
     if not res.ok:
@@ -191,7 +195,8 @@ def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tu
         table = "I"
         for f in files:
             with open(f, encoding="utf-8") as fh:
-                if "__syncthreads" in fh.read():
+                text = fh.read()
+                if "__syncthreads" in text or "__syncwarp" in text:
                     table = "II"
                     break
     return table, [bench_file(f, table=table, **options) for f in files]
@@ -199,6 +204,11 @@ def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tu
 
 def machine() -> str:
     return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def _as_b(r: Row) -> str:
+    """AS-B, with how many of them are ``__syncwarp()``: ``3`` or ``3/1w``."""
+    return f"{r.as_b}/{r.as_w}w" if r.as_w else str(r.as_b)
 
 
 def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> str:
@@ -214,7 +224,7 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
             p1 = PAPER_TABLE_I.get(r.name)
             paper = f"{p1[2]:>4} {p1[1]:>3}" if p1 else "   -   -"
             out.append(f"{r.name:<22}{r.loc:>5}{(r.n_v if r.n_v is not None else '-'):>5}{r.as_v:>6}"
-                       f"{(r.n_b if r.n_b is not None else '-'):>5}{r.as_b:>6}{f(r.n_time):>8}"
+                       f"{(r.n_b if r.n_b is not None else '-'):>5}{_as_b(r):>6}{f(r.n_time):>8}"
                        f"{f(r.as_time):>9}   {paper}  {'yes' if r.ok else 'NO'}")
     else:
         head = (f"{'Benchmark':<28}{'LoC':>5}{'V':>4}{'O-B':>5}{'AS-B':>6}{'Time':>7}"
@@ -224,7 +234,7 @@ def format_table(table: str, rows: list[Row], *, oracle: str, solver: str) -> st
             p2 = PAPER_TABLE_II.get(r.name)
             paper = f"{p2[1]:>2} {p2[2]:>3} {p2[3]:>4}" if p2 else " -   -    -"
             out.append(f"{r.name:<28}{r.loc:>5}{r.as_v:>4}{(r.o_b if r.o_b is not None else '-'):>5}"
-                       f"{r.as_b:>6}{f(r.as_time):>7}{(r.n_v if r.n_v is not None else '-'):>5}"
+                       f"{_as_b(r):>6}{f(r.as_time):>7}{(r.n_v if r.n_v is not None else '-'):>5}"
                        f"{f(r.n_time):>8}  {(r.verdict or '-'):<8} {paper}  {'yes' if r.ok else 'NO'}")
     total_as = sum(r.as_time for r in rows)
     total_n = sum(r.n_time or 0 for r in rows)

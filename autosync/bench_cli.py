@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from autosync.cli_common import (
+    DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
     Format,
@@ -17,8 +18,10 @@ from autosync.cli_common import (
     OracleFactsOpt,
     Solver,
     SolverOpt,
+    WarpCostOpt,
     emit,
     guard,
+    warp_cost_arg,
 )
 from autosync.pipeline import BadInput
 
@@ -35,6 +38,7 @@ def register(app: typer.Typer) -> None:
         solver: SolverOpt = Solver.rc2,
         naive: Annotated[bool, typer.Option("--naive/--no-naive", help="Also run the naive baseline.")] = True,
         oracle_facts: OracleFactsOpt = OnOff.on,
+        warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
         repeat: Annotated[int, typer.Option("--repeat", help="Runs per kernel; the median is shown.")] = 1,
         fmt: FormatOpt = Format.text,
     ) -> None:
@@ -54,7 +58,8 @@ def register(app: typer.Typer) -> None:
                 raise BadInput("bench supports --format text or json", folder)
             chosen, rows = bench_folder(folder, table=None if table == "auto" else table,
                                         oracle_name=oracle, solver=solver.value, naive=naive,
-                                        use_facts=oracle_facts is OnOff.on, repeat=repeat)
+                                        use_facts=oracle_facts is OnOff.on, repeat=repeat,
+                                        warp_cost=warp_cost_arg(warp_barrier_cost, folder))
             if fmt is Format.json:
                 emit(json.dumps({
                     "folder": folder, "table": chosen, "oracle": oracle, "solver": solver.value,

@@ -39,6 +39,7 @@ from typer.core import TyperGroup
 from autosync import pipeline
 from autosync.cli_common import (
     DEFAULT_TIMEOUT,
+    DEFAULT_WARP_BARRIER_COST,
     EXIT_BAD_INPUT,
     EXIT_FAIL,
     EXIT_INTERNAL,
@@ -63,6 +64,7 @@ from autosync.cli_common import (
     Solver,
     SolverOpt,
     TimeoutOpt,
+    WarpCostOpt,
     check_timeout,
     emit,
     err,
@@ -71,6 +73,7 @@ from autosync.cli_common import (
     guard,
     kernel_flags,
     version,
+    warp_cost_arg,
 )
 from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_file
 
@@ -337,6 +340,7 @@ def fix(
     solver: SolverOpt = Solver.rc2,
     lc: LcOpt = 100,
     ic: IcOpt = 0.5,
+    warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
     oracle_facts: OracleFactsOpt = OnOff.on,
     naive: Annotated[bool, typer.Option("--naive", help="The naive enumerative baseline (Sec. IV-B).")] = False,
     target: Annotated[str, typer.Option("--target", help="Barrier spelling: cuda or opencl.")] = "cuda",
@@ -374,6 +378,7 @@ def fix(
         check_timeout(timeout, file)
         if lc <= 0 or ic <= 0:
             raise BadInput("--lc and --ic must be positive", file)
+        warp_cost = warp_cost_arg(warp_barrier_cost, file) if target == "cuda" else None
         from autosync.render import available_targets
 
         if target not in available_targets():
@@ -387,7 +392,8 @@ def fix(
         t0 = time.perf_counter()
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
-                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target),
+                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
+                                         warp_cost=warp_cost),
             timeout=timeout, file=file, progress=_progress, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 from typing import Annotated, Any
 
 import typer
@@ -245,6 +246,24 @@ FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
 LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]
 IcOpt = Annotated[float, typer.Option("--ic", help="Conditional cost factor IC of C(ℓ).")]
+WarpCostOpt = Annotated[float, typer.Option(
+    "--warp-barrier-cost", metavar="WC",
+    help="Cost of a __syncwarp() relative to a __syncthreads() at the same position: fix may "
+         "use one where a race is between lanes of one warp (not under --warp-sync).  Default "
+         "0.25, a documented choice, not a measurement: a warp barrier is one WARPSYNC "
+         "instruction that waits only for its own warp, a block barrier stalls every warp of "
+         "the block (see autosync/cost.py).  0: __syncthreads() only, as [AutoSync].")]
+#: the default ``--warp-barrier-cost`` (WC of :mod:`autosync.cost`)
+DEFAULT_WARP_BARRIER_COST = 0.25
+
+
+def warp_cost_arg(value: float, file: str) -> Fraction | int | None:
+    """``--warp-barrier-cost`` as the synthesizer's ``warp_cost`` (None: warp barriers off)."""
+    from autosync.pipeline import BadInput, lc_ic
+
+    if value < 0:
+        raise BadInput("--warp-barrier-cost must be 0 (off) or positive", file)
+    return None if value == 0 else lc_ic(value)
 MorePathsArg = Annotated[list[str] | None, typer.Argument(
     help="More files or folders (folders: every *.cu, *.cuh inside).", show_default=False)]
 JobsOpt = Annotated[int | None, typer.Option("-j", "--jobs", help="Files checked in parallel (default: all cores).")]

@@ -3,8 +3,10 @@
 Users' real question is "is my barrier placement right, and is it the cheapest?".  This is the
 experiment of Sec. IV of the AutoSync paper (Table II: O-B vs AS-B), packaged for one kernel:
 strip the developer's barriers, synthesize from scratch (Algorithm 1), verify, and put the two
-placements side by side -- count, total cost C(𝓛) (Sec. III-C), positions -- with a verdict
-and a diff between the two kernels.
+placements side by side -- count (per barrier kind: ``__syncthreads()`` and ``__syncwarp()``),
+total cost C(𝓛) (Sec. III-C, a warp barrier priced WC·C(ℓ)), positions -- with a verdict and
+a diff between the two kernels.  A developer barrier kept at its position but synthesized as
+the other kind is listed too (typically a ``__syncthreads()`` a ``__syncwarp()`` can replace).
 
 A developer barrier whose position the synthesized placement does not use is *redundant*: the
 optimum does without it.  It is additionally *removable* when deleting it alone from the
@@ -19,13 +21,13 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from autosync.cost import CostModel
+from autosync.cost import DEFAULT_WARP_COST, CostModel
 from autosync.render import render_patch
 from autosync.synthesis import SynthesisResult, synthesize
 from kpl.ast import Barrier, Kernel
 from kpl.frontend import parse_kernel_text
 from kpl.labels import LabelTree
-from kpl.placement import Placement
+from kpl.placement import BarrierKind, Placement
 from kpl.transform import barrier_anchors, insert_barriers, strip_barriers
 from oracle.base import Oracle, Verdict
 
@@ -45,10 +47,28 @@ class Side:
     def cost(self) -> Fraction:
         return self.placement.cost
 
+    @property
+    def per_kind(self) -> dict[str, int]:
+        """Barriers per kind: ``{"__syncthreads": n, "__syncwarp": m}`` (kinds present only;
+        a masked ``__syncwarp(mask)`` counts as ``__syncwarp``)."""
+        out: dict[str, int] = {}
+        for a in self.placement:
+            name = "__syncwarp" if a.kind.warp else "__syncthreads"
+            out[name] = out.get(name, 0) + 1
+        return out
+
+    def describe(self) -> str:
+        """``3 barrier(s) (2 __syncthreads, 1 __syncwarp)``."""
+        kinds = self.per_kind
+        if set(kinds) <= {"__syncthreads"}:
+            return f"{self.count} barrier(s)"
+        return f"{self.count} barrier(s) (" + ", ".join(
+            f"{n} {k}" for k, n in sorted(kinds.items(), reverse=True)) + ")"
+
     def as_json(self) -> dict[str, object]:
         cost = float(self.cost)
         return {"count": self.count, "cost": int(cost) if cost.is_integer() else cost,
-                "lines": self.lines}
+                "lines": self.lines, "kinds": self.per_kind}
 
 
 @dataclass
@@ -78,6 +98,9 @@ class Comparison:
     developer_verdict: Verdict
     synthesis: SynthesisResult
     dropped: list[DroppedBarrier]
+    #: developer barriers whose position the synthesized placement keeps with the other kind:
+    #: (line, column, developer's kind, synthesized kind)
+    rekinded: list[tuple[int, int, BarrierKind, BarrierKind]]
     patched_text: str | None
     diff: str
     oracle_calls: int
@@ -90,21 +113,26 @@ def _barrier_lines(kernel: Kernel) -> list[int]:
 
 def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                    lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
-                   use_facts: bool = True, parse_options: dict | None = None) -> Comparison:
-    """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement."""
+                   use_facts: bool = True, parse_options: dict | None = None,
+                   warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> Comparison:
+    """Compare ``kernel``'s own barriers with AutoSync's from-scratch placement (``warp_cost``:
+    WC of a ``__syncwarp()``; None: synthesize ``__syncthreads()`` only)."""
     t0 = time.perf_counter()
     dev_barriers = barrier_anchors(kernel)
-    dev_placement = CostModel(LabelTree(kernel), lc, ic).placement(a for a, _ in dev_barriers)
+    costs = CostModel(LabelTree(kernel), lc, ic,
+                      DEFAULT_WARP_COST if warp_cost is None else warp_cost)
+    dev_placement = costs.mixed((a, b.kind) for a, b in dev_barriers)
     developer = Side(dev_placement, _barrier_lines(kernel))
     dev_verdict = oracle.check(kernel)
     calls = 1
     stripped, _ = strip_barriers(kernel)
-    result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts)
+    result = synthesize(stripped, oracle, solver=solver, lc=lc, ic=ic, use_facts=use_facts,
+                        warp_cost=warp_cost)
     calls += result.oracle_calls
     path = kernel.source_path
     if not result.ok:
         return Comparison(kernel.name, developer, None, result.status, dev_verdict.verified,
-                          dev_verdict, result, [], None, "", calls, time.perf_counter() - t0)
+                          dev_verdict, result, [], [], None, "", calls, time.perf_counter() - t0)
     patched = render_patch(kernel, result.placement, remove=[b for _, b in dev_barriers])
     options = dict(parse_options or {})
     options.setdefault("block_dim", kernel.launch.block_dim)
@@ -119,8 +147,13 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     else:
         verdict = "worse"
     dropped: list[DroppedBarrier] = []
+    rekinded: list[tuple[int, int, BarrierKind, BarrierKind]] = []
+    synth_kinds = {a.label: a.kind for a in result.placement}
     for index, (anchor, barrier) in enumerate(dev_barriers):
         if anchor in result.placement:
+            if synth_kinds[anchor] is not barrier.kind and barrier.span is not None:
+                rekinded.append((barrier.span.line, barrier.span.col, barrier.kind,
+                                 synth_kinds[anchor]))
             continue
         removable = False
         if dev_verdict.verified:  # the developer's kernel minus this one barrier
@@ -135,7 +168,8 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
         kernel.source_text.splitlines(keepends=True), patched.splitlines(keepends=True),
         fromfile=f"{path} (developer)", tofile=f"{path} (autosync)"))
     return Comparison(kernel.name, developer, synthesized, verdict, dev_verdict.verified,
-                      dev_verdict, result, dropped, patched, diff, calls, time.perf_counter() - t0)
+                      dev_verdict, result, dropped, rekinded, patched, diff, calls,
+                      time.perf_counter() - t0)
 
 
 def comparison_json(c: Comparison) -> dict[str, object]:
@@ -146,6 +180,8 @@ def comparison_json(c: Comparison) -> dict[str, object]:
         "synthesized": c.synthesized.as_json() if c.synthesized else None,
         "redundant": [{"line": d.line, "column": d.column, "removable": d.removable}
                       for d in c.dropped],
+        "other_kind": [{"line": ln, "column": col, "developer": dk.value, "synthesized": sk.value}
+                       for ln, col, dk, sk in c.rekinded],
         "oracle_calls": c.oracle_calls,
         "iterations": c.synthesis.iterations,
         "seconds": round(c.seconds, 4),
@@ -161,14 +197,14 @@ def comparison_text(c: Comparison, path: str) -> str:
 
     lines = [f"{path}: kernel {c.kernel}"]
     dev = c.developer
-    lines.append(f"  developer:   {dev.count} barrier(s), cost {cost(dev)}, lines "
+    lines.append(f"  developer:   {dev.describe()}, cost {cost(dev)}, lines "
                  f"{', '.join(map(str, dev.lines)) or '-'}"
                  + ("" if c.developer_verified else "  [does NOT verify]"))
     if c.synthesized is None:
         lines.append(f"  synthesized: none ({c.verdict}: {c.synthesis.reason or 'no placement'})")
         return "\n".join(lines) + "\n"
     syn = c.synthesized
-    lines.append(f"  synthesized: {syn.count} barrier(s), cost {cost(syn)}, lines "
+    lines.append(f"  synthesized: {syn.describe()}, cost {cost(syn)}, lines "
                  f"{', '.join(map(str, syn.lines)) or '-'} (verified)")
     lines.append(f"  verdict: {c.verdict}")
     for d in c.dropped:
@@ -178,6 +214,9 @@ def comparison_text(c: Comparison, path: str) -> str:
         else:
             lines.append(f"{path}:{d.line}:{d.column}: note: redundant barrier: the synthesized "
                          "placement does without it (your other barriers still need it)")
+    for ln, col, dk, sk in c.rekinded:
+        lines.append(f"{path}:{ln}:{col}: note: the synthesized placement has {sk.value} here "
+                     f"instead of {dk.value}")
     lines.append(f"  oracle calls: {c.oracle_calls}, {c.seconds:.2f} s")
     out = "\n".join(lines) + "\n"
     if c.diff:

@@ -7,6 +7,7 @@ import typer
 
 from autosync import pipeline
 from autosync.cli_common import (
+    DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
     STATE,
@@ -22,9 +23,11 @@ from autosync.cli_common import (
     Solver,
     SolverOpt,
     TimeoutOpt,
+    WarpCostOpt,
     emit,
     guard,
     kernel_flags,
+    warp_cost_arg,
 )
 
 
@@ -41,6 +44,7 @@ def register(app: typer.Typer) -> None:
         solver: SolverOpt = Solver.rc2,
         lc: LcOpt = 100,
         ic: IcOpt = 0.5,
+        warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
         oracle_facts: OracleFactsOpt = OnOff.on,
     ) -> None:
         """Developer's barriers vs synthesized ones: count, cost, lines, verdict and a diff."""
@@ -59,6 +63,7 @@ def register(app: typer.Typer) -> None:
                     results.append(compare_kernel(
                         k, orc, solver=solver.value, lc=pipeline.lc_ic(lc), ic=pipeline.lc_ic(ic),
                         use_facts=oracle_facts is OnOff.on,
+                        warp_cost=warp_cost_arg(warp_barrier_cost, file),
                         parse_options=opts.frontend_kwargs()))
             ok = all(c.synthesized is not None and c.developer_verified for c in results)
             if fmt is Format.json:

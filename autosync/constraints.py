@@ -14,6 +14,20 @@ Algorithm 1 asserts, each tagged with the line it comes from.  It feeds them to 
 
 Variables exist only for placeable labels (``LabelTree.placeable``): a label after which no
 barrier can be written simply drops out of every disjunction ("unplaceable -> no variable").
+
+Beyond the paper, two barrier kinds (``warp_cost`` given): every placeable ℓ also gets W_ℓ,
+"a ``__syncwarp()`` after ℓ", soft ¬W_ℓ weighted WC·C(ℓ) and hard ¬L_ℓ ∨ ¬W_ℓ (one barrier
+per position).  A race whose every racing pair is two lanes of one warp (the oracle's
+``Race.same_warp``) may be fixed by either kind, so its lines 7/9 disjunctions list L_ℓ and
+W_ℓ; any other race lists only L_ℓ.  When a candidate shows that a race thought warp-local
+also crosses warps, :meth:`ConstraintSystem.forbid_warp` adds the L-only disjunctions (they
+subsume the old ones, so nothing needs retracting).  A divergent ``__syncthreads()``
+excludes L_ℓ in its block (line 25), a divergent ``__syncwarp()`` both kinds: a block that
+is not uniform within a warp is not uniform within the block either.
+
+One piece (a little over 400 lines): the variables, every clause kind and the UNSAT
+explanation share one bookkeeping (which clause came from which line, which race); splitting
+the explanation from the clauses it reads would spread that one state over two modules.
 """
 
 from __future__ import annotations
@@ -26,7 +40,9 @@ from fractions import Fraction
 from autosync.cost import CostModel, integer_weights
 from autosync.maxsat import MaxSatSolver, make_solver
 from kpl.labels import START, LabelTree
-from kpl.placement import Placement
+from kpl.placement import BarrierKind, Placement
+
+SYNC, WARP = BarrierKind.SYNCTHREADS, BarrierKind.SYNCWARP
 
 RaceKey = tuple[int, int]
 
@@ -58,6 +74,7 @@ class RaceVars:
     options: list[tuple[int, ...]]
     blocked: list[tuple[bool, ...]] = field(default_factory=list)
     facts: list[int] = field(default_factory=list)
+    warp_ok: bool = False  # every racing pair is in one warp: a __syncwarp() may fix it
 
     @property
     def depth(self) -> int:
@@ -73,29 +90,48 @@ class ConstraintSystem:
 
     def __init__(self, tree: LabelTree, *, solver: str = "rc2",
                  lc: int | float | str | Fraction = 100,
-                 ic: int | float | str | Fraction = 0.5, tie_break: bool = True) -> None:
+                 ic: int | float | str | Fraction = 0.5, tie_break: bool = True,
+                 warp_cost: int | float | str | Fraction | None = None) -> None:
         self.tree = tree
         self.solver_name = solver
-        self.costs = CostModel(tree, lc, ic)
+        self.costs = CostModel(tree, lc, ic, *([] if warp_cost is None else [warp_cost]))
+        self.kinds = (SYNC,) if warp_cost is None else (SYNC, WARP)  # kinds synthesis may use
         self.placeable = [lab for lab in tree.labels() if tree.placeable(lab)]
         self.label_cost: dict[int, Fraction] = {lab: self.costs.cost(lab) for lab in self.placeable}
-        self.weights, self.scale = integer_weights(self.label_cost)
+        kind_cost = {(lab, kind): self.costs.cost(lab, kind)
+                     for kind in self.kinds for lab in self.placeable}
+        weights, self.scale = integer_weights(kind_cost)
         if tie_break:
-            self.weights = self._tie_broken(self.weights)
+            weights = self._tie_broken(weights)
+        self.weights = {lab: weights[(lab, SYNC)] for lab in self.placeable}  # of ¬L_ℓ
+        self.warp_weights = {lab: weights[(lab, WARP)] for lab in self.placeable
+                             if (lab, WARP) in weights}  # of ¬W_ℓ
         self.var_names: list[str] = []
-        self.L: dict[int, int] = {}
+        self.L: dict[int, int] = {}  # L_ℓ: a __syncthreads() after ℓ
+        self.W: dict[int, int] = {}  # W_ℓ: a __syncwarp() after ℓ (only with warp_cost)
         self.races: dict[RaceKey, RaceVars] = {}
         self.clauses: list[Clause] = []
         self.excluded: dict[int, tuple[int, int]] = {}  # label -> (divergent barrier anchor, block)
+        self.excluded_w: set[int] = set()  # labels whose W_ℓ a divergent __syncwarp() excluded
         self.solver: MaxSatSolver = make_solver(solver)
         self.rebuilds = 0
-        # line 3: S.ASSERTSOFT(¬L_ℓ, C(ℓ)) for every (placeable) label
+        # line 3: S.ASSERTSOFT(¬L_ℓ, C(ℓ)) for every (placeable) label (and ¬W_ℓ, WC·C(ℓ))
         for lab in self.placeable:
             self.L[lab] = self._new_var(f"L_{tree.name(lab)}")
-        for lab in self.placeable:
-            self.solver.add_soft(-self.L[lab], self.weights[lab])
+        if WARP in self.kinds:
+            for lab in self.placeable:
+                self.W[lab] = self._new_var(f"W_{tree.name(lab)}")
+        self._add_softs(self.solver)
+        for lab in self.W:  # at most one barrier per position
+            self._add(Clause([-self.L[lab], -self.W[lab]], "one kind"))
 
-    def _tie_broken(self, primary: dict[int, int]) -> dict[int, int]:
+    def _add_softs(self, solver: MaxSatSolver) -> None:
+        for lab in self.placeable:
+            solver.add_soft(-self.L[lab], self.weights[lab])
+        for lab in self.W:
+            solver.add_soft(-self.W[lab], self.warp_weights[lab])
+
+    def _tie_broken(self, primary: dict[tuple[int, BarrierKind], int]) -> dict[tuple[int, BarrierKind], int]:
         """Lexicographic weights: C(ℓ) first, then a deterministic preference among EQUAL-cost
         optima, so both back ends return the same placement and it looks like a developer's:
         a block start ℓ_s first (an inter-iteration barrier at the top of the loop body), then
@@ -106,10 +142,11 @@ class ConstraintSystem:
         MaxSAT optimum is still a least-cost placement of Sec. III-C."""
         starts = [lab for lab in self.placeable if self.tree.kind(lab) == START]
         others = [lab for lab in reversed(self.placeable) if self.tree.kind(lab) != START]
-        rank = {lab: i + 1 for i, lab in enumerate(starts + others)}
+        order = [(lab, kind) for kind in self.kinds for lab in starts + others]
+        rank = {key: i + 1 for i, key in enumerate(order)}
         n = len(rank)
         m = n * (n + 1) // 2 + 1
-        return {lab: w * m + rank[lab] for lab, w in primary.items()}
+        return {key: w * m + rank[key] for key, w in primary.items()}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -130,17 +167,19 @@ class ConstraintSystem:
         solver = make_solver(self.solver_name)
         for name in self.var_names:
             solver.new_var(name)
-        for lab in self.placeable:
-            solver.add_soft(-self.L[lab], self.weights[lab])
+        self._add_softs(solver)
         for cl in self.clauses:
             if cl.active:
                 solver.add_hard(list(cl.lits))
         self.solver = solver
         self.rebuilds += 1
 
-    def lvars(self, labels: Iterable[int]) -> list[int]:
-        """The L variables of the placeable labels among ``labels``."""
-        return [self.L[lab] for lab in labels if lab in self.L]
+    def lvars(self, labels: Iterable[int], warp: bool = False) -> list[int]:
+        """The L variables of the placeable labels among ``labels`` (and their W variables
+        with ``warp``: a barrier of either kind)."""
+        labels = list(labels)
+        out = [self.L[lab] for lab in labels if lab in self.L]
+        return out + [self.W[lab] for lab in labels if lab in self.W] if warp else out
 
     def describe_lit(self, lit: int) -> str:
         name = self.var_names[abs(lit) - 1]
@@ -179,8 +218,10 @@ class ConstraintSystem:
 
     # ------------------------------------------------------------------ Alg. 1, lines 6–12
 
-    def add_race(self, first: int, second: int) -> tuple[RaceVars, list[Clause]]:
-        """Lines 6–12 for race location ⟨first, second⟩ (first ⪯ second); idempotent."""
+    def add_race(self, first: int, second: int,
+                 warp_ok: bool = False) -> tuple[RaceVars, list[Clause]]:
+        """Lines 6–12 for race location ⟨first, second⟩ (first ⪯ second); idempotent.
+        ``warp_ok``: every racing pair is in one warp, so W_ℓ counts too (with warp_cost)."""
         key = (first, second)
         if key in self.races:
             return self.races[key], []
@@ -191,15 +232,27 @@ class ConstraintSystem:
         options: list[tuple[int, ...]] = [tree.interval(first, second)]  # line 7: [ℓ, ℓ')
         for lp in loops:  # line 9: [ℓ_s^j, ℓ) ∪ [ℓ', ℓ^j)
             options.append(tree.interval(tree.start(lp), first) + tree.interval(second, lp))
-        race = RaceVars(first, second, loops, p, options)
+        race = RaceVars(first, second, loops, p, options, warp_ok=warp_ok and bool(self.W))
         self.races[key] = race
         added: list[Clause] = []
         for j, opt in enumerate(options):  # lines 7 and 9
-            added.append(self._add(Clause([-p[j]] + self.lvars(opt), f"line {7 if j == 0 else 9}", key)))
+            added.append(self._add(Clause([-p[j]] + self.lvars(opt, race.warp_ok),
+                                          f"line {7 if j == 0 else 9}", key)))
         for j, k in itertools.combinations(range(1, len(loops) + 1), 2):  # line 11
             added.append(self._add(Clause([-p[j], -p[k]], "line 11", key)))
         added.append(self._add(Clause(list(p), "line 12", key)))  # line 12
         return race, added
+
+    def forbid_warp(self, key: RaceKey) -> list[Clause]:
+        """The race at ``key`` also crosses warps: only L_ℓ can fix it from now on.  Adds the
+        lines 7/9 disjunctions without W (they subsume the old ones); [] if nothing changes."""
+        race = self.races[key]
+        if not race.warp_ok:
+            return []
+        race.warp_ok = False
+        return [self._add(Clause([-race.p[j]] + self.lvars(opt), f"line {7 if j == 0 else 9} "
+                                 "(across warps)", key))
+                for j, opt in enumerate(race.options)]
 
     def add_facts(self, key: RaceKey, depths: Iterable[int]) -> list[Clause]:
         """Beyond the paper: the oracle said at which loop depth(s) the race happens (0 =
@@ -240,14 +293,19 @@ class ConstraintSystem:
 
     # ------------------------------------------------------------------ lines 25, 29
 
-    def exclude_block(self, children: Iterable[int], barrier: int, block: int) -> list[Clause]:
+    def exclude_block(self, children: Iterable[int], barrier: int, block: int,
+                      kind: BarrierKind = SYNC) -> list[Clause]:
         """Line 25: ∧ ¬L_i for i ∈ [ℓ_s^d, ℓ^d), the children of the innermost block of a
-        divergent barrier.  Only labels not excluded yet are added (returns what is new)."""
+        divergent barrier (and ∧ ¬W_i when the divergent barrier is a ``__syncwarp()``).
+        Only labels not excluded yet are added (returns what is new)."""
         added = []
         for lab in children:
             if lab in self.L and lab not in self.excluded:
                 self.excluded[lab] = (barrier, block)
                 added.append(self._add(Clause([-self.L[lab]], "line 25")))
+            if kind.warp and lab in self.W and lab not in self.excluded_w:
+                self.excluded_w.add(lab)
+                added.append(self._add(Clause([-self.W[lab]], "line 25 (warp)")))
         return added
 
     def p_assignment(self, key: RaceKey, model: set[int]) -> tuple[bool, ...]:
@@ -266,13 +324,26 @@ class ConstraintSystem:
     def solve(self) -> set[int] | None:
         return self.solver.solve()
 
+    def chosen(self, model: set[int]) -> list[tuple[int, BarrierKind]]:
+        """The barriers of a model, (label, kind) in text order."""
+        return [(lab, SYNC if self.L[lab] in model else WARP) for lab in self.placeable
+                if self.L[lab] in model or (lab in self.W and self.W[lab] in model)]
+
     def chosen_labels(self, model: set[int]) -> list[int]:
-        """The placement 𝓛 of a model, in text order."""
-        return [lab for lab in self.placeable if self.L[lab] in model]
+        """The placement 𝓛 of a model, in text order (either kind)."""
+        return [lab for lab, _ in self.chosen(model)]
 
     def placement(self, model: set[int]) -> Placement:
-        """The placement 𝓛 of a model (line 19), in text order, priced by C(ℓ)."""
-        return self.costs.placement(self.chosen_labels(model))
+        """The placement 𝓛 of a model (line 19), in text order, priced by C(ℓ) (× WC for a
+        ``__syncwarp()``)."""
+        return self.costs.mixed(self.chosen(model))
+
+    def warp_only(self, key: RaceKey, model: set[int]) -> bool:
+        """Does the model satisfy the chosen options of race ``key`` only through W's?"""
+        race = self.races[key]
+        chosen = [j for j, v in enumerate(race.p) if v in model]
+        return bool(chosen) and all(not any(self.L[lab] in model for lab in race.options[j]
+                                            if lab in self.L) for j in chosen)
 
     def cost(self, labels: Iterable[int]) -> Fraction:
         return self.costs.total(labels)

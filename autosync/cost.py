@@ -3,7 +3,18 @@
     C(ℓ) = LC^|loops(ℓ)| × IC^|conds(ℓ)|,   C(L) = Σ_{ℓ ∈ L} C(ℓ)
 
 LC > 1 approximates how often a loop iterates, 0 < IC < 1 how often a guard holds
-(defaults LC = 100, IC = 0.5 as in Fig. 10).  Costs are exact rationals
+(defaults LC = 100, IC = 0.5 as in Fig. 10).
+
+Beyond the paper: a ``__syncwarp()`` at ℓ costs WC × C(ℓ) (``--warp-barrier-cost``, default
+WC = 1/4).  Why cheaper, and why 1/4: ``__syncthreads()`` is ``bar.sync 0``, which stalls
+every warp of the block until the slowest one arrives, so its price grows with the block's
+imbalance; ``__syncwarp()`` is one ``WARPSYNC`` instruction that waits only for the lanes of
+the calling warp (a no-op when they are converged) and leaves the other warps running
+([WarpsAtomics] Sec. 3 on why lanes of one warp still need it without lock-step).  No paper
+in our bibliography measures the ratio; 1/4 is a documented choice, not a measurement: low
+enough that two warp barriers still beat one block barrier at the same position, high enough
+that a ``__syncwarp()`` is never free (the cost model must still prefer fewer barriers).
+Tune it with the flag for a given GPU.  Costs are exact rationals
 (:class:`fractions.Fraction`): MaxSAT back ends need integer weights, and rounding could merge
 two different costs into one and make the solver's optimum differ from the model's
 (CONTRIBUTING.md, "Cost model").  :func:`integer_weights` therefore scales by the LCM of the
@@ -16,12 +27,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import TypeVar
 
 from kpl.labels import LabelTree
-from kpl.placement import BarrierKind, Placement
+from kpl.placement import Anchor, BarrierKind, Placement
+
+Key = TypeVar("Key")
 
 DEFAULT_LC = 100
 DEFAULT_IC = 0.5
+#: WC: a ``__syncwarp()`` costs WC × C(ℓ) (see the module docstring for why 1/4)
+DEFAULT_WARP_COST = Fraction(1, 4)
 
 
 def as_fraction(value: int | float | str | Fraction) -> Fraction:
@@ -36,16 +52,20 @@ class CostModel:
     """C(ℓ) for the labels of one label tree (Sec. III-C)."""
 
     def __init__(self, tree: LabelTree, lc: int | float | str | Fraction = DEFAULT_LC,
-                 ic: int | float | str | Fraction = DEFAULT_IC) -> None:
+                 ic: int | float | str | Fraction = DEFAULT_IC,
+                 warp: int | float | str | Fraction = DEFAULT_WARP_COST) -> None:
         self.tree = tree
         self.lc = as_fraction(lc)
         self.ic = as_fraction(ic)
-        if self.lc <= 0 or self.ic <= 0:
-            raise ValueError(f"LC and IC must be positive (got LC={lc}, IC={ic})")
+        self.warp = as_fraction(warp)
+        if self.lc <= 0 or self.ic <= 0 or self.warp <= 0:
+            raise ValueError(f"LC, IC and the warp barrier cost must be positive (got LC={lc}, "
+                             f"IC={ic}, WC={warp})")
 
-    def cost(self, label: int) -> Fraction:
-        """C(ℓ) = LC^|loops(ℓ)| × IC^|conds(ℓ)|."""
-        return self.lc ** len(self.tree.loops(label)) * self.ic ** len(self.tree.conds(label))
+    def cost(self, label: int, kind: BarrierKind = BarrierKind.SYNCTHREADS) -> Fraction:
+        """C(ℓ) = LC^|loops(ℓ)| × IC^|conds(ℓ)|, times WC for a ``__syncwarp()``."""
+        base = self.lc ** len(self.tree.loops(label)) * self.ic ** len(self.tree.conds(label))
+        return base * self.warp if kind.warp else base
 
     def total(self, labels: Iterable[int]) -> Fraction:
         """C(L) = Σ C(ℓ)."""
@@ -54,7 +74,11 @@ class CostModel:
     def placement(self, labels: Iterable[int],
                   kind: BarrierKind = BarrierKind.SYNCTHREADS) -> Placement:
         """The placement of ``kind`` barriers after ``labels``, each anchor priced C(ℓ)."""
-        return Placement.of(labels, self.cost, kind)
+        return Placement.of(labels, lambda lab: self.cost(lab, kind), kind)
+
+    def mixed(self, anchors: Iterable[tuple[int, BarrierKind]]) -> Placement:
+        """The placement of one barrier of the given kind after each label, priced by kind."""
+        return Placement(tuple(Anchor(lab, self.cost(lab, kind), kind) for lab, kind in anchors))
 
 
 def barrier_cost(tree: LabelTree, label: int, lc: int | float | str | Fraction = DEFAULT_LC,
@@ -70,9 +94,10 @@ def scale_factor(costs: Iterable[Fraction]) -> int:
     return k
 
 
-def integer_weights(costs: Mapping[int, Fraction]) -> tuple[dict[int, int], int]:
-    """Exact integer weights for MaxSAT: ``(label -> k·C(ℓ), k)``.  Injective on distinct
-    costs and order-preserving on sums, because it is multiplication by one positive k."""
+def integer_weights(costs: Mapping[Key, Fraction]) -> tuple[dict[Key, int], int]:
+    """Exact integer weights for MaxSAT: ``(label -> k·C(ℓ), k)`` (or any key, e.g. a label
+    and a barrier kind).  Injective on distinct costs and order-preserving on sums, because
+    it is multiplication by one positive k."""
     k = scale_factor(costs.values())
     weights = {lab: int(c * k) for lab, c in costs.items()}
     for lab, c in costs.items():

@@ -280,7 +280,8 @@ def lc_ic(value: float) -> Fraction | int:
 
 
 def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
-         ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None) -> FixOutcome:
+         ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
+         warp_cost: Fraction | int | None = Fraction(1, 4)) -> FixOutcome:
     """``autosync fix`` minus the writing, for the file or for ``text`` given as that file
     (the language server passes an unsaved buffer): the one fix pipeline of the project --
     SYNTHESIZE ([AutoSync] Alg. 1) per kernel, the placement rendered into the ORIGINAL text,
@@ -309,6 +310,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
             from autosync.synthesis import synthesize
 
             res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
+                             warp_cost=warp_cost,
                              on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)

@@ -123,7 +123,7 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     if opts.kernel is not None:
         kernels = [frontend.select_kernel(kernels, opts.kernel, opts.file)]
     # launch constants: the macros the preprocessor ended with (headers included), under the flags
-    macros = kernels[0].macros if kernels else {}
+    macros = frontend.MACROS.get(kernels[0], {}) if kernels else {}
     launches, unknown = host_launches(text, {**macros, **build, **header.defines, **config.defines(""),
                                              **opts.defines})
     out: list[Kernel] = []

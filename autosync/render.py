@@ -23,7 +23,8 @@ Where "a barrier after ℓ" goes (CONTRIBUTING.md, "Labels"; label kinds from :m
 Edits are plain ``(start, end, text)`` replacements on the original text with a *rank* that
 orders several insertions at one offset (inner closing before outer closing, outer opening
 before inner opening), so any number of edits -- from several kernels of one file -- compose.
-The barrier text itself comes from a jinja2 template per target (``templates/<target>.j2``).
+The barrier text itself comes from a jinja2 template per target (``templates/<target>.j2``),
+given the anchor's barrier kind (``kind``: ``block`` or ``warp``, i.e. ``__syncwarp();``).
 
 Why one module of ~470 lines: finding where "after ℓ" lies in the text, adding braces around
 an unbraced body and ranking several insertions at one offset are one computation over the
@@ -43,7 +44,7 @@ import jinja2
 from kpl.ast import Barrier, Block, If, Kernel, Loop, Stmt
 from kpl.labels import ELSE, START, LabelTree
 from kpl.lineindex import LineIndex
-from kpl.placement import Placement, as_placement
+from kpl.placement import BarrierKind, Placement, as_placement
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -76,6 +77,7 @@ def barrier_text(target: str = "cuda", **context: object) -> str:
         raise ValueError(f"unknown target '{target}' (known: {', '.join(available_targets())})")
     context.setdefault("anchor", None)
     context.setdefault("name", "")
+    context.setdefault("kind", "block")
     text = _environment().get_template(f"{target}.j2").render(**context).strip()
     if not text or "\n" in text:
         raise ValueError(f"template for target '{target}' must render one non-empty line")
@@ -251,13 +253,18 @@ class _Planner:
         self.target = target
         self.texts = dict(texts or {})
         self.edits: list[Edit] = []
+        self.kinds: dict[int, list[BarrierKind]] = {}  # anchor -> kinds of its barriers
 
     # -- helpers -------------------------------------------------------------------------
 
-    def barrier(self, label: int) -> str:
+    def barrier(self, label: int, i: int = 0) -> str:
+        """The text of the ``i``-th barrier after ``label``, in its kind's spelling."""
         if label in self.texts:
             return self.texts[label]
-        return barrier_text(self.target, anchor=label, name=self.tree.name(label))
+        kinds = self.kinds.get(label, [])
+        kind = kinds[i] if i < len(kinds) else BarrierKind.SYNCTHREADS
+        return barrier_text(self.target, anchor=label, name=self.tree.name(label),
+                            kind="warp" if kind.warp else "block")
 
     def depth(self, block_label: int) -> int:
         return self.tree.depth(block_label)
@@ -279,7 +286,7 @@ class _Planner:
         offset, new_line = (end, False) if inline else self.after_point(end, start)
         nl = self.src.newline
         for i in range(count):
-            bar = self.barrier(label)
+            bar = self.barrier(label, i)
             text = (nl + self.src.indent_of(start) + bar) if new_line else (" " + bar)
             self.add(offset, text, (0, -depth, 0, i), label, bar)
 
@@ -305,7 +312,7 @@ class _Planner:
             new_line = self.src.rest_is_blank(brace + 1)
             offset = self.src.line_end(brace + 1) if new_line else brace + 1
             for i in range(count):
-                bar = self.barrier(label)
+                bar = self.barrier(label, i)
                 text = (nl + indent + bar) if new_line else (" " + bar)
                 self.add(offset, text, (1, depth, 1, i), label, bar)
             return
@@ -314,7 +321,7 @@ class _Planner:
         line_start = self.src.line_start(start)
         own_line = self.kernel.source_text[line_start:start].strip() == ""
         for i in range(count):
-            bar = self.barrier(label)
+            bar = self.barrier(label, i)
             if own_line:
                 self.add(line_start, self.src.indent_of(start) + bar + nl, (1, depth, 1, i), label, bar)
             else:
@@ -351,14 +358,14 @@ class _Planner:
                 open_at = header_end
             for label, count in starts.items():
                 for i in range(count):
-                    bar = self.barrier(label)
+                    bar = self.barrier(label, i)
                     offset = self.src.line_end(open_at)
                     self.add(offset, nl + inner_indent + bar, (1, depth, 1, i), label, bar)
         else:
             self.add(body_start, "{ ", (1, depth, 0))
             for label, count in starts.items():
                 for i in range(count):
-                    bar = self.barrier(label)
+                    bar = self.barrier(label, i)
                     self.add(body_start, bar + " ", (1, depth, 1, i), label, bar)
         # barriers after the body's statement (nested statements belong to deeper blocks);
         # a one-line `if (c) x = 1;` stays on one line
@@ -376,7 +383,10 @@ class _Planner:
     # -- driver --------------------------------------------------------------------------
 
     def plan(self, insert_after: Placement | Iterable[int], remove: Iterable[Barrier]) -> list[Edit]:
-        wanted: Counter[int] = Counter(as_placement(insert_after).labels)
+        placement = as_placement(insert_after)
+        wanted: Counter[int] = Counter(placement.labels)
+        for anchor in placement:
+            self.kinds.setdefault(anchor.label, []).append(anchor.kind)
         tree = self.tree
         # group by the block that will hold the new barrier
         plain_starts: list[tuple[int, Block, int]] = []

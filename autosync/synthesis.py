@@ -28,6 +28,11 @@ on that location (or the hints make the system UNSAT), they are withdrawn and th
 P-blocking refinement takes over, so the result is as correct as with an oracle that gives no
 facts at all.
 
+Two barrier kinds (``warp_cost``, on by default, off under ``--warp-sync``): a race the
+oracle says is between lanes of one warp (``Race.same_warp``) may be fixed by a
+``__syncwarp()`` costing WC·C(ℓ) (:mod:`autosync.constraints`); if a candidate shows it also
+crosses warps, it is restricted to ``__syncthreads()`` instead of blocking the P-assignment.
+
 Every ``oracle.check`` call counts in ``oracle_calls`` (Tables I/II), including the initial
 one on the input; a candidate placement the solver proposes twice is answered from a cache
 instead of a second oracle call (its verdict cannot change: the oracle is a function of the
@@ -40,14 +45,15 @@ and splitting the steps from the loop would make the algorithm harder to read, n
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from autosync.constraints import Clause, ConstraintSystem, RaceKey
-from kpl.ast import Barrier, Kernel
+from autosync.cost import DEFAULT_WARP_COST
+from kpl.ast import Barrier, Kernel, walk_stmts
 from kpl.labels import LabelTree
-from kpl.placement import EMPTY, Placement
+from kpl.placement import EMPTY, BarrierKind, Placement
 from kpl.transform import insert_barriers
 from oracle.base import Oracle, Race, Verdict
 
@@ -151,6 +157,39 @@ def _by_key(tree: LabelTree, races: list[Race]) -> dict[RaceKey, list[Race]]:
     return groups
 
 
+def _implied(tree: LabelTree, new: list[RaceKey], known: Iterable[RaceKey]) -> set[RaceKey]:
+    """The new race locations whose lines 6–12 constraints another location's imply, so
+    that adding them would change no solution.
+
+    Only locations outside every loop with both labels in one block are considered: their
+    only option is P^0 (line 12 forces it), i.e. the clause ∨ L_ℓ over [ℓ, ℓ') (line 7),
+    where [ℓ, ℓ') is the block's children between them in text order.  If another such
+    location of the same block spans a sub-interval [ℓ2, ℓ2') ⊆ [ℓ, ℓ'), its clause implies
+    this one.  A barrier-free straight-line kernel has ~n² racing pairs but only ~n
+    minimal intervals; without this the constraints alone grew with n³.  A skipped location
+    that a candidate still races on is simply added then (it is new), as for any oracle that
+    reports races late."""
+    by_block: dict[tuple[int, ...], list[tuple[int, int, RaceKey, bool]]] = {}
+    for keys, fresh in ((new, True), (known, False)):
+        for key in keys:
+            a, b = key
+            blk = tree.blk(a)
+            if blk != tree.blk(b) or tree.loops(a):
+                continue
+            by_block.setdefault(blk, []).append((tree.order(a), tree.order(b), key, fresh))
+    out: set[RaceKey] = set()
+    for items in by_block.values():
+        items.sort(key=lambda it: (-it[0], it[1]))
+        min_end: int | None = None
+        for _, end, key, fresh in items:
+            if min_end is not None and min_end <= end:
+                if fresh:
+                    out.add(key)
+            else:
+                min_end = end
+    return out
+
+
 def _unique_keys(tree: LabelTree, races: list[Race]) -> list[RaceKey]:
     return list(_by_key(tree, races))
 
@@ -208,14 +247,20 @@ class Synthesizer:
     def __init__(self, kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                  lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
                  tie_break: bool = True, max_iterations: int = DEFAULT_MAX_ITERATIONS,
-                 on_iteration: Callable[[IterationRecord], None] | None = None) -> None:
+                 on_iteration: Callable[[IterationRecord], None] | None = None,
+                 warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> None:
         self.t0 = time.perf_counter()  # start time, for ``SynthesisResult.seconds``
         self.kernel = kernel  # the input as given; never mutated
         self.oracle = oracle  # GETRACES: the only source of races and divergences
         self.solver = solver  # MaxSAT back end name, reported in the result
         self.tree = LabelTree(kernel)  # labels of the input; race keys and anchors refer to it
+        # __syncwarp() only with independent thread scheduling: under --warp-sync lanes of a
+        # warp never race across statements, so a warp barrier would fix nothing
+        if kernel.launch.warp_sync:
+            warp_cost = None
         # the solver state S with the soft constraints ¬L_ℓ weighted by C(ℓ) (lines 2–3)
-        self.cs = ConstraintSystem(self.tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break)
+        self.cs = ConstraintSystem(self.tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
+                                   warp_cost=warp_cost)
         self.max_iterations = max_iterations  # give up ("unknown") after this many iterations
         self.on_iteration = on_iteration  # called once per finished iteration
         self.calls = 0  # oracle calls so far, the initial one on the input included
@@ -285,10 +330,13 @@ class Synthesizer:
         grouped by location in one pass: a barrier-free kernel of a few hundred statements
         has thousands of racing pairs, and rescanning them per location was quadratic."""
         added: list[Clause] = []
-        for key, group in _by_key(self.tree, races).items():
-            if key in self.cs.races:
+        groups = _by_key(self.tree, races)
+        implied = _implied(self.tree, [k for k in groups if k not in self.cs.races],
+                           self.cs.races)
+        for key, group in groups.items():
+            if key in self.cs.races or key in implied:
                 continue
-            added += self.cs.add_race(*key)[1]
+            added += self.cs.add_race(*key, warp_ok=all(r.same_warp for r in group))[1]
             added += self.race_added(key, group)
         return added
 
@@ -323,6 +371,7 @@ class Synthesizer:
         cand = step.candidate
         step.record.divergences = [d.label for d in cand.verdict.divergences]
         ctree = LabelTree(cand.kernel)
+        kinds = {s.label: s.kind for s in walk_stmts(cand.kernel.body) if isinstance(s, Barrier)}
         for div in cand.verdict.divergences:
             if div.label not in cand.mapping:
                 name = (_describe_label(self.tree, div.label) if div.label in self.tree.nodes
@@ -332,7 +381,8 @@ class Synthesizer:
                     "inserting barriers cannot remove that", placement=step.placement))
             block = ctree.innermost_block(div.label)  # line 24: ℓ^d in kernel'
             children = ctree.interval(ctree.start(block), block)  # [ℓ_s^d, ℓ^d)
-            step.added += self.cs.exclude_block(children, cand.mapping[div.label], block)
+            step.added += self.cs.exclude_block(children, cand.mapping[div.label], block,
+                                                kinds.get(div.label, BarrierKind.SYNCTHREADS))
         self.finish(step, "divergent")
         if not step.added:
             return self.result(UNKNOWN, reason="divergence reported again at an excluded "
@@ -344,10 +394,17 @@ class Synthesizer:
         a location not seen before (an oracle may report only some races at first) gets its
         lines 6–12 constraints now."""
         races = step.candidate.verdict.races
-        keys = _unique_keys(self.tree, races)
+        groups = _by_key(self.tree, races)
+        keys = list(groups)
         step.record.races = keys
         for key in keys:
             if key in self.cs.races:
+                across = not all(r.same_warp for r in groups[key])
+                if across and self.cs.races[key].warp_ok:
+                    # not a refuted P-assignment: the race also crosses warps, which a
+                    # __syncwarp() cannot order -- from now on only __syncthreads() counts
+                    step.added += self.cs.forbid_warp(key)
+                    continue
                 self.refuted(key, step.record)
                 step.added.append(self.cs.block_assignment(key, step.model))  # line 29
         step.added += self.add_races(races)
@@ -425,18 +482,20 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
                use_facts: bool = True, tie_break: bool = True,
                max_iterations: int = DEFAULT_MAX_ITERATIONS,
-               on_iteration: Callable[[IterationRecord], None] | None = None) -> SynthesisResult:
+               on_iteration: Callable[[IterationRecord], None] | None = None,
+               warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> SynthesisResult:
     """SYNTHESIZE(kernel) of Algorithm 1, starting from ``kernel`` AS GIVEN (callers strip
     the developer's barriers first when they want a from-scratch placement).
 
     ``tie_break`` only orders equal-cost optima (see ``ConstraintSystem._tie_broken``);
-    ``use_facts`` enables the oracle-fact shortcut (:class:`FactsSynthesizer`)."""
+    ``use_facts`` enables the oracle-fact shortcut (:class:`FactsSynthesizer`);
+    ``warp_cost`` is WC, the price of a ``__syncwarp()`` relative to a ``__syncthreads()``
+    at the same position (None: synthesize ``__syncthreads()`` only, as the paper)."""
     cls = FactsSynthesizer if use_facts else Synthesizer
     return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
-               max_iterations=max_iterations, on_iteration=on_iteration).run()
+               max_iterations=max_iterations, on_iteration=on_iteration,
+               warp_cost=warp_cost).run()
 
 
 def count_barriers(kernel: Kernel) -> int:
-    from kpl.ast import walk_stmts
-
     return sum(1 for s in walk_stmts(kernel.body) if isinstance(s, Barrier))

@@ -32,18 +32,18 @@ from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
-# --------------------------------------------------------------------------- types
+from kpl.placement import BarrierKind
 
+# --------------------------------------------------------------------------- types
 
 @dataclass(frozen=True)
 class CType:
-    """A C value type, reduced to what the verifiers need.
-
-    ``kind`` is one of ``int``, ``float``, ``bool``, ``vec`` (CUDA vector types such as
-    ``float4``: ``elem`` is the component type, ``fields`` the component names), ``ptr``
-    (``elem`` is the pointee) or ``void``.  Integers carry their width and signedness because
-    index arithmetic (``>>``, unsigned wrap, ``/``) must be modelled exactly.
-    """
+    """A C value type, reduced to what the verifiers need.  ``kind`` is ``int``, ``float``,
+    ``bool``, ``vec`` (``float4``: ``elem`` the component type, ``fields`` the component
+    names; a struct/union: ``parts`` its members in order, "" for a base or anonymous one,
+    laid out by kpl.ctypes, ``fields`` its leaf paths ``pos.x``), ``ptr`` (``elem`` the
+    pointee) or ``void``.  Integers carry width and signedness: index arithmetic (``>>``,
+    unsigned wrap, ``/``) must be modelled exactly."""
 
     kind: str
     bits: int = 32
@@ -51,6 +51,9 @@ class CType:
     name: str = ""
     elem: CType | None = None
     fields: tuple[str, ...] = ()
+    parts: tuple[tuple[str, CType], ...] = dc_field(default=(), repr=False)
+    align: int = dc_field(default=0, repr=False)  # __align__(n) / alignas(n), 0: natural
+    union: bool = dc_field(default=False, repr=False)  # every member at offset 0
 
     def __str__(self) -> str:
         return self.name or self.kind
@@ -141,8 +144,7 @@ class Var:
 
 
 @dataclass(frozen=True)
-class Builtin:
-    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim`` with ``dim`` in ``x``/``y``/``z``."""
+class Builtin:  # ``threadIdx``/``blockIdx``/``blockDim``/``gridDim``, ``dim`` in x/y/z
 
     name: str
     dim: str
@@ -305,10 +307,10 @@ class ExprStmt(Stmt):
 
 @dataclass(eq=False)
 class Barrier(Stmt):
-    """``__syncthreads()`` (or OpenCL ``barrier(...)``); ``spelling`` is the text as written,
-    so a macro spelling such as ``syncthreads()`` is kept."""
+    """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written."""
 
     spelling: str = "__syncthreads()"
+    kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
 
 
 @dataclass(eq=False)
@@ -339,12 +341,12 @@ class Annotation(Stmt):
 
 @dataclass(eq=False)
 class Break(Stmt):
-    pass
+    """``break``."""
 
 
 @dataclass(eq=False)
 class Continue(Stmt):
-    pass
+    """``continue``."""
 
 
 @dataclass(eq=False)
@@ -477,7 +479,6 @@ class Kernel:
     expected: dict[str, str] = field(default_factory=dict)
     uses_named_barriers: bool = False
     next_label: int = 0
-    macros: dict[str, str] = field(default_factory=dict, repr=False)  # preprocessed: host launch constants
 
     def fresh_label(self) -> int:
         label = self.next_label

@@ -36,7 +36,7 @@ from typing import Any
 from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
 
 __all__ = [
-    "COMPARISONS", "LOGICAL", "SHIFTS", "arith", "binary_type", "common_type", "convert",
+    "COMPARISONS", "LOGICAL", "SHIFTS", "alignof", "arith", "leaf_paths", "member", "sizeof", "binary_type", "common_type", "convert",
     "f32", "int_div", "promote", "shift", "to_int", "unary_type", "wrap_int",
 ]
 
@@ -251,9 +251,16 @@ _CUDA_VECTOR = re.compile(r"(u?char|u?short|u?int|u?long|u?longlong|float|double
 
 
 def sizeof(t: CType) -> int | None:
-    """``sizeof(t)`` in bytes under the CUDA ABI, or None where the layout is not modelled
-    (structs are kept as named fields without a layout).  Used by the byte-range memory
-    model: a pointer cast rescales later indexing by the new pointee's size."""
+    """``sizeof(t)`` in bytes under the CUDA ABI, or None where the layout is not modelled.
+    Used by the byte-range memory model: a pointer cast rescales later indexing by the new
+    pointee's size, and a struct member is the bytes at its offset (:func:`member`)."""
+    if t.parts:
+        ends = [off + (sizeof(m) or 0) for off, m in _offsets(t)]
+        if any(sizeof(m) is None for _, m in t.parts):
+            return None
+        size = max(ends, default=0)
+        align = alignof(t) or 1
+        return max(align, -(-size // align) * align)
     if t.kind == "bool":
         return 1
     if t.kind in ("int", "float"):
@@ -264,3 +271,84 @@ def sizeof(t: CType) -> int | None:
         comp = sizeof(t.elem)
         return None if comp is None else comp * len(t.fields)
     return None
+
+
+def alignof(t: CType) -> int | None:
+    """The alignment of ``t`` under the CUDA ABI: a scalar its size; a CUDA vector of 2 or 4
+    components their total size (at most 16), of 3 its component's; a struct the largest of
+    its members' and its ``__align__``."""
+    if t.parts:
+        aligns = [alignof(m) for _, m in t.parts]
+        if any(a is None for a in aligns):
+            return None
+        return max([t.align] + [a for a in aligns if a is not None] + [1])
+    size = sizeof(t)
+    if size is None:
+        return None
+    if t.kind == "vec" and t.elem is not None:
+        comp = sizeof(t.elem) or 1
+        n = len(t.fields)
+        return min(16, comp * n) if n in (2, 4) else comp
+    return size
+
+
+def _offsets(t: CType) -> list[tuple[int, CType]]:
+    """(byte offset, type) of each of ``t.parts``: a union's all at 0, a struct's in order,
+    each rounded up to its alignment (C11 6.7.2.1)."""
+    out: list[tuple[int, CType]] = []
+    off = 0
+    for _, m in t.parts:
+        if t.union:
+            out.append((0, m))
+            continue
+        a = alignof(m) or 1
+        off = -(-off // a) * a
+        out.append((off, m))
+        off += sizeof(m) or 0
+    return out
+
+
+def _members(t: CType) -> list[tuple[str, int, CType]]:
+    """(name, offset, type) of the members of struct ``t``; an anonymous member (a base
+    class, an anonymous struct/union) contributes its own members, shifted."""
+    out: list[tuple[str, int, CType]] = []
+    for (name, m), (off, _) in zip(t.parts, _offsets(t), strict=True):
+        if name:
+            out.append((name, off, m))
+        else:
+            out.extend((n, off + o, mt) for n, o, mt in _members(m))
+    return out
+
+
+def member(t: CType, path: str) -> tuple[int, CType] | None:
+    """Byte offset and type of member ``path`` (``clamp.lo``; a vector component ``pos.x``)
+    of struct ``t``; None if it has none."""
+    off = 0
+    cur = t
+    for name in path.split("."):
+        if cur.parts:
+            hit = next(((o, m) for n, o, m in _members(cur) if n == name), None)
+            if hit is None:
+                return None
+            off, cur = off + hit[0], hit[1]
+        elif cur.kind == "vec" and cur.elem is not None and name in cur.fields:
+            off += cur.fields.index(name) * (sizeof(cur.elem) or 0)
+            cur = cur.elem
+        else:
+            return None
+    return off, cur
+
+
+def leaf_paths(parts: tuple[tuple[str, CType], ...]) -> tuple[str, ...]:
+    """The scalar leaves of a struct with members ``parts``, as dotted paths: the components
+    of a struct value (``pos.x``, ``pos.y``, ``mass``)."""
+    out: list[str] = []
+    for name, m in parts:
+        prefix = f"{name}." if name else ""
+        if m.parts:
+            out.extend(prefix + p for p in leaf_paths(m.parts))
+        elif m.kind == "vec":
+            out.extend(prefix + f for f in m.fields)
+        else:
+            out.append(name)
+    return tuple(out)

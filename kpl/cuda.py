@@ -123,7 +123,7 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
         raise _malformed_declaration(path, text) from None
     return ParsedSource(path=path, text=text, header=header, ast=tree, lowered=lowered,
                         functions=low.functions, var_spaces=low.var_spaces, extern_shared=low.extern_shared,
-                        textures=low.textures, files=pre.files, macros=pre.macros)
+                        textures=low.textures, files=pre.files, structs=low.structs, macros=pre.macros)
 
 
 def _missing_semicolon(text: str, line: int, col: int | None) -> tuple[int, int] | None:

@@ -19,6 +19,7 @@ table of constructs in :mod:`kpl.fe`):
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -106,6 +107,11 @@ def _header_defines(header: KernelHeader) -> dict[str, str]:
     return out
 
 
+#: kernel -> the object-like macros its translation unit ended with (kpl.preprocess): not KPL,
+#: but the host code's launch constants (``k<<<1, TILE>>>``, TILE from a header) come from them
+MACROS: weakref.WeakKeyDictionary[K.Kernel, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
 def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
                  include_dirs: list[str] | None = None, block_dim: Dim = None,
                  grid_dim: Dim = None, warp_sync: int | None = None,
@@ -136,7 +142,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
             continue
         launch = _launch(parsed.header, info, block_dim, grid_dim, warp_sync)
         kernel = Lowerer(parsed, ext, info, launch).lower()
-        kernel.macros = parsed.macros
+        MACROS[kernel] = parsed.macros
         kernels.append(kernel)
     if not kernels:
         raise KplError("no __global__ function with a body in this file", path, 1, 1)

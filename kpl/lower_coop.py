@@ -96,7 +96,11 @@ class CoopGroupsLowering:
             what = "grid-wide synchronisation (grid_group::sync)" if kind else \
                 f"sync of an unknown cooperative group '{group}'"
             raise self.err(f"unsupported: {what} (no oracle models a barrier across blocks)", i)
-        rep = "__syncthreads()" if kind == "thread_block" else "__syncwarp()"
+        size = self.groups.get(group, ("", 32))[1]
+        # a tile narrower than a warp syncs only its own lanes: a partial mask (the first
+        # tile's), which the oracles report as "unknown" rather than a full warp barrier
+        rep = "__syncthreads()" if kind == "thread_block" else (
+            "__syncwarp()" if size >= 32 else f"__syncwarp(0x{(1 << size) - 1:x})")
         self.edits.replace(self.toks[i].start, self.toks[close].end, rep)
         for k in range(i, close + 1):
             self.dead[k] = True

@@ -17,12 +17,13 @@ around.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kpl.errors import KplError
 from kpl.lower_asm import AsmLowering
 from kpl.lower_coop import COOP_TYPES, CoopGroupsLowering
+from kpl.lower_cxx import CxxDeclsLowering
 from kpl.source import FunctionInfo
 from kpl.spans import Locator
 from kpl.templates import InstInfo, mangle_arg
@@ -55,6 +56,10 @@ class Lowered:
     extern_shared: set[tuple[str | None, str]]
     textures: dict[str, tuple[str, int]]
     dynsmem: dict[str, str]  # C array name -> element type
+    #: C++ struct/union -> (its base structs, its ``__align__``/``alignas`` or 0): what the
+    #: text loses when ``struct B : A`` and ``__align__(16)`` are blanked (kpl.fe.types
+    #: lays the struct out from them)
+    structs: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
 
 
 
@@ -74,7 +79,7 @@ def _typedef_names(text: str) -> set[str]:
     return names
 
 
-class CudaLowerer(AsmLowering, CoopGroupsLowering):
+class CudaLowerer(AsmLowering, CoopGroupsLowering, CxxDeclsLowering):
     """Token-level CUDA -> C99 rewriting of the (template-expanded) text."""
 
     def __init__(self, text: str, path: str, inst: dict[str, InstInfo]) -> None:
@@ -167,6 +172,8 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
             init = "=" in vals and ("(" not in vals or vals.index("=") < vals.index("("))
             if init or any(v in ("struct", "union", "enum") for v in vals):
                 e = self._skip_to(close + 1, (";",))
+                if not init and vals[0] in ("struct", "union") and e < n:
+                    self._struct_head(i, j, e)
                 if init:
                     self._top_decl(i, min(e, n - 1))
                 i = e + 1
@@ -406,6 +413,10 @@ class CudaLowerer(AsmLowering, CoopGroupsLowering):
             elif v in CASTS and nxt == "<":
                 i = self._cast(i)
                 continue
+            elif v == "auto" and self._auto_function(i):
+                pass
+            elif v == "[" and t.kind == "punct" and self._lambda(i):
+                pass
             elif v == "nullptr":
                 self.edits.replace(t.start, t.end, "0".ljust(len(v)))
             elif v == "SharedMemory":

@@ -25,10 +25,22 @@ from fractions import Fraction
 class BarrierKind(enum.Enum):
     """Which barrier sits at an anchor; the value is its CUDA spelling in the KPL AST.
 
-    Only block-wide barriers today (the paper's only kind); ``__syncwarp`` would be a second
-    member, with its own cost and its own renderer template."""
+    ``SYNCTHREADS`` orders all threads of the block (the paper's only kind); ``SYNCWARP``
+    orders only the threads of one warp (32 lanes of consecutive linear thread id), which is
+    all a race between two lanes of one warp needs under independent thread scheduling
+    ([WarpsAtomics] Sec. 3: without lock-step, lanes of a warp interleave like any threads).
+    Synthesis prices each kind separately (``autosync.cost``)."""
 
     SYNCTHREADS = "__syncthreads()"
+    SYNCWARP = "__syncwarp()"
+    #: ``__syncwarp(mask)`` with a mask other than the constant full one: it orders only the
+    #: named lanes, which no oracle models (they answer "unknown"); never synthesized
+    SYNCWARP_MASKED = "__syncwarp(mask)"
+
+    @property
+    def warp(self) -> bool:
+        """Does this barrier order only (some of) the threads of one warp?"""
+        return self is not BarrierKind.SYNCTHREADS
 
 
 @dataclass(frozen=True)

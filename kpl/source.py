@@ -45,6 +45,8 @@ class ParsedSource:
     extern_shared: set[tuple[str | None, str]] = field(default_factory=set)
     textures: dict[str, tuple[str, int]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    #: C++ struct -> (base structs, alignment or 0), see kpl.lower_cuda.Lowered.structs
+    structs: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
     macros: dict[str, str] = field(default_factory=dict)  # object-like macros at the end (kpl.preprocess)
     _lowered_map: dict[tuple[str, int], str] | None = field(default=None, repr=False, compare=False)
 

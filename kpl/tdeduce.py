@@ -82,10 +82,23 @@ def declared_types(toks: list[Tok], upto: int, extra: frozenset[str] = frozenset
                 stars += 1
             if j < upto and toks[j].v in (",", ";", "=", ")", "["):
                 env[name] = CType(base, stars)
+            elif j + 1 < upto and toks[j].v == "(":
+                if _is_base(toks[j + 1].v, extra) or toks[j + 1].v in (")", "void", "const"):
+                    # a function: `float dot(float3 a, ...)`; overloads that disagree on
+                    # the return type make it unknown
+                    key = name + "()"
+                    ret = CType(base, stars)
+                    env[key] = ret if env.get(key, ret) == ret else CType("?", 0)
+                    j += 1  # go on with its parameters
+                    break
+                else:  # C++ direct initialisation `float3 L(a - b);`
+                    env[name] = CType(base, stars)
             # skip to the next declarator of this declaration, or stop
             depth = 0
             while j < upto:
                 v = toks[j].v
+                if v == "{" and depth == 0 and toks[j - 1].v != "=":
+                    break  # a function body (`operator+(...) {`): scan it, do not skip it
                 if v in "([{":
                     depth += 1
                 elif v in ")]}":
@@ -105,7 +118,8 @@ def declared_types(toks: list[Tok], upto: int, extra: frozenset[str] = frozenset
 
 def arg_type(toks: list[Tok], a: int, b: int, env: dict[str, CType]) -> CType | None:
     """The type of the argument ``toks[a:b]`` when it is a name, a name indexed ``x[i]``, an
-    address ``&x``, or a literal; else None."""
+    address ``&x``, a literal, a call of a function declared before it (its return type:
+    ``f(quarter(x))`` deduces through the nested call) or a function-style cast; else None."""
     vals = [t.v for t in toks[a:b]]
     if len(vals) == 1:
         v = vals[0]
@@ -118,6 +132,12 @@ def arg_type(toks: list[Tok], a: int, b: int, env: dict[str, CType]) -> CType | 
         if _INT_LIT.match(v):
             return CType("unsigned int" if "u" in v.lower() else "int", 0)
         return None
+    if len(vals) >= 3 and vals[1] == "(" and vals[-1] == ")" and _one_group(vals[1:]):
+        # a call whose return type is known, or a function-style cast `float(k)`
+        if _is_base(vals[0], frozenset()):
+            return CType(vals[0], 0)
+        ret = env.get(vals[0] + "()")
+        return ret if ret is not None and ret.base != "?" else None
     if len(vals) >= 3 and vals[0] in env and vals[1] == "[" and vals[-1] == "]":
         ty = env[vals[0]]
         return CType(ty.base, ty.stars - 1) if ty.stars > 0 else None
@@ -125,6 +145,17 @@ def arg_type(toks: list[Tok], a: int, b: int, env: dict[str, CType]) -> CType | 
         ty = env[vals[1]]
         return CType(ty.base, ty.stars + 1)
     return None
+
+
+def _one_group(vals: list[str]) -> bool:
+    """``vals`` is one bracketed group: its first bracket closes at its last token."""
+    depth = 0
+    for n, v in enumerate(vals):
+        depth += v in ("(", "[", "{")
+        depth -= v in (")", "]", "}")
+        if depth == 0:
+            return n == len(vals) - 1
+    return False
 
 
 def match_param(pattern: list[str], arg: CType, tparams: set[str], out: dict[str, str]) -> None:

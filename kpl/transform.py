@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 from kpl.ast import Barrier, Block, If, Inline, Kernel, Loop, Stmt, Switch
 from kpl.labels import LabelTree
-from kpl.placement import Placement, as_placement
+from kpl.placement import BarrierKind, Placement, as_placement
 
 
 def _after_label(stmt: Stmt) -> int:
@@ -47,16 +47,16 @@ def _after_label(stmt: Stmt) -> int:
 class _Inserter:
     """One pass over the kernel copying blocks and inserting barriers after wanted labels."""
 
-    def __init__(self, kernel: Kernel, wanted: dict[int, list[str]]) -> None:
+    def __init__(self, kernel: Kernel, wanted: dict[int, list[BarrierKind]]) -> None:
         self.kernel = kernel
-        self.wanted = wanted  # anchor -> the spellings of the barriers to insert after it
+        self.wanted = wanted  # anchor -> the kinds of the barriers to insert after it
         self.mapping: dict[int, int] = {}
 
     def _barriers_after(self, anchor: int) -> list[Stmt]:
         out: list[Stmt] = []
-        for spelling in self.wanted.pop(anchor, []):
+        for kind in self.wanted.pop(anchor, []):
             label = self.kernel.fresh_label()
-            out.append(Barrier(label=label, spelling=spelling))
+            out.append(Barrier(label=label, spelling=kind.value, kind=kind))
             self.mapping[label] = anchor
         return out
 
@@ -91,7 +91,7 @@ def copy_kernel(kernel: Kernel) -> Kernel:
     return _copy_with(kernel, {})[0]
 
 
-def _copy_with(kernel: Kernel, wanted: dict[int, list[str]]) -> tuple[Kernel, dict[int, int]]:
+def _copy_with(kernel: Kernel, wanted: dict[int, list[BarrierKind]]) -> tuple[Kernel, dict[int, int]]:
     new = dataclasses.replace(
         kernel,
         params=list(kernel.params),
@@ -122,9 +122,9 @@ def insert_barriers(kernel: Kernel, placement: Placement | Iterable[int], *,
     ``check_placeable``) that :meth:`LabelTree.placeable` rejects -- e.g. the then-block of an
     if/else, whose right sibling position lies between ``}`` and ``else``.
     """
-    wanted: dict[int, list[str]] = {}
+    wanted: dict[int, list[BarrierKind]] = {}
     for anchor in as_placement(placement):
-        wanted.setdefault(anchor.label, []).append(anchor.kind.value)
+        wanted.setdefault(anchor.label, []).append(anchor.kind)
     if check_placeable and wanted:
         tree = LabelTree(kernel)
         bad = sorted(lab for lab in wanted if lab not in tree.nodes or not tree.placeable(lab))

@@ -82,7 +82,7 @@ CONSTRUCTS = {
     "06": "memcpy", "07": "function pointers", "08": "cooperative groups", "09": "curand",
     "10": "goto", "11": "textures, misc, encodings", "12": "byte views", "13": "benign writes",
     "14": "consistent reads", "15": "atomics", "16": "loop invariants",
-    "17": "__device__ __shared__", "18": "annotations",
+    "17": "__device__ __shared__", "18": "annotations", "19": "__syncwarp",
 }
 
 

@@ -17,7 +17,8 @@ whose one size parameter doubles or quadruples:
 
 Each family comes race-free (barriers in place) for ``autosync check`` and barrier-stripped for
 ``autosync fix --diff``.  Every run is a subprocess with a wall-clock limit; one that runs out
-is reported as ``> limit`` rather than waited for.  The printed ratio "per doubling" for the
+is reported as ``> limit`` rather than waited for.  Times are CPU seconds of the whole
+command (interpreter start-up included), so a loaded machine does not change them.  The printed ratio "per doubling" for the
 straight-line series is t(2n)/t(n), geometric mean over the measured doublings: about 2 means
 linear cost, 4 quadratic.
 """
@@ -28,11 +29,11 @@ import argparse
 import json
 import math
 import os
+import resource
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -210,11 +211,19 @@ def cases(quick: bool) -> list[Case]:
 
 # ---- running ---------------------------------------------------------------------------------
 
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def run_cli(args: list[str], cwd: Path, limit: float) -> tuple[int | None, float, dict[str, object] | None, str]:
-    """``autosync ARGS`` in ``cwd``; (rc or None at the limit, seconds, parsed JSON, stderr)."""
+    """``autosync ARGS`` in ``cwd``; (rc or None at the limit, CPU seconds, parsed JSON, stderr).
+
+    CPU time (user + system of the finished child), not wall-clock: the figures must not
+    depend on what else the machine runs.  The limit is still wall-clock."""
     pypath = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     env = dict(os.environ, PYTHONPATH=pypath)
-    t0 = time.monotonic()
+    c0 = _children_cpu()
     proc = subprocess.Popen([sys.executable, "-m", "autosync", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             start_new_session=True)
@@ -223,8 +232,8 @@ def run_cli(args: list[str], cwd: Path, limit: float) -> tuple[int | None, float
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return None, time.monotonic() - t0, None, ""
-    secs = time.monotonic() - t0
+        return None, _children_cpu() - c0, None, ""
+    secs = _children_cpu() - c0
     try:
         doc = json.loads(out)
     except ValueError:
@@ -263,7 +272,7 @@ def _fmt(v: object, limit: float) -> str:
 
 
 def print_table(rows: list[Row], limit: float) -> None:
-    hdr = ("kernel", "size", "check s", "rc", "queries", "fix s", "rc", "oracle calls", "barriers", "expected")
+    hdr = ("kernel", "size", "check cpu s", "rc", "queries", "fix cpu s", "rc", "oracle calls", "barriers", "expected")
     lines = [hdr]
     for r in rows:
         lines.append((r.kernel, r.size,

@@ -79,7 +79,10 @@ class Race:
     inter-iteration race carried by the j-th shared enclosing loop (outermost = 1), None when
     the oracle does not say; ``loop_depths`` lists every depth at which the pair races (empty
     when unknown); ``cross_block`` says the race is between threads of two different blocks,
-    which no barrier can order.
+    which no barrier can order; ``same_warp`` is True when EVERY racing pair of threads the
+    oracle found is two lanes of one warp (same block, equal linear thread id / 32), so a
+    ``__syncwarp()`` may fix it, False when some pair crosses warps (only ``__syncthreads()``
+    can), None when the oracle does not say (treated as False).
     """
 
     first: int
@@ -91,6 +94,7 @@ class Race:
     loop_depth: int | None = None
     loop_depths: tuple[int, ...] = ()
     cross_block: bool = False
+    same_warp: bool | None = None
 
     def __post_init__(self) -> None:
         kinds = (AccessKind(self.kinds[0]), AccessKind(self.kinds[1]))

@@ -37,7 +37,9 @@ from kpl.ast import (
     VarField,
 )
 from kpl.ctypes import convert, to_int
+from kpl.fe.names import WARP_SIZE
 from kpl.labels import LabelTree
+from kpl.placement import BarrierKind
 from oracle.base import Divergence, Witness
 from oracle.dynamic_eval import Evaluator, Unsupported
 from oracle.dynamic_races import RaceLog, byte_viewed
@@ -261,6 +263,11 @@ class _Run(Evaluator):
         return sorted(done)
 
     def visit_Barrier(self, stmt: Barrier, act: list[int]) -> list[int]:
+        if stmt.kind is BarrierKind.SYNCWARP_MASKED:
+            raise Unsupported("__syncwarp with a mask other than the full warp (0xffffffff) "
+                              "is not modelled", stmt.label)
+        if stmt.kind.warp:
+            return self._warp_barrier(stmt, act)
         if len(act) != self.T:
             if stmt.label not in self.divergences:
                 enabled = set(act)
@@ -271,6 +278,24 @@ class _Run(Evaluator):
             if self.stop_at_divergence:
                 raise _StopBlock()
         self.epoch += 1
+        return act
+
+    def _warp_barrier(self, stmt: Barrier, act: list[int]) -> list[int]:
+        """``__syncwarp()``: every warp with an enabled lane synchronises its own lanes (its
+        warp epoch advances); a warp with some but not all of its lanes enabled diverges."""
+        lanes: dict[int, list[int]] = {}
+        for t in act:
+            lanes.setdefault(t // WARP_SIZE, []).append(t)
+        for w, ts in sorted(lanes.items()):
+            size = min(WARP_SIZE, self.T - w * WARP_SIZE)
+            if len(ts) != size and stmt.label not in self.divergences:
+                other = next(t for t in range(w * WARP_SIZE, w * WARP_SIZE + size) if t not in ts)
+                self.divergences[stmt.label] = Divergence(
+                    stmt.label, Witness(self.tids[ts[0]], self.tids[other],
+                                        self.block_id, self.block_id))
+                if self.stop_at_divergence:
+                    raise _StopBlock()
+            self.warp_epoch[w] = self.warp_epoch.get(w, 0) + 1
         return act
 
     def visit_Decl(self, stmt: Decl, act: list[int]) -> list[int]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from kpl.ast import Atomic, CType, Load, MemElem, Memory, Space
 from kpl.ctypes import sizeof
+from kpl.fe.names import WARP_SIZE
 from kpl.labels import LabelTree
 from oracle.base import AccessKind, Race, Witness, conflicts
 from oracle.dynamic_values import Dim3, Iters, linear_to_dim3
@@ -49,10 +50,14 @@ def byte_viewed(node: object) -> set[str]:
 @dataclass
 class _Cell:
     """Shadow state of one memory cell for the current epoch of the current block:
-    kind -> (label, iteration vector) -> {warp: one thread of that warp}."""
+    kind -> (label, iteration vector, hardware warp, its warp epoch) -> {warp: one thread of
+    that warp}.  The hardware warp (linear thread id / 32) and the number of ``__syncwarp()``
+    it had executed at the access tell whether a later access of the same warp is ordered
+    after it by a warp barrier; accesses of other warps are ordered only by the block's
+    ``__syncthreads()`` (``epoch``)."""
 
     epoch: int
-    acc: dict[AccessKind, dict[tuple[int, Iters], dict[int, int]]]
+    acc: dict[AccessKind, dict[tuple[int, Iters, int, int], dict[int, int]]]
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,8 @@ class RaceLog:
         self.inst: dict[tuple[str, Hashable], dict[int, tuple[int, AccessKind]]] = {}
         #: barrier count of the block (accesses of different epochs never race)
         self.epoch = 0
+        #: ``__syncwarp()`` count per hardware warp of the block (linear thread id / 32)
+        self.warp_epoch: dict[int, int] = {}
 
     def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
                 view: CType | None = None, fld: str | None = None) -> None:
@@ -129,17 +136,22 @@ class RaceLog:
             cell = _Cell(self.epoch, {k: {} for k in AccessKind})
             self.shadow[key] = cell
         w = self.warp_of[t]
+        hw = t // WARP_SIZE
+        we = self.warp_epoch.get(hw, 0)
         label, iters = self.label, self.iters
         for k2 in AccessKind:
             if not conflicts(kind, k2):
                 continue
-            for (lab2, it2), threads in cell.acc[k2].items():
+            for (lab2, it2, hw2, we2), threads in cell.acc[k2].items():
+                if hw2 == hw and we2 != we:
+                    continue  # a __syncwarp() of this warp lies between the two accesses
                 for w2, t2 in threads.items():
                     if w2 != w:
                         self._report(mem, idx, _Access(lab2, k2, t2, self.block, it2, 0),
-                                     _Access(label, kind, t, self.block, iters, 1), True)
+                                     _Access(label, kind, t, self.block, iters, 1), True,
+                                     hw2 == hw)
                         break
-        slot = cell.acc[kind].setdefault((label, iters), {})
+        slot = cell.acc[kind].setdefault((label, iters, hw, we), {})
         if w not in slot and len(slot) < 2:
             slot[w] = t
         if self.warp_sync and kind is not AccessKind.READ:
@@ -163,8 +175,11 @@ class RaceLog:
             mine = per_block.setdefault(self.block, {})
             mine.setdefault((label, kind), t)
 
-    def _report(self, mem: Memory, idx: int, a: _Access, b: _Access, same_block: bool) -> None:
-        """Record the race of the earlier access ``a`` with ``b``, ordered by text order."""
+    def _report(self, mem: Memory, idx: int, a: _Access, b: _Access, same_block: bool,
+                same_warp: bool = False) -> None:
+        """Record the race of the earlier access ``a`` with ``b``, ordered by text order
+        (``same_warp``: the two threads are lanes of one warp; a race seen again across warps
+        loses its ``same_warp`` fact)."""
         oa, ob = self.tree.order(a.label), self.tree.order(b.label)
         first, second = (a, b) if oa <= ob else (b, a)
         depth: int | None
@@ -180,11 +195,14 @@ class RaceLog:
             depth = None
         kinds = (first.kind, second.kind)
         key = (first.label, second.label, mem.name, kinds, depth, mem.space)
-        if key in self.races:
+        old = self.races.get(key)
+        if old is not None:
+            if old.same_warp and not same_warp:
+                self.races[key] = dataclasses.replace(old, same_warp=False)
             return
         bd = self.grid_dim
         self.races[key] = Race(
             first.label, second.label, mem.name, kinds, mem.space,
             Witness(self.tids[first.thread], self.tids[second.thread],
                     linear_to_dim3(first.block, bd), linear_to_dim3(second.block, bd), idx),
-            depth)
+            depth, same_warp=same_warp)

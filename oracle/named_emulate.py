@@ -293,6 +293,11 @@ class Emulator(ExprEmulator):
         return active
 
     def visit_Barrier(self, stmt: Barrier, active: list[int]) -> list[int]:
+        if stmt.kind.warp:
+            # not barrier 0 of the CTA: a warp barrier is outside the named-barrier model
+            raise EmulationAbort("cannot analyze: __syncwarp() (a warp barrier) is not "
+                                 "modelled by the named-barrier checker; use --oracle sdv",
+                                 stmt.label, line_of(stmt))
         self._op(stmt, "sync", 0, self.n, active, stmt.spelling)
         return active
 

@@ -28,8 +28,10 @@ What is decided, and how:
 * **Optional facts**: ``Race.loop_depth`` (0 = same iteration of all shared loops, j = the
   accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
   iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
-  the race occurs (found by re-querying with the found depths excluded) and
-  ``Race.cross_block`` says it also happens between threads of two blocks.
+  the race occurs (found by re-querying with the found depths excluded),
+  ``Race.cross_block`` says it also happens between threads of two blocks and
+  ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query, only
+  when the witness is such a pair): then a ``__syncwarp()`` may fix it.
 
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
@@ -37,14 +39,13 @@ check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`
 
 Why one piece over 400 lines: this is the decision stage -- turning the two runs' logs into
 the verdict (race queries per label pair, their decoding, divergence queries, the cross-block
-half and its cache); each step is a named method, and how locations compare is left to
-:mod:`oracle.sdv_memory`.
+half and its cache); each step is a named method, how locations compare is left to
+:mod:`oracle.sdv_memory` and the data of one pair query to :mod:`oracle.sdv_pairs`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -67,6 +68,7 @@ from oracle.base import (
     conflicts,
 )
 from oracle.sdv_exec import Executor, QueryEngine
+from oracle.sdv_invariants import HoudiniMemo
 from oracle.sdv_memory import (
     Access,
     AccessSide,
@@ -74,6 +76,7 @@ from oracle.sdv_memory import (
     same_element,
     shown_index,
 )
+from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, kinds_conflict
 from oracle.sdv_state import stmt_exprs
 
 
@@ -83,7 +86,9 @@ class SDVOracle(OracleBase):
     ``timeout``: seconds for the whole check (z3 queries get the remaining time; reaching it
     raises :class:`OracleError` with ``timeout=True``).  ``max_unroll``: the most iterations
     a loop is unrolled exactly before the loop abstraction is used.  Options:
-    ``query_timeout_ms`` (default 20000) and ``rlimit`` (z3 resource limit per query)."""
+    ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
+    ``cross_cache`` (default True: the cross-block part and the Houdini results are reused
+    by later checks of a kernel that differs only in barriers, :class:`HoudiniMemo`)."""
 
     name = "sdv"
 
@@ -96,6 +101,12 @@ class SDVOracle(OracleBase):
         self.unroll_budget = int(options.get("unroll_budget", 512))
         self.cross_cache = bool(options.get("cross_cache", True))
         self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
+        # Houdini results of the kernel last checked, kept while the checks differ only
+        # in barriers (the candidates of one synthesis run)
+        self._memo: HoudiniMemo | None = None
+        # race-pair answers of the same kernel shape, by the run's decisions (``_races``)
+        self._pairs: dict[tuple[Any, ...], dict[tuple[Any, ...], PairResult | None]] = {}
+        self._pairs_for: HoudiniMemo | None = None
 
     # ------------------------------------------------------------------ entry point
 
@@ -107,23 +118,35 @@ class SDVOracle(OracleBase):
         engine = QueryEngine(deadline, self.query_ms, self.rlimit)
         found: dict[tuple[int, int, str], Race] = {}
 
+        key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
+            if self.cross_cache else None
+        memo = None
+        if key is not None:
+            memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
+                else HoudiniMemo(key)
+            self._memo = memo
         same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
-                        unroll_budget=self.unroll_budget)
+                        unroll_budget=self.unroll_budget, memo=memo)
         same.run()
         self._divergences(same, tree, verdict)
-        for race in self._races(same, tree, kernel, verdict):
+        across = None
+        if memo is not None:
+            if self._pairs_for is not memo:
+                self._pairs, self._pairs_for = {}, memo
+            across = self._pairs.setdefault(tuple(same.events), {})
+        for race in self._races(same, tree, kernel, verdict, across):
             found[race.key] = race
         self._collect_unknowns(same, tree, verdict)
 
         if kernel.launch.blocks > 1 and self._global_writes(kernel):
-            cres = self._cross_part(kernel, tree, engine)
+            cres = self._cross_part(kernel, tree, engine, key)
             verdict.unknowns.extend(Unknown(reason, label, self._line(tree, label))
                                     for reason, label in cres.query_unknowns)
             for race in cres.races:
                 old = found.get(race.key)
                 depths = old.loop_depths if old is not None else ()
                 found[race.key] = Race(race.first, race.second, race.array, race.kinds,
-                                       race.space, race.witness, None, depths, True)
+                                       race.space, race.witness, None, depths, True, False)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
 
         named = sorted(set(same.named))
@@ -159,7 +182,8 @@ class SDVOracle(OracleBase):
             return None
         return tree.line(label)
 
-    def _cross_part(self, kernel: Kernel, tree: LabelTree, engine: QueryEngine) -> _CrossResult:
+    def _cross_part(self, kernel: Kernel, tree: LabelTree, engine: QueryEngine,
+                    key: tuple[Any, ...] | None) -> _CrossResult:
         """The cross-block half of :meth:`check`, answered from the cache when a kernel with
         the same barrier-free structure was checked before by this oracle.
 
@@ -175,8 +199,6 @@ class SDVOracle(OracleBase):
         differ only by inserted barriers -- share it.  Results with a solver ``unknown`` are
         not cached (a second try could succeed); lines of unknowns are recomputed from the
         current kernel's tree."""
-        key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
-            if self.cross_cache else None
         if key is not None and key in self._cross:
             self._cross.move_to_end(key)
             return self._cross[key]
@@ -207,8 +229,7 @@ class SDVOracle(OracleBase):
                 seen.add((reason, label))
                 verdict.unknowns.append(Unknown(reason, label, self._line(tree, label)))
 
-    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None,
-                 swap: bool = False) -> Witness:
+    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
         def ids(xs: tuple[Any, ...]) -> tuple[int, int, int]:
             v = [m.eval(x, model_completion=True).as_long() for x in xs]
             return (v[0], v[1], v[2])
@@ -220,8 +241,6 @@ class SDVOracle(OracleBase):
             val = m.eval(idx, model_completion=True)
             if z3.is_bv_value(val):
                 index = val.as_signed_long()  # type: ignore[attr-defined]
-        if swap:
-            t1, t2, b1, b2 = t2, t1, b2, b1
         return Witness(t1, t2, b1, b2, index)
 
     def _divergences(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
@@ -244,8 +263,22 @@ class SDVOracle(OracleBase):
                 verdict.unknowns.append(Unknown("solver gave up on the divergence query for "
                                                 "this barrier", label, self._line(tree, label)))
 
-    def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel,
-               verdict: Verdict) -> list[Race]:
+    def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel, verdict: Verdict,
+               across: dict[tuple[Any, ...], PairResult | None] | None = None) -> list[Race]:
+        """Every racing label pair, one query per pair -- but pairs whose queries are the same
+        formula up to the selector names are asked once (:class:`~oracle.sdv_pairs.Side`): a
+        barrier-free kernel of n statements has ~n² label pairs over only a few distinct
+        (predicate, index, epoch) shapes, e.g. every ``a[tid] = x`` against every
+        ``y = a[(tid + 3) % 64]``.
+
+        ``across``: answers shared with earlier checks of this synthesis run (``same`` mode):
+        a kernel with the same shape without its barriers and the same barrier-dependent
+        decisions (:class:`HoudiniMemo`) logs the same accesses up to the names of fresh
+        variables and the epoch terms.  A pair whose query mentions only constant epochs and
+        iteration numbers therefore asks an equivalent formula -- the other epoch and
+        iteration facts of the run are lower bounds and an ordering choice over variables no
+        other fact mentions, which every model of the rest satisfies -- and is keyed by its
+        labels, the positions of the instances it compares and their epochs."""
         groups: dict[str, dict[int, tuple[list[Access], list[Access]]]] = {}
         mems: dict[str, K.Memory] = {}
         for a in ex.accesses:
@@ -257,43 +290,126 @@ class SDVOracle(OracleBase):
         warp = kernel.launch.warp_sync if ex.same else None
         same_warp: z3.BoolRef | None = None
         if warp:
-            same_warp = z3.UDiv(ex.linear_tid(0), warp) == z3.UDiv(ex.linear_tid(1), warp)
+            same_warp = ex.same_warp(warp)
+        loops: dict[int, tuple[int, ...]] = {}
+        memo: dict[tuple[Any, ...], PairResult | None] = {}
         out: list[Race] = []
         for name in sorted(groups):
             labels = sorted(groups[name], key=tree.order)
+            sides = {lab: (Side(groups[name][lab][0]), Side(groups[name][lab][1]))
+                     for lab in labels}
+            for lab in labels:
+                loops[lab] = tree.loops(lab)
             for i, l1 in enumerate(labels):
+                t1 = sides[l1][0]
+                if not t1.insts:
+                    continue
                 for l2 in labels[i:]:
-                    s1 = groups[name][l1][0]
-                    s2 = groups[name][l2][1]
-                    if not s1 or not s2:
+                    t2 = sides[l2][1]
+                    if not t2.insts or not kinds_conflict(t1.kinds, t2.kinds):
                         continue
-                    race = self._pair(ex, tree, mems[name], l1, l2, s1, s2, same_warp, verdict)
+                    race = self._pair(ex, tree, mems[name], l1, l2, t1, t2, loops, same_warp,
+                                      memo, across, verdict)
                     if race is not None:
                         out.append(race)
         return out
 
     def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,
-              s1: list[Access], s2: list[Access], same_warp: z3.BoolRef | None,
+              t1: Side, t2: Side, loops: dict[int, tuple[int, ...]],
+              same_warp: z3.BoolRef | None, memo: dict[tuple[Any, ...], PairResult | None],
+              across: dict[tuple[Any, ...], PairResult | None] | None,
               verdict: Verdict) -> Race | None:
         """Do labels ``l1`` (thread 1) and ``l2`` (thread 2) race on ``mem``?  Build the one
-        query for the pair, ask it, compute the loop depths and decode the witness."""
-        pq = self._pair_query(ex, tree, l1, l2, s1, s2, same_warp)
+        query for the pair, ask it (or take the answer of an identical query), compute the
+        loop depths and decode the witness."""
+        s1, s2 = t1.insts, t2.insts
+        sig1, sig2 = t1.sigs, t2.sigs
+        keep1: tuple[int, ...] | None = None
+        keep2: tuple[int, ...] | None = None
+        if ex.same and t1.epochs is not None and t2.epochs is not None:
+            common = t1.epochs & t2.epochs
+            if not common:
+                return None
+            keep1 = tuple(j for j, e in enumerate(t1.epoch_of) if e in common)
+            keep2 = tuple(j for j, e in enumerate(t2.epoch_of) if e in common)
+            if len(keep1) < len(s1):
+                s1, sig1 = [s1[j] for j in keep1], tuple(sig1[j] for j in keep1)
+            if len(keep2) < len(s2):
+                s2, sig2 = [s2[j] for j in keep2], tuple(sig2[j] for j in keep2)
+        lp1, lp2 = set(loops[l2]), loops[l1]
+        shared = tuple(lp for lp in lp2 if lp in lp1)
+        d = len(shared)
+        exact_tags = ex.same and all(
+            len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
+        wl = same_warp is not None and l1 == l2
+        key = (mem.name, sig1, sig2, d if exact_tags else None, wl)
+        # across the checks of one synthesis run: where the query has no epoch and no
+        # iteration variable (constant epochs and tags), see ``_across``
+        skey = None
+        if (across is not None and keep1 is not None and keep2 is not None
+                and all(z3.is_int_value(it) for a in s1 + s2 for _, it in a.tags)):
+            skey = (mem.name, l1, l2, keep1, keep2,
+                    tuple(t1.epoch_of[j] for j in keep1), tuple(t2.epoch_of[j] for j in keep2),
+                    d if exact_tags else None, wl)
+        if key in memo:
+            res = memo[key]
+        elif skey is not None and skey in across:  # type: ignore[operator]
+            res = across[skey]  # type: ignore[index]
+            memo[key] = res
+        else:
+            res = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags, same_warp)
+            memo[key] = res
+            if skey is not None and (res is None or not res.unknown):
+                across[skey] = res  # type: ignore[index]
+        if res is None:
+            return None
+        if res.unknown:
+            verdict.unknowns.append(Unknown(
+                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
+            return None
+        swap = tree.order(l1) > tree.order(l2)
+        first, second = (l2, l1) if swap else (l1, l2)
+        kinds = (res.kind2, res.kind1) if swap else (res.kind1, res.kind2)
+        w = res.witness
+        witness = Witness(w.thread2, w.thread1, w.block2, w.block1, w.index) if swap else w
+        return Race(first, second, mem.name, kinds, mem.space, witness, res.loop_depth,
+                    res.depths, not ex.same, same_warp=res.same_warp)
+
+    def _ask_pair(self, ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
+                  s2: list[Access], shared: tuple[int, ...], exact_tags: bool,
+                  same_warp: z3.BoolRef | None) -> PairResult | None:
+        """The solver's answer for one pair query (None: no race)."""
+        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp)
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
         if r == z3.unknown:
-            verdict.unknowns.append(Unknown(
-                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
-            return None
+            return PairResult(True)
         if r != z3.sat or m is None:
             return None
         loop_depth, depths, best = self._loop_depths(ex, pq, m)
-        return self._decode_race(ex, tree, mem, pq, best, loop_depth, depths)
+        res = self._decode_race(ex, pq, best, loop_depth, depths)
+        return dataclasses.replace(res, same_warp=self._same_warp_only(ex, pq, best))
 
     @staticmethod
-    def _pair_query(ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
-                    s2: list[Access], same_warp: z3.BoolRef | None) -> _PairQuery | None:
-        """The race query of a label pair (None: no conflicting kinds or no common epoch).
+    def _same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
+        """The ``same_warp`` fact: is every racing pair of the query two lanes of one warp?
+        Free when the witness already crosses warps; otherwise one more query (the race with
+        the threads in different warps) -- a solver ``unknown`` counts as "crosses"."""
+        if not ex.same:
+            return False
+        sw = ex.same_warp()
+        if not z3.is_true(model.eval(sw, model_completion=True)):
+            return False
+        r, _ = ex.q.check(pq.query, z3.Not(sw))
+        return r == z3.unsat
+
+    @staticmethod
+    def _pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],
+                    shared: tuple[int, ...], exact_tags: bool,
+                    same_warp: z3.BoolRef | None) -> PairQuery | None:
+        """The race query of a label pair (None: no conflicting kinds).  ``s1``/``s2`` are
+        already restricted to common epochs where epochs are constants.
 
         Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
         kinds, and under ``--warp-sync`` not two threads of one warp unless in one instruction
@@ -302,18 +418,7 @@ class SDVOracle(OracleBase):
         kinds2 = {a.kind for a in s2}
         if not any(conflicts(a, b) for a in kinds1 for b in kinds2):
             return None
-        if ex.same and all(z3.is_int_value(a.epoch) for a in s1 + s2):
-            e1 = {a.epoch.as_long() for a in s1}  # type: ignore[attr-defined]
-            e2 = {a.epoch.as_long() for a in s2}  # type: ignore[attr-defined]
-            common = e1 & e2
-            if not common:
-                return None
-            s1 = [a for a in s1 if a.epoch.as_long() in common]  # type: ignore[attr-defined]
-            s2 = [a for a in s2 if a.epoch.as_long() in common]  # type: ignore[attr-defined]
-        shared = tree.shared_loops(l1, l2)
         d = len(shared)
-        exact_tags = ex.same and all(
-            len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
         levels_needed = d if exact_tags else 0
         if same_warp is not None and l1 == l2:
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
@@ -338,10 +443,10 @@ class SDVOracle(OracleBase):
                 conds.append(z3.Or(z3.Not(same_warp), same_inst))
             else:
                 conds.append(z3.Not(same_warp))
-        return _PairQuery(l1, l2, a1, a2, k1, k2, d if exact_tags else None, z3.And(conds))
+        return PairQuery(l1, l2, a1, a2, k1, k2, d if exact_tags else None, z3.And(conds))
 
     @staticmethod
-    def _loop_depths(ex: Executor, pq: _PairQuery,
+    def _loop_depths(ex: Executor, pq: PairQuery,
                      m: z3.ModelRef) -> tuple[int | None, tuple[int, ...], z3.ModelRef]:
         """(loop_depth, every depth the pair races at, the model at the smallest depth):
         re-query with the found depths excluded until each of the d + 1 is found or ruled
@@ -360,10 +465,10 @@ class SDVOracle(OracleBase):
         depths = tuple(sorted(models))
         return depths[0], depths, models[depths[0]]
 
-    def _decode_race(self, ex: Executor, tree: LabelTree, mem: K.Memory, pq: _PairQuery,
-                     best: z3.ModelRef, loop_depth: int | None,
-                     depths: tuple[int, ...]) -> Race:
-        """The :class:`Race` of a satisfiable pair query: kinds, text order, witness."""
+    def _decode_race(self, ex: Executor, pq: PairQuery, best: z3.ModelRef,
+                     loop_depth: int | None, depths: tuple[int, ...]) -> PairResult:
+        """What a satisfiable pair query says: kinds, loop depths, witness (thread 1 first;
+        the caller orders the pair by text)."""
         a1, a2 = pq.a1, pq.a2
         c1, c2 = a1.chosen(best), a2.chosen(best)
         if len(pq.k1) > 1 or len(pq.k2) > 1:
@@ -373,7 +478,7 @@ class SDVOracle(OracleBase):
             # by sat/unsat only), at the reported loop depth.
             at_depth = ([pq.depth_is(loop_depth)] if pq.depth and loop_depth is not None
                         else [])
-            for ka, kb in _kind_order(pq.k1, pq.k2):
+            for ka, kb in kind_order(pq.k1, pq.k2):
                 if (ka, kb) == (c1.kind, c2.kind):
                     break
                 r3, m3 = ex.q.check(pq.query, a1.kind_is(ka), a2.kind_is(kb), *at_depth)
@@ -381,56 +486,8 @@ class SDVOracle(OracleBase):
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
-        kind1, kind2 = c1.kind, c2.kind
-        l1, l2 = pq.l1, pq.l2
-        swap = tree.order(l1) > tree.order(l2)
-        first, second = (l2, l1) if swap else (l1, l2)
-        kinds = (kind2, kind1) if swap else (kind1, kind2)
-        witness = self._witness(ex, best, shown_index(c1), swap)
-        return Race(first, second, mem.name, kinds, mem.space, witness, loop_depth, depths,
-                    not ex.same)
-
-
-@dataclass
-class _PairQuery:
-    """The race query of one label pair, with what decoding its models needs."""
-
-    l1: int                 # label of thread 1's access
-    l2: int                 # label of thread 2's access
-    a1: AccessSide          # thread 1's instances of l1, as one symbolic access
-    a2: AccessSide          # thread 2's instances of l2
-    k1: set[AccessKind]     # access kinds among l1's instances
-    k2: set[AccessKind]     # access kinds among l2's instances
-    depth: int | None       # number of shared loops when iteration numbers are exact, else None
-    query: z3.BoolRef       # the conjunction asked
-
-    def depth_is(self, j: int) -> z3.BoolRef:
-        """The two accesses are in the same iteration of the j-1 outer shared loops and in
-        different iterations of the j-th (j = 0: the same iteration of all)."""
-        a1, a2 = self.a1, self.a2
-        if j == 0:
-            eqs = [a1.tags[i] == a2.tags[i] for i in range(self.depth or 0)]
-            return z3.And(eqs) if eqs else z3.BoolVal(True)
-        return z3.And([a1.tags[i] == a2.tags[i] for i in range(j - 1)] +
-                      [a1.tags[j - 1] != a2.tags[j - 1]])
-
-    def depth_of(self, model: z3.ModelRef) -> int:
-        for j in range(1, (self.depth or 0) + 1):
-            if not z3.is_true(model.eval(self.a1.tags[j - 1] == self.a2.tags[j - 1],
-                                         model_completion=True)):
-                return j
-        return 0
-
-
-#: most severe first: a write races with everything, an atomic with plain accesses
-_SEVERITY = {AccessKind.WRITE: 0, AccessKind.ATOMIC: 1, AccessKind.READ: 2}
-
-
-def _kind_order(k1: set[AccessKind],
-                k2: set[AccessKind]) -> list[tuple[AccessKind, AccessKind]]:
-    """The conflicting kind pairs of two label sides, most severe first."""
-    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if conflicts(a, b)]
-    return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
+        return PairResult(False, c1.kind, c2.kind, self._witness(ex, best, shown_index(c1)),
+                           loop_depth, depths)
 
 
 @dataclass

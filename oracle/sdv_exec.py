@@ -25,19 +25,42 @@ The engine is built in stages, one module each, stacked by inheritance on one st
 :mod:`oracle.sdv_loops`    loops: exact unrolling or havoc-based abstraction
 :mod:`oracle.sdv_invariants`  candidate loop invariants and Houdini
 =========================  ==============================================================
+
+Slicing (this module): a variable whose value can decide nothing -- no address, guard,
+barrier or annotation depends on it (:func:`oracle.sdv_invariants.relevant_vars`), e.g. the
+float accumulator ``Csub += As[ty][k] * Bs[k][tx]`` -- is not computed: the memory reads of
+its right-hand side are still executed and logged (race detection sees every ACCESS), and
+the variable gets a fresh value per thread.  Sound by construction (an unconstrained value
+over-approximates the real one); it only removes work, e.g. the ever-growing term of
+``x = x * 3 + i`` repeated a thousand times.  A stored value that is sliced is therefore
+fresh per thread, so a check that two writes store equal values (benign writes) sees values
+that may differ and conservatively keeps the race; values stored at a variable-free index
+(``s[0] = v``, the usual benign write) are not sliced, so such checks keep their precision.
 """
 
 from __future__ import annotations
 
+import z3
+
 from kpl import ast as K
 from oracle.sdv_encode import fresh, to_bool
+from oracle.sdv_invariants import HoudiniMemo, relevant_vars
 from oracle.sdv_loops import LoopExecutor
 from oracle.sdv_memory import Access
 from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported
 
 
 class Executor(LoopExecutor):
-    """Runs one kernel for two symbolic threads in one mode (``same`` or ``cross``)."""
+    """Runs one kernel for two symbolic threads in one mode (``same`` or ``cross``).
+    ``memo``: Houdini results shared with earlier runs (:class:`HoudiniMemo`), or None."""
+
+    def __init__(self, kernel: K.Kernel, mode: str, engine: QueryEngine, *,
+                 max_unroll: int = 64, unroll_budget: int = 512,
+                 memo: HoudiniMemo | None = None) -> None:
+        super().__init__(kernel, mode, engine, max_unroll=max_unroll,
+                         unroll_budget=unroll_budget)
+        self.memo = memo
+        self.events = []
 
     def run(self) -> None:
         for c in self.base_constraints():
@@ -58,6 +81,69 @@ class Executor(LoopExecutor):
                 except (Unsupported, KeyError):
                     pass
         self.exec_block(self.kernel.body)
+
+    # ------------------------------------------------------------------ slicing
+
+    def sliced(self, name: str) -> bool:
+        """``name``'s value can decide nothing (see the module docstring)."""
+        if self._kept is None:
+            self._kept = relevant_vars(self.kernel, fixed_stores=True)
+        return name not in self._kept
+
+    def touch(self, e: K.Expr, t: int, pred: z3.BoolRef) -> None:
+        """Execute the memory reads of ``e`` for thread ``t`` without computing its value.
+        Where a read is predicated inside ``e`` (``?:``, ``&&``, ``||``) or ``e`` has an
+        atomic or a barrier intrinsic, ``e`` is evaluated in full."""
+        if not _plain(e):
+            self.ev(e, t, pred)
+            return
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, K.Load):
+                self.ev(x, t, pred)
+            elif isinstance(x, K.Unary):
+                stack.append(x.operand)
+            elif isinstance(x, K.Binary):
+                stack += [x.right, x.left]
+            elif isinstance(x, K.Cast):
+                stack.append(x.operand)
+            elif isinstance(x, K.Call):
+                stack += reversed(x.args)
+            elif isinstance(x, K.Field):
+                stack.append(x.base)
+            elif isinstance(x, K.VecInit):
+                stack += reversed(x.parts)
+
+    def visit_Decl(self, s: K.Decl) -> None:
+        if s.array is not None or s.init is None or not self.sliced(s.var.name):
+            super().visit_Decl(s)
+            return
+        for t in range(2):
+            self.touch(s.init, t, self.th[t].pred)
+            self.th[t].vars[s.var.name] = fresh(s.var.type, f"sliced.{s.var.name}")
+
+    def assign_Var(self, s: K.Assign, t: int) -> None:
+        tgt = s.target
+        assert isinstance(tgt, K.Var)
+        if not self.sliced(tgt.name):
+            super().assign_Var(s, t)
+            return
+        self.touch(s.value, t, self.th[t].pred)
+        # fresh whatever the predicate: it over-approximates the old value as well
+        self.th[t].vars[tgt.name] = fresh(tgt.type, f"sliced.{tgt.name}")
+
+
+def _plain(e: K.Expr) -> bool:
+    """No read in ``e`` is predicated, and evaluating ``e`` does nothing but read memory."""
+    for x in K.walk_expr(e):
+        if isinstance(x, (K.Cond, K.Atomic)):
+            return False
+        if isinstance(x, K.Binary) and x.op in ("&&", "||"):
+            return False
+        if isinstance(x, K.Call) and x.name.startswith("__syncthreads"):
+            return False
+    return True
 
 
 

@@ -87,10 +87,12 @@ def _value_flow(e: K.Expr, written: set[str], deps: set[str], seeds: set[str]) -
         seeds |= expr_vars(e)
 
 
-def relevant_vars(kernel: K.Kernel) -> set[str]:
+def relevant_vars(kernel: K.Kernel, fixed_stores: bool = False) -> set[str]:
     """The variables (``@name``: local arrays) whose values can decide a verdict: those that
     flow, through assignments (flow-insensitively), into an index of a written memory, a
-    guard, a barrier or an annotation.  Every other variable only carries data to memory."""
+    guard, a barrier or an annotation.  Every other variable only carries data to memory.
+    ``fixed_stores``: also those flowing into a value stored at a variable-free index of
+    shared/global memory (``s[0] = v``), which a benign-write check compares."""
     written = _written_memories(kernel)
     deps: dict[str, set[str]] = {}
     seeds: set[str] = set()
@@ -112,6 +114,8 @@ def relevant_vars(kernel: K.Kernel) -> set[str]:
             else:
                 seeds |= expr_vars(t.index)
                 tgt = ""  # stored data of shared/global memory: nobody reads it back
+                if fixed_stores and not expr_vars(t.index):
+                    seeds |= expr_vars(s.value)
         if tgt is not None:
             if value is not None:
                 _value_flow(value, written, deps.setdefault(tgt, set()), seeds)
@@ -224,10 +228,14 @@ def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str
 
 
 def houdini(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
-            pe: list[z3.BoolRef], cands: list[Candidate]) -> list[Candidate]:
+            pe: list[z3.BoolRef], cands: list[Candidate]) -> tuple[list[Candidate], bool]:
     """Keep the candidates that hold at loop entry and are inductive (Houdini).  The body
     is run once from an unconstrained head state (speculatively: its log is discarded);
-    candidates are then dropped by counter-models until the rest is inductive."""
+    candidates are then dropped by counter-models until the rest is inductive.  Returns the
+    kept candidates and whether every query was decided (a solver ``unknown`` drops
+    candidates -- sound -- but the result then depends on time, so it is not cached)."""
+    decided = True
+
     def drop(cs: list[Candidate], forms: list[list[z3.BoolRef]],
              m: z3.ModelRef | None) -> list[Candidate]:
         if m is None:
@@ -241,9 +249,10 @@ def houdini(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, V
         r, m = ex.q.check(z3.Not(z3.And([f for fs in forms for f in fs])))
         if r == z3.unsat:
             break
+        decided = decided and r == z3.sat
         cands = drop(cands, forms, m)
     if not cands:
-        return []
+        return [], decided
     snap = ex.snapshot()
     saved_ret = [th.ret for th in ex.th]
     vs, la, k = ex.havoc(info, s0, pe, "hh")
@@ -256,11 +265,70 @@ def houdini(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, V
     for th, r0 in zip(ex.th, saved_ret, strict=False):
         th.ret = r0
     while cands:
-        pre = [f for c in cands for f in c.fn(vs, la, pe)]
+        pre = z3.And([f for c in cands for f in c.fn(vs, la, pe)])
         forms = [c.fn(post_vs, la2, pe) for c in cands]
-        r, m = ex.q.check(z3.And(pre), z3.Not(z3.And([f for fs in forms for f in fs])))
-        if r == z3.unsat:
+        for fs in forms:
+            # one query per candidate, not one for their conjunction: the negated
+            # conjunction is a disjunction, and z3 then case-splits over bit-blasted
+            # arithmetic (an offset candidate ``v1 - e1 == v2 - e2`` next to a
+            # uniformity candidate took 16,000 conflicts, 0.3 s); the negation of ONE
+            # candidate gives unit facts that preprocessing solves at once (~1 ms).
+            r, m = ex.q.check(pre, z3.Not(z3.And(fs)))
+            if r != z3.unsat:
+                break
+        else:
             break
+        decided = decided and r == z3.sat
         cands = drop(cands, forms, m)
     ex.restore(snap)
-    return cands
+    return cands, decided
+
+
+@dataclass
+class HoudiniMemo:
+    """Houdini results of one oracle, shared by the candidate kernels of a synthesis run.
+
+    Why a result can be reused without re-checking: the candidate kernels differ only in
+    barriers, and a barrier changes no variable, predicate or assumption -- only the epoch
+    terms and the epoch constraints of the loop abstraction.  Those constrain fresh epoch
+    and iteration variables by lower bounds and one ordering disjunction, so any model of
+    the other variables extends to them: a Houdini query (which mentions no epoch) has the
+    same answer with or without them.  What barriers do change is a decision of the loop
+    abstraction -- whether iteration B runs from A's state (:meth:`LoopExecutor.abstract_loop`,
+    ``consecutive``) -- and that changes which facts later code adds.  So the key is the
+    kernel without its plain barriers, the mode, the names of the candidates, and the
+    sequence of every such decision and Houdini call made so far in the run
+    (``LoopExecutor.events``; the kernel part is ``kernel_key``, one memo per kernel shape):
+    equal keys mean the same execution up to the names of fresh
+    variables and the epoch terms, hence the same queries, and Houdini's result (the
+    greatest inductive subset) does not depend on the order in which candidates were
+    dropped.  A hit replays the events its computation produced (nested loops' decisions in
+    the speculative run), so later keys stay aligned.  Results with a solver ``unknown`` are
+    not stored."""
+
+    kernel_key: tuple[object, ...]
+    results: dict[tuple[object, ...], tuple[frozenset[str], tuple[object, ...]]] = \
+        dataclasses.field(default_factory=dict)
+
+    def invariants(self, ex: LoopExecutor, loop: K.Loop, info: LoopInfo,
+                   s0: list[dict[str, Val]], pe: list[z3.BoolRef]) -> list[Candidate]:
+        """:func:`houdini` over :func:`candidates`, answered from the memo when it can."""
+        cands = candidates(ex, loop, info, s0, pe)
+        key = (ex.mode, loop.label, tuple(c.name for c in cands), tuple(ex.events))
+        hit = self.results.get(key)
+        if hit is not None:
+            kept_names, during = hit
+            ex.events.extend(during)
+            ex.events.append(("houdini", loop.label))
+            return [c for c in cands if c.name in kept_names]
+        start = len(ex.events)
+        kept, decided = houdini(ex, loop, info, s0, pe, cands)
+        if decided:
+            if len(self.results) >= _MEMO_SIZE:
+                self.results.pop(next(iter(self.results)))
+            self.results[key] = (frozenset(c.name for c in kept), tuple(ex.events[start:]))
+        ex.events.append(("houdini", loop.label))
+        return kept
+
+
+_MEMO_SIZE = 4096

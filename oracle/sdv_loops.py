@@ -23,7 +23,7 @@ import z3
 from kpl import ast as K
 from kpl.ast import CType, Space
 from oracle.sdv_encode import Val, conv, fresh, is_false, is_true, ite, to_bool
-from oracle.sdv_invariants import candidates, houdini, relevant_vars
+from oracle.sdv_invariants import HoudiniMemo, candidates, houdini, relevant_vars
 from oracle.sdv_state import (
     FALSE,
     TRUE,
@@ -157,7 +157,14 @@ def _steps(modified: dict[str, CType],
 
 
 class LoopExecutor(StmtExecutor):
-    """Stage: loops, exact or abstracted."""
+    """Stage: loops, exact or abstracted.
+
+    ``memo``: Houdini results shared across the checks of one oracle (set by the oracle;
+    None: not shared); ``events``: the barrier-dependent decisions and Houdini calls of
+    this run, in order, which key the memo (:class:`oracle.sdv_invariants.HoudiniMemo`)."""
+
+    memo: HoudiniMemo | None = None
+    events: list[object]
 
     def exec_loop(self, loop: K.Loop) -> None:
         """Exact unrolling when the launch fixes the trip count, else the abstraction."""
@@ -369,7 +376,10 @@ class LoopExecutor(StmtExecutor):
         saved = [(th.brk, th.cont) for th in self.th]
         ep0 = self.epoch
         barrier_epochs = info.has_barrier and self.same
-        cands = houdini(self, loop, info, s0, pe, candidates(self, loop, info, s0, pe))
+        if self.memo is not None:
+            cands = self.memo.invariants(self, loop, info, s0, pe)
+        else:
+            cands = houdini(self, loop, info, s0, pe, candidates(self, loop, info, s0, pe))[0]
 
         vs, la, k = self.havoc(info, s0, pe, f"h{loop.label}")
         for c in cands:
@@ -392,6 +402,8 @@ class LoopExecutor(StmtExecutor):
                            self.epoch == ep_head)
                 r, _ = self.q.check(q)
                 consecutive = r == z3.unsat
+                if consecutive:  # B from A's state: later facts differ (HoudiniMemo)
+                    self.events.append(("consecutive", loop.label))
             if consecutive:
                 after = [dict(th.vars) for th in self.th]
                 self.run_iteration(loop, after, la_a, k + 1)

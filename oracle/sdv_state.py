@@ -255,6 +255,7 @@ class Machine:
         self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
         self._fresh = 0                      # counter of fresh_name
         self._relevant: set[str] | None = None  # variables that can decide a verdict
+        self._kept: set[str] | None = None   # variables whose values are computed (slicing)
         # symbolic thread and block ids; in ``same`` mode both threads share the block
         self.tid = [tuple(z3.BitVec(f"t{t + 1}.{d}", 32) for d in dims) for t in range(2)]
         if self.same:

@@ -10,7 +10,9 @@ the statement classes of :mod:`kpl.ast` (``visit_<ClassName>``, through
   ``switch``), ``continue`` is re-enabled before the loop's latch, ``return`` leaves the
   kernel (or the ``Inline`` block);
 * a barrier bumps the epoch when either thread executes it, and records both predicates for
-  the divergence check (``same`` mode);
+  the divergence check (``same`` mode); a ``__syncwarp()`` does so only when the two threads
+  are lanes of one warp (so it orders nothing across warps, and diverges only when lanes of
+  one warp disagree) -- [WarpsAtomics] Sec. 3: without lock-step, a warp is just threads;
 * loops are handed to :mod:`oracle.sdv_loops`.
 """
 
@@ -19,6 +21,8 @@ from __future__ import annotations
 import z3
 
 from kpl import ast as K
+from kpl.fe.names import WARP_SIZE
+from kpl.placement import BarrierKind
 from oracle.sdv_encode import conv, fresh, to_bool, vec_elem
 from oracle.sdv_expr import ExprEvaluator
 from oracle.sdv_state import FALSE, BarrierHit, Unsupported, method_for, mk_and, mk_not, mk_or, simp
@@ -82,8 +86,23 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
         for t in range(2):
             self.ev(s.expr, t, self.th[t].pred)
 
+    def same_warp(self, size: int = WARP_SIZE) -> z3.BoolRef:
+        """The two threads are lanes of one warp of ``size`` (same block assumed: ``same``
+        mode): equal linear thread id divided by the warp size."""
+        return z3.UDiv(self.linear_tid(0), size) == z3.UDiv(self.linear_tid(1), size)
+
     def visit_Barrier(self, s: K.Barrier) -> None:
         p1, p2 = self.th[0].pred, self.th[1].pred
+        if s.kind is BarrierKind.SYNCWARP_MASKED:
+            # orders nothing here (sound for races); the partial mask itself is not modelled
+            self.unknown("unsupported: __syncwarp with a mask other than the full warp "
+                         "(0xffffffff)", s.label)
+            return
+        if s.kind.warp and self.same:
+            # a warp barrier orders the two threads only when they are lanes of one warp;
+            # for two warps it is no barrier at all (and cannot diverge between them)
+            sw = self.same_warp()
+            p1, p2 = mk_and(p1, sw), mk_and(p2, sw)
         if self.same:
             self.barriers.append(BarrierHit(s.label, (p1, p2)))
         fired = mk_or(p1, p2)

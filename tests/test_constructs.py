@@ -31,16 +31,7 @@ import constructs  # noqa: E402
 # Kernels that do not get their expected verdict today (file names in
 # tests/kernels/constructs/).  Remove a name as soon as its kernel passes.
 NOT_YET: set[str] = {
-    "04_structs_ok_fields.cu",
-    "04_structs_ok_nbody.cu",
-    "04_structs_racy_fields.cu",
-    "04_structs_racy_nbody.cu",
-    "05_casts_ok.cu",
-    "05_casts_racy.cu",
-    "06_memcpy_ok.cu",
-    "06_memcpy_racy.cu",
     "08_cg_ok_grid.cu",
-    "08_cg_ok_tile.cu",
     "13_benign_ok.cu",
     "14_consistent_ok.cu",
     "15_atomics_ok.cu",

@@ -46,6 +46,13 @@ def test_function_pointer_call_inlines_every_target() -> None:
     assert len(_stores(kernel)) == 2
 
 
+def test_auto_function_pointer_is_resolved_to_its_target() -> None:
+    kernel = parse_kernel_text(
+        "__device__ void one(float *p) { p[0] = 1.0f; }\n"
+        "__global__ void k(float *a) { auto f = one; f(a); }")
+    assert len(_stores(kernel)) == 1
+
+
 @pytest.mark.parametrize("src, what", [
     ("__global__ void k(int *a) { if (a[0]) goto in; while (a[1]) { in: a[2] = 1; } }",
      "goto 'in'"),
@@ -54,8 +61,53 @@ def test_function_pointer_call_inlines_every_target() -> None:
     ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
      "__global__ void k(int *a) { cg::grid_group g = cg::this_grid(); a[0] = 1; g.sync(); }",
      "grid-wide synchronisation"),
+    ("__global__ void k(float *a) { auto get = [&](int i) { return a[i]; }; a[0] = get(1); }",
+     "lambda expression"),
 ])
 def test_unanalysable_shapes_are_unsupported(src: str, what: str) -> None:
     with pytest.raises(KplError, match="unsupported") as err:
         parse_kernel_text(src)
     assert what in str(err.value) and err.value.line is not None
+
+
+def test_struct_layout_follows_the_cuda_abi() -> None:
+    from kpl.ctypes import member, sizeof
+
+    kernel = parse_kernel_text(
+        "struct __align__(16) A { float3 p; float m; };\n"
+        "struct B : A { char c; double d; };\n"
+        "union U { int i; unsigned char b[4]; };\n"
+        "struct F { unsigned lo : 4; unsigned hi : 4; short s; };\n"
+        "__global__ void k(B *b, U *u, F *f) { b[0].d = 1.0; u[0].b[2] = 1; f[0].hi = 1; }")
+    mems = {m.name: m.mem.elem for m in kernel.params if m.mem is not None}
+    b, u, f = mems["b"], mems["u"], mems["f"]
+    assert (sizeof(b), member(b, "m"), member(b, "c"), member(b, "d")) == (
+        32, (12, K.FLOAT), (16, member(b, "c")[1]), (24, K.DOUBLE))  # type: ignore[index]
+    assert sizeof(u) == 4 and member(u, "b.2")[0] == 2  # type: ignore[index]
+    assert sizeof(f) == 8 and member(f, "lo")[0] == member(f, "hi")[0] == 0  # type: ignore[index]
+    offsets = sorted(int(st.target.index.value) for st in _stores(kernel)
+                     if isinstance(st.target.index, K.Const))
+    assert offsets == [0, 2, 24]  # f[0].hi rewrites its unit; u[0].b[2]; b[0].d
+
+
+def test_memcpy_is_a_read_and_a_write_per_unit() -> None:
+    kernel = parse_kernel_text(
+        "#include <cstring>\n__global__ void k(float *a) { __shared__ float s[64];\n"
+        "  memcpy(&s[4 * threadIdx.x], a, 16); memset(a, 0, 6); }")
+    stores = _stores(kernel)
+    shared = [st for st in stores if st.target.mem.space == K.Space.SHARED]
+    assert len(shared) == 4 and all(isinstance(st.value, K.Load) for st in shared)
+    zeroed = [st for st in stores if st.target.mem.name == "a"]
+    assert [st.target.view.bits if st.target.view else None for st in zeroed] == [16, 16, 16]
+
+
+def test_atomic_on_a_struct_member_is_a_byte_view_of_it() -> None:
+    kernel = parse_kernel_text(
+        "struct Foo { float a; int n; };\n"
+        "__global__ void k(Foo *f) { atomicAdd(&f[2].n, 1); }")
+    (stmt,) = [s for s in kernel.body.stmts if isinstance(s, K.ExprStmt)]
+    atomic = stmt.expr
+    assert isinstance(atomic, K.Atomic) and atomic.view == K.INT
+    index = atomic.index  # element 2 of 8 bytes, member at 4: byte 16 + 4
+    assert isinstance(index, K.Binary) and index.op == "+"
+    assert [index.left, index.right] == [K.Const(16, K.ULONG), K.Const(4, K.ULONG)]

@@ -9,7 +9,7 @@ from kpl import ast as K
 from kpl.ctypes import common_type
 from kpl.errors import KplError
 from kpl.fe.base import PointerBinding, Scope
-from kpl.fe.exprs import ExprsLowering
+from kpl.fe.memops import MEMORY_FUNCTIONS, MemOpsLowering
 from kpl.fe.names import (
     ANNOTATIONS,
     ASSUMPTIONS,
@@ -19,9 +19,10 @@ from kpl.fe.names import (
     TEXTURE_FETCHES,
 )
 from kpl.fe.types import vector_type
+from kpl.placement import BarrierKind
 
 
-class CallsLowering(ExprsLowering):
+class CallsLowering(MemOpsLowering):
     """Calls, in statement position (``stmt_FuncCall``) and as values (``expr_FuncCall``)."""
 
     def _call_name(self, node: c_ast.FuncCall) -> str:
@@ -131,7 +132,10 @@ class CallsLowering(ExprsLowering):
 
     def _pointer_call(self, node: c_ast.FuncCall, var: K.Var, scope: Scope,
                       pre: list[K.Stmt]) -> K.Expr:
-        targets = self._address_taken()
+        nargs = len(node.args.exprs) if node.args is not None else 0
+        # only functions the call could be well-typed for: the same number of parameters
+        targets = [f for f in self._address_taken()
+                   if len(self._params(self.functions[f].decl)) == nargs]
         if not targets:
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
@@ -214,6 +218,8 @@ class CallsLowering(ExprsLowering):
                 return K.VecInit(typ, parts)
         if name in ANNOTATIONS or name in ASSUMPTIONS:
             return K.Const(1)
+        if name in MEMORY_FUNCTIONS and name not in self.functions:
+            return self.memory_function(node, name, scope, pre)
         if name.startswith("curand") and name not in self.functions:
             return self.curand(node, name, args, scope, pre)
         if name in self.functions and self._is_device(name):
@@ -310,12 +316,27 @@ class CallsLowering(ExprsLowering):
             return pre + [K.Assume(cond, kind=ASSUMPTIONS[name], label=self.label())]
         if name in ANNOTATIONS:
             return [K.Annotation(name, label=self.label())]
-        if name in ("__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
+        if name == "__syncwarp":
+            return [self._syncwarp(node, args, scope)]
+        if name in ("__threadfence", "__threadfence_block", "__threadfence_system",
                     "mem_fence", "read_mem_fence", "write_mem_fence"):
             return []
         if name in ("printf", "assert"):  # no effect of their own, but their arguments ARE read
             return self.effects(node, scope)
         return self.effects(node, scope)
+
+    def _syncwarp(self, node: c_ast.FuncCall, args: list[c_ast.Node], scope: Scope) -> K.Stmt:
+        """``__syncwarp()`` / ``__syncwarp(0xffffffff)``: a warp barrier over all 32 lanes.  Any
+        other mask is ``SYNCWARP_MASKED`` (the oracles answer "unknown" for it: a partial mask
+        orders only the named lanes, which they do not model)."""
+        kind = BarrierKind.SYNCWARP
+        if args:
+            pre: list[K.Stmt] = []
+            mask = self.expr(args[0], scope, pre)
+            folded = self._fold(mask) if not pre else None
+            if not (isinstance(folded, int) and folded & 0xFFFFFFFF == 0xFFFFFFFF):
+                kind = BarrierKind.SYNCWARP_MASKED
+        return K.Barrier(spelling=self._barrier_spelling(node), kind=kind, label=self.label())
 
     def _barrier_spelling(self, node: c_ast.FuncCall) -> str:
         span = self.spans.span_of(node)

@@ -8,11 +8,11 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from kpl import ast as K
-from kpl.fe.access import AccessLowering
 from kpl.fe.base import PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.fe.members import MembersLowering
 
 
-class DeclsLowering(AccessLowering):
+class DeclsLowering(MembersLowering):
     """Local declarations; memories declared inside the kernel join ``self.memories``."""
 
     def declaration(self, decl: c_ast.Decl, scope: Scope) -> list[K.Stmt]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
-from kpl.ctypes import binary_type, common_type, unary_type
+from kpl.ctypes import binary_type, common_type, sizeof, unary_type
 from kpl.fe.base import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.fe.decls import DeclsLowering
 from kpl.fe.names import (
@@ -129,6 +129,9 @@ class ExprsLowering(DeclsLowering):
             if fname not in ("x", "y", "z"):
                 raise self.error(f"'{base.name}' has no field '{fname}'", node)
             return K.Builtin(base.name, fname, K.UINT)
+        ref = self.member_ref(node, scope, pre)
+        if ref is not None:  # a struct with a byte layout (kpl.fe.members)
+            return self.member_read(ref)
         if node.type == "->":
             binding = self.pointer(base, scope)
             if binding is None:
@@ -144,6 +147,36 @@ class ExprsLowering(DeclsLowering):
         elem = value.type.elem if value.type.kind == "vec" and value.type.elem else K.FLOAT
         return K.Field(value, fname, elem)
 
+    def size_of(self, target: c_ast.Node, scope: Scope) -> int:
+        """``sizeof`` of a type name or an expression (an array: all its elements), in
+        bytes under the CUDA ABI (:func:`kpl.ctypes.sizeof`)."""
+        if isinstance(target, c_ast.Typename):
+            if isinstance(target.type, c_ast.ArrayDecl):
+                elem, dims = self._array_shape(target.type, target)
+                return self._sized(elem, target) * self._extent(dims, target)
+            return self._sized(self.ctype(target.type, target), target)
+        found = scope.lookup(target.name) if isinstance(target, c_ast.ID) else None
+        if isinstance(found, PointerBinding):
+            return 8
+        if isinstance(found, K.Memory) and None not in found.dims:
+            return self._sized(found.elem, target) * self._extent(found.dims, target)
+        return self._sized(self.expr(target, scope, []).type, target)
+
+    def _extent(self, dims: tuple[int | None, ...], where: c_ast.Node) -> int:
+        n = 1
+        for d in dims:
+            if d is None:
+                raise self.error("unsupported: sizeof an array of unknown extent", where)
+            n *= d
+        return n
+
+    def _sized(self, typ: K.CType, where: c_ast.Node) -> int:
+        size = sizeof(typ)
+        if size is None:
+            # a type without a modelled layout: the old estimate (fields times their width)
+            return max(1, typ.bits // 8) * (len(typ.fields) if typ.kind == "vec" else 1)
+        return size
+
     def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         mem, index, view = self.element(node, scope, pre)
         return self.load(mem, index, None, view)
@@ -152,12 +185,7 @@ class ExprsLowering(DeclsLowering):
         op = node.op
         if op == "sizeof":
             target = node.expr
-            if isinstance(target, c_ast.Typename):
-                typ = self.ctype(target.type, node)
-            else:
-                typ = self.expr(target, scope, []).type
-            size = max(1, typ.bits // 8) * (len(typ.fields) if typ.kind == "vec" else 1)
-            return K.Const(size, K.ULONG)
+            return K.Const(self.size_of(target, scope), K.ULONG)
         if op in ("p++", "p--", "++", "--"):
             target = self.lvalue(node.expr, scope, pre)
             current = self.read_lvalue(target)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.ctypes import leaf_paths
 from kpl.errors import KplError
 from kpl.fe.base import LowererBase, ScalarMemory
 from kpl.fe.names import VECTOR_FIELDS
@@ -42,6 +43,26 @@ def vector_type(name: str) -> K.CType | None:
     return None
 
 
+def array_type(elem: K.CType, dims: tuple[int | None, ...], where: c_ast.Node,
+               lowering: LowererBase) -> K.CType:
+    """An array MEMBER of a struct (``float v[4]``) as a struct-like type whose members are
+    its elements ``0``, ``1``, ... (row-major for several dimensions), so that kpl.ctypes
+    lays it out like any member; its name ends in ``]``."""
+    if any(d is None for d in dims):
+        raise lowering.error("unsupported: struct member array of unknown extent", where)
+    inner = elem
+    for d in reversed(dims[1:]):
+        assert d is not None
+        inner = K.CType("vec", 32, True, f"{inner}[{d}]", K.FLOAT, (),
+                        parts=tuple((str(i), inner) for i in range(d)))
+        inner = K.CType(inner.kind, 32, True, inner.name, K.FLOAT, leaf_paths(inner.parts),
+                        parts=inner.parts)
+    n = dims[0]
+    assert n is not None
+    parts = tuple((str(i), inner) for i in range(n))
+    return K.CType("vec", 32, True, f"{inner}[{n}]", K.FLOAT, leaf_paths(parts), parts=parts)
+
+
 class TypesLowering(LowererBase):
     """C types of declarations and casts, file-scope names, constant folding and the
     conversions of assignments and arithmetic."""
@@ -67,9 +88,57 @@ class TypesLowering(LowererBase):
                 self._declare_global(ext)
 
     def _register_struct(self, node: c_ast.Node) -> None:
-        if isinstance(node, c_ast.Struct) and node.name and node.decls:
-            fields = tuple(d.name for d in node.decls if d.name)
-            self.structs[node.name] = K.CType("vec", 32, True, node.name, K.FLOAT, fields)
+        if isinstance(node, (c_ast.Struct, c_ast.Union)) and node.name and node.decls:
+            self.structs[node.name] = self._struct_type(node, node.name)
+
+    def _struct_type(self, node: c_ast.Struct | c_ast.Union, name: str | None) -> K.CType:
+        """A struct or union with its members (``parts``; kpl.ctypes lays them out): base
+        classes first (``struct B : A``, recorded by kpl.lower_cuda), as anonymous members,
+        then the declared members.  Its value components (``fields``) are its leaf paths."""
+        bases, align = self.parsed.structs.get(name or "", ((), 0))
+        parts: list[tuple[str, K.CType]] = [("", self._named_type(b, node)) for b in bases]
+        for d in node.decls or []:
+            if isinstance(d.type, c_ast.ArrayDecl):
+                elem, dims = self._array_shape(d.type, d)
+                typ = array_type(elem, dims, d, self)
+            else:
+                typ = self.ctype(d.type, d)
+            if d.bitsize is not None:
+                self._bitfield(typ, d, parts)
+                continue
+            parts.append((d.name or "", typ))
+        union = isinstance(node, c_ast.Union)
+        label = name or ("union" if union else "struct")
+        return K.CType("vec", 32, True, label, K.FLOAT, leaf_paths(tuple(parts)),
+                       parts=tuple(parts), align=align, union=union)
+
+    def _bitfield(self, typ: K.CType, d: c_ast.Decl, parts: list[tuple[str, K.CType]]) -> None:
+        """Append bit-field ``d`` to ``parts``.  A bit-field is its whole storage unit (its
+        declared type): a write to it writes every byte of the unit, so two threads writing
+        different bit-fields of one unit race, as they do on a GPU (a store of bits is a
+        read-modify-write of the unit).  Consecutive bit-fields of one type that fit in one
+        unit share it: they are the members of an anonymous union (all at the unit's
+        offset), whose members stay separate components of a struct VALUE."""
+        if typ.kind not in ("int", "bool"):
+            raise self.error(f"unsupported: bit-field of type '{typ}'", d)
+        width = self._const_int(d.bitsize)
+        if width is None:
+            raise self.error("unsupported: bit-field width that is not a constant", d)
+        unit_bits = max(8, typ.bits)
+        last = parts[-1][1] if parts and not parts[-1][0] else None
+        if last is not None and last.union and last.name == f"bits:{typ}" \
+                and last.bits + width <= unit_bits and width > 0:
+            grown = K.CType("vec", last.bits + width, True, last.name, K.FLOAT,
+                            last.fields + ((d.name,) if d.name else ()),
+                            parts=last.parts + (((d.name, typ),) if d.name else ()), union=True)
+            parts[-1] = ("", grown)
+            return
+        if width == 0:
+            return  # `int : 0;` ends the unit
+        unit = K.CType("vec", width, True, f"bits:{typ}", K.FLOAT,
+                       (d.name,) if d.name else (),
+                       parts=((d.name or "__pad", typ),), union=True)
+        parts.append(("", unit))
 
     def _declare_global(self, decl: c_ast.Decl) -> None:
         name = decl.name
@@ -148,13 +217,12 @@ class TypesLowering(LowererBase):
             return self._named_type(text, where)
         if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
             return K.CType("ptr", 64, False, "pointer", self.ctype(node.type, where))
-        if isinstance(node, c_ast.Struct):
+        if isinstance(node, (c_ast.Struct, c_ast.Union)):
             if node.name in self.structs:
                 return self.structs[node.name]
             if node.decls and node.name is None:
                 # `typedef struct { ... } T;`: anonymous, known by its typedef name only
-                fields = tuple(d.name for d in node.decls if d.name)
-                return K.CType("vec", 32, True, "struct", K.FLOAT, fields)
+                return self._struct_type(node, None)
             if node.decls:
                 self._register_struct(node)
                 return self.structs[node.name]

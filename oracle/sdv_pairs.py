@@ -1,0 +1,109 @@
+"""Race-pair queries of the SDV verifier: what one label pair's query is, and its answer.
+
+Stage: the data of :meth:`oracle.sdv.SDVOracle._races` -- a label's accesses with the facts
+the pair loop needs without building z3 terms (:class:`Side`), the query of one pair
+(:class:`PairQuery`) and its answer, shared by every pair asking the same formula
+(:class:`PairResult`).  Split from :mod:`oracle.sdv` so that the decision stage stays one
+readable module.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import z3
+
+from oracle.base import AccessKind, Witness, conflicts
+from oracle.sdv_memory import Access, AccessSide
+
+
+@dataclass
+class PairResult:
+    """The answer to one pair query, shared by every label pair asking the same formula:
+    ``unknown`` (the solver gave up) or a race with thread 1's and thread 2's kinds, the
+    witness (thread 1 first) and the loop depths."""
+
+    unknown: bool
+    kind1: AccessKind = AccessKind.READ
+    kind2: AccessKind = AccessKind.READ
+    witness: Witness = Witness((0, 0, 0), (0, 0, 0))
+    loop_depth: int | None = None
+    depths: tuple[int, ...] = ()
+    same_warp: bool = False        # every racing pair of the formula is two lanes of one warp
+
+
+class Side:
+    """One label's accesses of one array by one thread, with what the pair loop needs
+    without building z3 terms: the access kinds, the constant epochs (None: some epoch is
+    symbolic) and a signature per access (z3 ids of its predicate, index, epoch and
+    iteration numbers; hash-consing makes equal ids equal terms).  Two pairs whose sides
+    have equal signatures ask the same query up to the names of the selectors."""
+
+    def __init__(self, insts: list[Access]) -> None:
+        self.insts = insts
+        self.kinds = frozenset(a.kind for a in insts)
+        self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
+                           a.field, repr(a.view) if a.view is not None else None,
+                           tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
+        consts = all(z3.is_int_value(a.epoch) for a in insts)
+        self.epoch_of = [a.epoch.as_long() if consts else 0  # type: ignore[attr-defined]
+                         for a in insts]
+        self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
+
+
+_CONFLICTING: dict[tuple[frozenset[AccessKind], frozenset[AccessKind]], bool] = {}
+
+
+def kinds_conflict(k1: frozenset[AccessKind], k2: frozenset[AccessKind]) -> bool:
+    """Some kind of ``k1`` conflicts with some kind of ``k2`` (cached: called per pair)."""
+    r = _CONFLICTING.get((k1, k2))
+    if r is None:
+        r = any(conflicts(a, b) for a in k1 for b in k2)
+        _CONFLICTING[(k1, k2)] = r
+    return r
+
+
+@dataclass
+class PairQuery:
+    """The race query of one label pair, with what decoding its models needs."""
+
+    l1: int                 # label of thread 1's access
+    l2: int                 # label of thread 2's access
+    a1: AccessSide          # thread 1's instances of l1, as one symbolic access
+    a2: AccessSide          # thread 2's instances of l2
+    k1: set[AccessKind]     # access kinds among l1's instances
+    k2: set[AccessKind]     # access kinds among l2's instances
+    depth: int | None       # number of shared loops when iteration numbers are exact, else None
+    query: z3.BoolRef       # the conjunction asked
+
+    def depth_is(self, j: int) -> z3.BoolRef:
+        """The two accesses are in the same iteration of the j-1 outer shared loops and in
+        different iterations of the j-th (j = 0: the same iteration of all)."""
+        a1, a2 = self.a1, self.a2
+        if j == 0:
+            eqs = [a1.tags[i] == a2.tags[i] for i in range(self.depth or 0)]
+            return z3.And(eqs) if eqs else z3.BoolVal(True)
+        return z3.And([a1.tags[i] == a2.tags[i] for i in range(j - 1)] +
+                      [a1.tags[j - 1] != a2.tags[j - 1]])
+
+    def depth_of(self, model: z3.ModelRef) -> int:
+        for j in range(1, (self.depth or 0) + 1):
+            if not z3.is_true(model.eval(self.a1.tags[j - 1] == self.a2.tags[j - 1],
+                                         model_completion=True)):
+                return j
+        return 0
+
+
+#: most severe first: a write races with everything, an atomic with plain accesses
+_SEVERITY = {AccessKind.WRITE: 0, AccessKind.ATOMIC: 1, AccessKind.READ: 2}
+
+
+def kind_order(k1: set[AccessKind],
+                k2: set[AccessKind]) -> list[tuple[AccessKind, AccessKind]]:
+    """The conflicting kind pairs of two label sides, most severe first."""
+    pairs = [(a, b) for a, b in itertools.product(sorted(k1), sorted(k2)) if conflicts(a, b)]
+    return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
+
+
+__all__ = ["PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict"]
