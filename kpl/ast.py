@@ -18,9 +18,8 @@ labels double as the labels of their enclosed blocks (Sec. III-A); the ``else`` 
 block of its own with a fresh label, a sibling placed right after the ``if`` in the label tree
 (the desugaring ``p := e; if p A; if !p B``).  Every block also has a start label (ℓ_s).
 
-Modelled on pycparser's ``c_ast`` (plain dataclasses, a class-name :class:`NodeVisitor`).
-Why one module of ~600 lines: the one vocabulary every stage shares, a list of small node
-classes like ``c_ast``; splitting it would only lengthen every import.
+Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).
+Why one module of ~600 lines: the one vocabulary every stage shares, small classes as c_ast.
 """
 
 from __future__ import annotations
