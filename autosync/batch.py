@@ -95,8 +95,9 @@ def _read_bytes(file: str) -> bytes | None:
 
 def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str) -> tuple[str, str | None]:
     """(cache folder, key) of ``check FILE ARGS`` (key None: not cacheable); one function for
-    batch and single-file runs, so they share entries.  The project configuration and the
-    compilation database (its text, its ``-I`` folders) are part of the key."""
+    batch and single-file runs, so they share entries.  The project configuration, the
+    compilation database (its text, its ``-I`` folders) and the forced includes (``--include``,
+    ``-include``) are part of the key."""
     from autosync import compdb
     from autosync.project import find_config
 
@@ -109,7 +110,8 @@ def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str
         flags = compdb.flags_for(file, build_dir)
     except BadInput:
         flags = None  # the check itself reports it
-    extra = [flags.database] if flags else []
+    forced = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--include"]
+    extra = ([flags.database, *flags.pre_includes] if flags else []) + forced  # hashed with their includes
     dirs = include_dirs + list(flags.include_dirs if flags else ())
     folder = cache.cache_dir(config.root if config and config.path else None)
     return folder, cache.key(file, args, dirs, config.path if config else None, version, extra)

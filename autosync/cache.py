@@ -97,7 +97,8 @@ def _included(path: str, include_dirs: list[str], seen: set[str]) -> list[str]:
 def key(file: str, options: list[str], include_dirs: list[str], config_path: str | None, version: str,
         extra_files: list[str] | None = None) -> str | None:
     """The cache key of one check, or None when the file cannot be read (never cached).
-    ``extra_files`` (e.g. the compilation database) are hashed with their texts."""
+    ``extra_files`` (e.g. the compilation database, forced includes) are hashed with their
+    texts and the texts of their local includes."""
     try:
         with open(file, "rb") as fh:
             data = fh.read()
@@ -113,8 +114,10 @@ def key(file: str, options: list[str], include_dirs: list[str], config_path: str
                 h.update(path.encode() + b"\0" + fh.read() + b"\1")
         except OSError:
             pass
-    for text in _included(file, include_dirs, {os.path.abspath(file)}):
-        h.update(text.encode() + b"\1")
+    seen = {os.path.abspath(file)}
+    for root in [file, *(extra_files or [])]:
+        for text in _included(root, include_dirs, seen):
+            h.update(text.encode() + b"\1")
     return h.hexdigest()
 
 

@@ -273,10 +273,14 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
         elif fmt is Format.sarif:
             emit(report.dumps(report_sarif.check_sarif(results, file, version=version())))
         else:
+            from autosync.launch import launch_text
+
+            names = [loc.kernel.name for loc, _, _ in results]
             for loc, v, name in results:
                 for line in report.check_lines(loc, v):
                     emit(line)
-                emit(report.summary_line(file, loc.kernel.name, v, name))
+                several = names.count(loc.kernel.name) > 1  # one line per launch: say which
+                emit(report.summary_line(file, loc.kernel.name, v, name, launch_text(loc.kernel) if several else None))
     raise typer.Exit(EXIT_OK if verified else EXIT_FAIL)
 
 

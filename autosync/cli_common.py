@@ -257,6 +257,9 @@ DefineOpt = Annotated[list[str] | None, typer.Option(
     "-D", "--define", help="Preprocessor define NAME[=VALUE] (repeatable).")]
 IncludeOpt = Annotated[list[str] | None, typer.Option(
     "-I", "--include-dir", help="Folder searched for #include \"…\" (repeatable).")]
+ForcedIncludeOpt = Annotated[list[str] | None, typer.Option(
+    "--include", help="File read before the kernel file, like -include of nvcc/gcc (repeatable).",
+    metavar="FILE")]
 BlockDimOpt = Annotated[str | None, typer.Option(
     "--blockDim", "--block-dim", help="Threads per block: 256, [16,8] or 16,8 (overrides the header).")]
 GridDimOpt = Annotated[str | None, typer.Option(
@@ -319,6 +322,7 @@ class KernelFlags:
     grid_dim: str | None = None
     warp_sync: int | None = None
     build_dir: str | None = None
+    include: list[str] | None = None
 
     def argv(self) -> list[str]:
         """The flags again as command-line arguments (for a batch's worker)."""
@@ -327,17 +331,18 @@ class KernelFlags:
         out += ["--blockDim", self.block_dim] if self.block_dim else []
         out += ["--gridDim", self.grid_dim] if self.grid_dim else []
         out += ["-p", self.build_dir] if self.build_dir else []
+        out += [a for f in self.include or [] for a in ("--include", f)]
         return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
-                                   self.grid_dim, self.warp_sync, self.build_dir)
+                                   self.grid_dim, self.warp_sync, self.build_dir, self.include)
 
 
 #: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
 _KERNEL_FLAGS: list[tuple[str, Any]] = [
     ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
-    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("build_dir", BuildDirOpt),
+    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("build_dir", BuildDirOpt), ("include", ForcedIncludeOpt),
 ]
 
 

@@ -9,7 +9,9 @@ what changes the kernel it sees:
 * ``-D NAME[=VALUE]`` / ``-U NAME`` (``--define-macro``/``--undefine-macro`` for nvcc);
 * ``-I DIR``, ``-isystem DIR``, ``-iquote DIR`` (``--include-path`` for nvcc), relative to the
   entry's ``directory``;
-* ``-include FILE`` (``--pre-include`` for nvcc): the forced includes, in order;
+* ``-include FILE`` (``--pre-include`` for nvcc): the forced includes, in order, read before
+  the file (:mod:`kpl.preprocess`; FILE must lie under the kernel's folder, an ``-I`` folder
+  or the entry's ``directory``);
 * ``-x cuda`` / ``-x cu``: the file is CUDA whatever its suffix (a ``.cpp`` compiled as CUDA is
   then found in a folder, see :func:`cuda_files`).
 
@@ -38,6 +40,7 @@ class CompileFlags:
     include_dirs: tuple[str, ...] = ()
     pre_includes: tuple[str, ...] = ()
     cuda: bool = False  # ``-x cuda``/``-x cu``, or nvcc compiling it
+    directory: str = ""  # the entry's ``directory`` (forced includes may lie under it)
 
 
 def find_database(file: str, build_dir: str | None = None) -> str | None:
@@ -128,7 +131,8 @@ def parse_command(argv: list[str], directory: str, database: str) -> CompileFlag
             pre.append(os.path.normpath(os.path.join(directory, value)))
         else:
             cuda = value in ("cuda", "cu")
-    return CompileFlags(database, defines, tuple(dict.fromkeys(includes)), tuple(pre), cuda)
+    return CompileFlags(database, defines, tuple(dict.fromkeys(includes)), tuple(pre), cuda,
+                        os.path.abspath(directory) if directory else "")
 
 
 def flags_for(file: str, build_dir: str | None = None) -> CompileFlags | None:

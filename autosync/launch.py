@@ -82,6 +82,24 @@ def launch_json(kernel: Kernel) -> dict[str, object]:
             "source": "unknown"}
 
 
+def _dims(dim: Dim3) -> str:
+    """A launch argument as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``."""
+    x, y, z = dim
+    return str(x) if (y, z) == (1, 1) else f"dim3({x}, {y})" if z == 1 else f"dim3({x}, {y}, {z})"
+
+
+def launch_text(kernel: Kernel) -> str:
+    """The launch ``kernel`` was checked under, for a text report that must tell several
+    launches of one kernel apart: ``launch <<<4, 32>>> at k.cu:12`` (a host launch) or
+    ``launch <<<4, 32>>> from command line`` (any other source)."""
+    choice = SOURCES.get(kernel)
+    block, grid = (choice.block_dim, choice.grid_dim) if choice else (kernel.launch.block_dim,
+                                                                      kernel.launch.grid_dim)
+    source = choice.source if choice else "unknown"
+    where = source.removeprefix("host launch ")
+    return f"launch <<<{_dims(grid)}, {_dims(block)}>>> " + (where if where != source else f"from {source}")
+
+
 # --------------------------------------------------------------------------- constants of the host code
 
 _DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*?)[ \t]*(?://[^\n]*)?$", re.M)
@@ -243,7 +261,7 @@ def with_launch(choice: LaunchChoice, block: Dim3 | None = None, grid: Dim3 | No
     return replace(choice, block_dim=block or choice.block_dim, grid_dim=grid or choice.grid_dim)
 
 
-__all__ = ["DEFAULT_BLOCK", "DEFAULT_GRID", "HostLaunch", "LaunchChoice", "SOURCES", "launch_json",
+__all__ = ["DEFAULT_BLOCK", "DEFAULT_GRID", "HostLaunch", "LaunchChoice", "SOURCES", "launch_json", "launch_text",
            "host_launches", "distinct"]
 
 

@@ -109,22 +109,27 @@ class KernelOptions:
     build_defines: dict[str, str] = field(default_factory=dict)
     #: the compile command was read (its ``-I`` folders are appended to ``include_dirs``)
     build_read: bool = False
+    #: files read before the kernel file, as ``-include FILE`` (``--include``, then the compile
+    #: command's), and the folders they may lie in besides the sandbox's (the command's directory)
+    forced_includes: list[str] = field(default_factory=list)
+    forced_dirs: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
               grid_dim: str | None = None, warp_sync: int | None = None,
-              build_dir: str | None = None) -> KernelOptions:
+              build_dir: str | None = None, forced_includes: list[str] | None = None) -> KernelOptions:
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
                    parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
-                   build_dir=build_dir)
+                   build_dir=build_dir, forced_includes=list(forced_includes or []))
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
         return {"defines": self.defines or None, "include_dirs": self.include_dirs or None, "instances": inst,
-                "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync}
+                "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync,
+                "forced_includes": self.forced_includes or None, "forced_dirs": self.forced_dirs or None}
 
 
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
@@ -473,6 +478,8 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
         cmd = [nvcc, "--ptx", "-x", "cu", "-I", folder]
         for inc in opts.include_dirs:
             cmd += ["-I", inc]
+        for forced in opts.forced_includes:
+            cmd += ["-include", os.path.abspath(forced)]
         for name, value in defines.items():
             cmd.append(f"-D{name}={value}")
         cmd += ["-o", os.path.join(scratch, "out.ptx"), src]

@@ -122,7 +122,11 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
         kernels = [frontend.select_kernel(kernels, opts.kernel, opts.file)]
-    launches, unknown = host_launches(text, {**build, **header.defines, **config.defines(""), **opts.defines})
+    # launch constants: the macros the preprocessor ended with (headers included), under the flags
+    macros = {name: d.body for name, d in kernels[0].macros.items() if d.body is not None} \
+        if kernels else {}
+    launches, unknown = host_launches(text, {**macros, **build, **header.defines, **config.defines(""),
+                                             **opts.defines})
     out: list[Kernel] = []
     for k in kernels:
         base = k.name.split("<", 1)[0]
@@ -142,7 +146,7 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
 def read_compile_command(opts: KernelOptions) -> None:
     """Take the file's ``compile_commands.json`` entry into ``opts`` once (:mod:`autosync.compdb`):
     its ``-D`` as ``build_defines`` (under the command line and the configuration), its ``-I``
-    after the command line's."""
+    after the command line's, its ``-include`` after ``--include``."""
     from autosync import compdb
 
     if opts.build_read:
@@ -153,10 +157,9 @@ def read_compile_command(opts: KernelOptions) -> None:
         return
     opts.build_defines = dict(flags.defines)
     opts.include_dirs = opts.include_dirs + [d for d in flags.include_dirs if d not in opts.include_dirs]
-    if flags.pre_includes:
-        names = ", ".join(os.path.relpath(p) for p in flags.pre_includes)
-        opts.notes.append(f"{opts.file}: note: forced includes of {os.path.relpath(flags.database)} are not "
-                          f"applied ({names}); #include them in the file or pass their -D flags")
+    opts.forced_includes = opts.forced_includes + [p for p in flags.pre_includes if p not in opts.forced_includes]
+    if flags.pre_includes and flags.directory:
+        opts.forced_dirs = [flags.directory]
 
 
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],

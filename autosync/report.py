@@ -150,16 +150,19 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
-def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str) -> str:
+def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str, launch: str | None = None) -> str:
+    """The last line of a kernel's text report; ``launch`` (e.g. ``launch <<<4, 32>>> at
+    k.cu:12``) tells apart the lines of a kernel checked under several launches."""
+    head = f"{path}: kernel '{kernel}'" + (f" ({launch})" if launch else "")
     stats = f"(oracle {oracle}, {plural(verdict.queries, 'query', 'queries')}, {verdict.seconds:.2f} s)"
     if verdict.verified:
-        return f"{path}: kernel '{kernel}': verified {stats}"
+        return f"{head}: verified {stats}"
     parts = [plural(len(verdict.races), "race"), plural(len(verdict.divergences), "divergent barrier")]
     if verdict.unknowns:
         parts.append(plural(len(verdict.unknowns), "unknown"))
     if verdict.findings:
         parts.append(plural(len(verdict.findings), "finding"))
-    return f"{path}: kernel '{kernel}': " + ", ".join(parts) + f" {stats}"
+    return f"{head}: " + ", ".join(parts) + f" {stats}"
 
 
 # --------------------------------------------------------------------------- JSON

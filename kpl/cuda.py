@@ -76,14 +76,16 @@ def _stub_text() -> str:
 
 
 def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
-               include_dirs: list[str] | None = None, instances: list[str] | None = None) -> ParsedSource:
+               include_dirs: list[str] | None = None, instances: list[str] | None = None,
+               forced_includes: list[str] | None = None, forced_dirs: list[str] | None = None) -> ParsedSource:
     """Parse a ``.cu`` file into a pycparser AST plus side tables.
 
     ``defines`` (``-D``) are merged over the header's own ``-DNAME=VALUE`` flags.  A define
     whose name is a template parameter binds that parameter when the template has no explicit
     instantiation, and is NOT a preprocessor macro (it would clobber ``template<int N>``).
     ``instances`` (``--kernel 'k<32>'``) are instantiations of kernel templates to make, as if
-    the file held ``template __global__ void k<32>(...);``.
+    the file held ``template __global__ void k<32>(...);``.  ``forced_includes`` are read
+    first, as ``-include FILE`` (:func:`kpl.preprocess.preprocess`).
     Raises :class:`KplError` for every problem with the input.
     """
     if text is None:
@@ -97,7 +99,7 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
     tparams = template_param_names(text)
     pp_defs = {k: v for k, v in all_defs.items() if k not in tparams}
     try:
-        pre = preprocess(path, text, pp_defs, include_dirs)
+        pre = preprocess(path, text, pp_defs, include_dirs, forced_includes, forced_dirs)
     except KplError:
         raise
     except Exception as exc:  # pcpp's own failures on malformed input

@@ -111,7 +111,8 @@ def _header_defines(header: KernelHeader) -> dict[str, str]:
 def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
                  include_dirs: list[str] | None = None, block_dim: Dim = None,
                  grid_dim: Dim = None, warp_sync: int | None = None,
-                 instances: list[str] | None = None) -> list[K.Kernel]:
+                 instances: list[str] | None = None, forced_includes: list[str] | None = None,
+                 forced_dirs: list[str] | None = None) -> list[K.Kernel]:
     """Parse ``path`` (or ``text`` as if it were ``path``) into one Kernel per
     ``__global__`` function with a body, in file order."""
     from kpl.cuda import parse_cuda
@@ -126,7 +127,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     header = parse_header(text, path)
     all_defines = _header_defines(header)
     all_defines.update(defines or {})
-    parsed = parse_cuda(path, text, defines=all_defines, include_dirs=include_dirs, instances=instances)
+    parsed = parse_cuda(path, text, defines=all_defines, include_dirs=include_dirs, instances=instances,
+                        forced_includes=forced_includes, forced_dirs=forced_dirs)
     kernels = []
     for ext in parsed.ast.ext:
         if not isinstance(ext, c_ast.FuncDef):
@@ -135,7 +137,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         if info is None or info.kind != "global":
             continue
         launch = _launch(parsed.header, info, block_dim, grid_dim, warp_sync)
-        kernels.append(Lowerer(parsed, ext, info, launch).lower())
+        kernel = Lowerer(parsed, ext, info, launch).lower()
+        kernels.append(kernel)
     if not kernels:
         raise KplError("no __global__ function with a body in this file", path, 1, 1)
     return kernels

@@ -15,12 +15,15 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class MacroDef:
     """A macro ``#define``\\ d by the kernel's file or a header it includes: its display path and
-    1-based line, and whether it takes arguments (a function-like macro's bare name is not a use)."""
+    1-based line, whether it takes arguments (a function-like macro's bare name is not a use),
+    and an object-like macro's body (None: function-like, or defined with two different bodies,
+    so which one a given line saw is not known) -- launch constants such as ``k<<<1, TILE>>>``."""
 
     name: str
     file: str
     line: int
     function_like: bool
+    body: str | None = None
 
 
 __all__ = ["MacroDef"]

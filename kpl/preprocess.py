@@ -21,6 +21,10 @@ system's headers):
   opened.  The real path (symlinks resolved) is checked for containment BEFORE the file is
   opened; ``..`` escapes, absolute paths and symlinks out are ``include outside the allowed
   folders``;
+* forced includes (``-include FILE`` of a compile command, ``--include FILE``) are read as if
+  ``#include "FILE"`` were the file's first line, under the same sandbox: FILE must lie under
+  the kernel's folder, the ``include_dirs`` or the ``forced_dirs`` (the compile command's
+  directory);
 * an include cycle is one error naming the chain (``a.h -> b.h -> a.h``), never a Python
   ``RecursionError``.  A header may be entered again while it is open (include guards and
   ``#pragma once`` make the second entry empty); a third nested entry is a cycle.
@@ -28,12 +32,17 @@ system's headers):
 Device code is what is analysed, so ``__CUDA_ARCH__`` (700), ``__CUDACC__`` and
 ``__NVCC__`` are predefined, and ``__AUTOSYNC__`` (``-D`` overrides them).
 
+The object-like macros left defined are returned too (:attr:`Preprocessed.macros`): the host
+code's launch constants (``k<<<1, TILE>>>`` with ``TILE`` from a header) are read from them.
+
 Stage: ``(path, text, defines)`` -> :class:`Preprocessed`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -88,7 +97,8 @@ class Preprocessed:
     text: str
     files: dict[str, str]
     #: every macro ``#define``\ d by the kernel file or a header it includes (the last
-    #: definition of each name): where a statement that comes from a macro body is defined
+    #: definition of each name): where a statement that comes from a macro body is defined, and
+    #: an object-like macro's body (None when it was defined with two different bodies)
     macros: dict[str, MacroDef] = field(default_factory=dict)
 
 
@@ -96,7 +106,8 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
     """pcpp with AutoSync's include policy and errors turned into :class:`KplError`."""
 
     def __init__(self, main_abs: str, main_display: str, include_dirs: list[str]) -> None:
-        super().__init__()
+        self.bodies: dict[str, str | None] = {}  # object-like macro -> body (None: two bodies seen)
+        super().__init__()  # defines pcpp's own macros
         self.rewrite_paths: list[tuple[str, str]] = []
         self.main_abs = main_abs  # absolute path of the kernel file (as given, not resolved)
         self.main_dir = os.path.dirname(main_abs)
@@ -111,6 +122,9 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
         self.fell_back: set[str] = set()  # stub folders this #include was already retried in
         self.written = ""  # the quoted file name of that #include, as written
         self.defined: dict[str, MacroDef] = {}  # macros #define'd by a file (not -D, not predefined)
+        self.forced_roots: list[str] = []  # extra sandbox folders while reading forced includes
+        self.forcing = False  # a forced include (or one it includes) is being read
+        self.forced_names: dict[str, str] = {}  # absolute path of a forced include -> as given
         for d in self.include_dirs:
             self.add_path(d)
         self.rewrite_paths = []
@@ -136,16 +150,34 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
 
     def define(self, tokens: Any) -> None:
         """pcpp's ``#define``, also recording where a file defined the macro (a ``str`` is one
-        of ours: predefined or ``-D``)."""
+        of ours: predefined or ``-D``) and the body of every object-like macro (for launch
+        constants such as ``k<<<1, TILE>>>``; a name seen with two bodies has none)."""
         super().define(tokens)
-        if isinstance(tokens, str) or not tokens:
+        name = (self.tokenize(tokens) if isinstance(tokens, str) else tokens)[0].value
+        macro = self.macros.get(name)
+        if macro is None:
             return
-        macro = self.macros.get(tokens[0].value)
+        if macro.arglist is None:
+            body = "".join(t.value for t in macro.value).strip()
+            self.bodies[name] = body if self.bodies.get(name, body) == body else None
         source = getattr(macro, "source", None)
-        if macro is None or source is None or os.path.dirname(os.path.abspath(source)) == STUB_DIR:
+        if isinstance(tokens, str) or source is None or os.path.dirname(os.path.abspath(source)) == STUB_DIR:
             return
         self.defined[macro.name] = MacroDef(macro.name, self.show(source), int(macro.lineno),
                                             macro.arglist is not None)
+
+    def forced(self, paths: list[str]) -> Iterator[Any]:
+        """The tokens of the forced includes, each read as ``#include "PATH"``."""
+        self.forcing = True
+        try:
+            for path in paths:
+                full = os.path.abspath(path)
+                self.forced_names[full] = path
+                if not os.path.isfile(full):
+                    raise KplError(f"forced include not found: {path}", self.main_display)
+                yield from self.include(self.tokenize(f'"{full}"'), [])
+        finally:
+            self.forcing = False
 
     # ---- pcpp hooks
     def on_error(self, file: str, line: int, msg: str) -> None:
@@ -191,8 +223,12 @@ class _Pcpp(Preprocessor):  # type: ignore[misc]
         if os.path.dirname(full) == STUB_DIR and os.path.basename(full) in STUB_HEADERS.values():
             return self._open(full, stub_name=os.path.basename(full))
         real = os.path.realpath(full)
-        if not any(_within(real, root) for root in self.roots):
+        if not any(_within(real, root) for root in self.roots + (self.forced_roots if self.forcing else [])):
             source, line = self._where()
+            if self.stack == [] and self.forcing:  # a forced include itself: no line to point at
+                name = self.forced_names.get(full, includepath)
+                raise KplError(f"include outside the allowed folders: {name} (forced include)",
+                               self.main_display)
             raise self.fail(f"include outside the allowed folders: {self.written or includepath}", source, line, '"')
         if not os.path.isfile(real):
             raise OSError(full)
@@ -254,19 +290,23 @@ def _cycle_len(chain: list[str]) -> int:
 
 
 def preprocess(path: str, text: str, defines: dict[str, str] | None = None,
-               include_dirs: list[str] | None = None) -> Preprocessed:
+               include_dirs: list[str] | None = None, forced_includes: list[str] | None = None,
+               forced_dirs: list[str] | None = None) -> Preprocessed:
     """Run pcpp over ``text`` (the contents of ``path``) and write the result line-aligned.
 
     Lines that come out of the file without macro expansion keep their exact columns:
     whitespace is copied verbatim and comments are replaced by spaces (newlines kept).
+    ``forced_includes`` are read before the text (see the module doc; ``forced_dirs`` are
+    the folders they may also lie in).
     """
     main_abs = os.path.abspath(path)
     pp = _Pcpp(main_abs, path, include_dirs or [])
+    pp.forced_roots = [os.path.realpath(d) for d in forced_dirs or []]
     pp.files[path] = text
     for name, value in {**PREDEFINED, **(defines or {})}.items():
         pp.define(f"{name} {value}")
     try:
-        return _write(pp, blank_bom(text), main_abs)
+        return _write(pp, blank_bom(text), main_abs, forced_includes or [])
     except KplError:
         raise
     except RecursionError:
@@ -280,9 +320,12 @@ def preprocess(path: str, text: str, defines: dict[str, str] | None = None,
         raise pp.fail(f"malformed #{d.value} directive", d.source, d.lineno) from None
 
 
-def _write(pp: _Pcpp, text: str, main_abs: str) -> Preprocessed:
-    """Run ``pp`` over ``text`` and write its tokens line-aligned (see the module doc)."""
+def _write(pp: _Pcpp, text: str, main_abs: str, forced: list[str]) -> Preprocessed:
+    """Run ``pp`` over ``text`` (after the ``forced`` includes) and write its tokens
+    line-aligned (see the module doc)."""
     pp.parse(text, main_abs)
+    if forced:
+        pp.parser = itertools.chain(pp.forced(forced), pp.parser)
     out: list[str] = []
     cur_src: str | None = None
     cur_line = 0
@@ -313,4 +356,6 @@ def _write(pp: _Pcpp, text: str, main_abs: str) -> Preprocessed:
             if not at_line_start:
                 pass
     files = dict(pp.files)
-    return Preprocessed("".join(out), files, dict(pp.defined))
+    macros = {name: dataclasses.replace(d, body=pp.bodies.get(name) if name in pp.macros else None)
+              for name, d in pp.defined.items()}
+    return Preprocessed("".join(out), files, macros)

@@ -95,12 +95,51 @@ def test_folder_includes_files_compiled_as_cuda(project: Path) -> None:
     assert res.exit_code == 0, res.stdout
 
 
-def test_forced_includes_are_named_in_a_note(project: Path) -> None:
+def _force(project: Path, flag: str) -> Path:
+    """The kernel without its ``#include "tile.h"``: TILE must come from ``-include``."""
+    kernel = project / "src" / "k.cu"
+    kernel.write_text(KERNEL.replace('#include "tile.h"\n', ""))
     entries = json.loads((project / "build" / "compile_commands.json").read_text())
-    entries[0]["command"] += " -include ../inc/tile.h"
+    entries[0]["command"] += f" {flag}"
     (project / "build" / "compile_commands.json").write_text(json.dumps(entries))
-    _, stderr, code = _check(str(project / "src" / "k.cu"))
-    assert code == 0 and "forced includes" in stderr and "tile.h" in stderr
+    return kernel
+
+
+def test_forced_includes_are_applied(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-include tile.h`` of the command (a header in the command's directory, outside the
+    kernel's folder and the -I folders): TILE 32 for 32 threads is race-free, TILE 16 races
+    (threads 0 and 16 write s[0]); with the cache on, the header's text is part of the key."""
+    monkeypatch.delenv("AUTOSYNC_NO_CACHE", raising=False)
+    monkeypatch.setenv("AUTOSYNC_CACHE_DIR", str(project / "cache"))
+    (project / "build" / "tile.h").write_text("#define TILE 32\n")
+    kernel = _force(project, "-include tile.h")
+    doc, stderr, code = _check(str(kernel))
+    assert code == 0, stderr
+    assert "note" not in stderr
+    (project / "build" / "tile.h").write_text("#define TILE 16\n")
+    doc, stderr, code = _check(str(kernel))
+    assert code == 1 and doc["races"], stderr
+
+
+def test_forced_include_outside_the_sandbox_is_refused(project: Path,
+                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("elsewhere") / "tile.h"
+    outside.write_text("#define TILE 32\n")
+    kernel = _force(project, f"-include {outside}")
+    res = CliRunner().invoke(app, ["check", str(kernel)])
+    assert res.exit_code == 2 and "Traceback" not in res.stderr
+    assert res.stderr == f"{kernel}: error: include outside the allowed folders: {outside} (forced include)\n"
+
+
+def test_include_flag_forces_a_header(project: Path) -> None:
+    (project / "build" / "compile_commands.json").unlink()
+    kernel = project / "src" / "k.cu"
+    kernel.write_text(KERNEL.replace('#include "tile.h"\n', ""))
+    inc = str(project / "inc")
+    _, stderr, code = _check(str(kernel), "-D", "STRIDE=1", "-I", inc, "--include", f"{inc}/tile.h")
+    assert code == 0, stderr
+    _, stderr, code = _check(str(kernel), "-D", "STRIDE=1", "--include", f"{inc}/tile.h")  # inc/ not allowed
+    assert code == 2 and "include outside the allowed folders" in stderr
 
 
 def test_database_is_part_of_the_cache_key(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

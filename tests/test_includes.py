@@ -366,3 +366,19 @@ def test_printf_and_assert_of_own_data_verify(tmp_path: Path) -> None:
                       "  s[t] = a[t];\n  printf(\"%d\\n\", s[t]);\n  assert(s[t] == a[t]);\n}\n")
     res = invoke("check", kernel)
     assert res.exit_code == 0, res.output
+
+
+def test_preprocessor_macros_and_forced_includes(tmp_path: Path) -> None:
+    """The object-like macros left defined (a name given two bodies is left out), and a forced
+    include read as if #include'd on line 0: the file's own lines keep their numbers."""
+    from kpl.preprocess import preprocess
+
+    (tmp_path / "pre.h").write_text("#define A 3\n#define F(x) x\n")
+    main = tmp_path / "k.cu"
+    text = "#define B (A + 1)\n#define C 1\n#undef C\n#define C 2\nint v = B;\n"
+    pre = preprocess(str(main), text, forced_includes=[str(tmp_path / "pre.h")])
+    assert pre.macros["A"] == "3" and pre.macros["B"] == "(A + 1)"
+    assert "F" not in pre.macros and "C" not in pre.macros
+    assert f'#line 5 "{main}"\nint v = (3 + 1);' in pre.text
+    with pytest.raises(KplError, match="forced include not found"):
+        preprocess(str(main), text, forced_includes=[str(tmp_path / "nope.h")])

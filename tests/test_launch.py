@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from autosync.cli import app
@@ -165,3 +166,40 @@ def test_fix_with_several_launches_refused_for_naive(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["fix", str(f), "--naive"])
     assert res.exit_code == 2 and "kernel 'k' is launched with 2 different configurations" in res.stderr
     assert f.read_text() == TWO_LAUNCHES
+
+
+def test_text_summary_names_each_launch(tmp_path: Path) -> None:
+    """Two launches of one kernel give two summary lines: each names its launch (racy with 64
+    threads only, so the lines differ and must be told apart); one launch keeps the plain line."""
+    f = tmp_path / "k.cu"
+    f.write_text(TWO_LAUNCHES.replace("k<<<1, 64>>>(d);", "\n  k<<<dim3(1, 1), 64>>>(d);"))
+    res = CliRunner().invoke(app, ["check", str(f)])
+    summaries = [line for line in res.stdout.splitlines() if ": kernel 'k'" in line]
+    assert len(summaries) == 2, res.stdout
+    assert summaries[0].startswith(f"{f}: kernel 'k' (launch <<<1, 32>>> at {f}:8): 1 race,")
+    assert summaries[1].startswith(f"{f}: kernel 'k' (launch <<<1, 64>>> at {f}:9): 2 races,")
+    doc, _, _ = _check(f)  # JSON names the launch of each entry too
+    assert [kd["launch"]["source"] for kd in doc["kernels"]] == [f"host launch at {f}:8", f"host launch at {f}:9"]
+    f.write_text(KERNEL + "int main() { int *d; k<<<4, 256>>>(d, 1); }\n")
+    res = CliRunner().invoke(app, ["check", str(f)])
+    assert f"{f}: kernel 'k': verified" in res.stdout
+
+
+@pytest.mark.parametrize(("header", "racy"), [("#define TILE 64\n", False), ("#define TILE 128\n", True),
+                                              ("#ifdef BIG\n#define TILE 128\n#else\n#define TILE 64\n#endif\n",
+                                               False)])
+def test_launch_constant_from_an_included_header(tmp_path: Path, header: str, racy: bool) -> None:
+    """``k<<<1, TILE>>>`` with TILE defined in a header: the launch is the header's TILE (s[64]
+    races only with 128 threads), read from the preprocessor's macros, never the default."""
+    (tmp_path / "tile.h").write_text("#pragma once\n" + header)
+    f = tmp_path / "k.cu"
+    f.write_text('#include "tile.h"\n__global__ void k(int *d) {\n    __shared__ int s[64];\n'
+                 "    s[threadIdx.x % 64] = d[threadIdx.x];\n}\nint main() { int *d; k<<<1, TILE>>>(d); }\n")
+    doc, stderr, code = _check(f)
+    assert doc["launch"] == {"blockDim": [128 if racy else 64, 1, 1], "gridDim": [1, 1, 1],
+                             "source": f"host launch at {f}:6"}
+    assert "note" not in stderr
+    assert code == (1 if racy else 0)
+    if "BIG" in header:  # the branch the preprocessor took, not the last #define in the text
+        doc, _, code = _check(f, "-D", "BIG")
+        assert doc["launch"]["blockDim"] == [128, 1, 1] and code == 1
