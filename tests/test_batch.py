@@ -73,8 +73,9 @@ def test_one_sarif_run(project: Path) -> None:
     assert "%SRCROOT%" in run["originalUriBaseIds"]
 
 
-FIXABLE = ("//pass\n//--blockDim=32 --gridDim=1\n__global__ void f(int *A) {\n    __shared__ int s[32];\n"
-           "    s[threadIdx.x] = A[threadIdx.x];\n    A[threadIdx.x] = s[(threadIdx.x + 1) % 32];\n}\n")
+# the race crosses warps (thread t reads what thread t+32 wrote): only __syncthreads() fixes it
+FIXABLE = ("//pass\n//--blockDim=64 --gridDim=1\n__global__ void f(int *A) {\n    __shared__ int s[64];\n"
+           "    s[threadIdx.x] = A[threadIdx.x];\n    A[threadIdx.x] = s[(threadIdx.x + 32) % 64];\n}\n")
 
 
 def test_fix_many_files_and_exit_non_zero_on_fix(tmp_path: Path) -> None:

@@ -369,7 +369,7 @@ def test_printf_and_assert_of_own_data_verify(tmp_path: Path) -> None:
 
 
 def test_preprocessor_macros_and_forced_includes(tmp_path: Path) -> None:
-    """The object-like macros left defined (a name given two bodies is left out), and a forced
+    """The object-like macros' bodies (none for a name given two bodies), and a forced
     include read as if #include'd on line 0: the file's own lines keep their numbers."""
     from kpl.preprocess import preprocess
 
@@ -377,8 +377,10 @@ def test_preprocessor_macros_and_forced_includes(tmp_path: Path) -> None:
     main = tmp_path / "k.cu"
     text = "#define B (A + 1)\n#define C 1\n#undef C\n#define C 2\nint v = B;\n"
     pre = preprocess(str(main), text, forced_includes=[str(tmp_path / "pre.h")])
-    assert pre.macros["A"] == "3" and pre.macros["B"] == "(A + 1)"
-    assert "F" not in pre.macros and "C" not in pre.macros
+    bodies = {name: d.body for name, d in pre.macros.items()}
+    assert bodies["A"] == "3" and bodies["B"] == "(A + 1)"
+    assert bodies["F"] is None and pre.macros["F"].function_like and bodies["C"] is None
+    assert (pre.macros["B"].line, pre.macros["A"].line) == (1, 1)
     assert f'#line 5 "{main}"\nint v = (3 + 1);' in pre.text
     with pytest.raises(KplError, match="forced include not found"):
         preprocess(str(main), text, forced_includes=[str(tmp_path / "nope.h")])

@@ -154,7 +154,10 @@ def test_fix_verifies_one_placement_under_every_launch(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stdout + res.stderr
     assert "2 launch configurations" in res.stdout
     patched = f.read_text().splitlines()
-    assert [i for i, line in enumerate(patched, 1) if "__syncthreads();" in line] == [5, 7]
+    # the race on 's' crosses warps (thread 32 reads what thread 0 wrote): a block barrier;
+    # the one on 't' is between lanes t and t^1 of one warp: a warp barrier suffices
+    assert [(i, line.strip()) for i, line in enumerate(patched, 1) if "sync" in line] == [
+        (5, "__syncthreads();"), (7, "__syncwarp();")]
     check = CliRunner().invoke(app, ["check", str(f), "--format", "json"])
     assert check.exit_code == 0, check.stdout
     assert sorted(kd["launch"]["blockDim"][0] for kd in json.loads(check.stdout)["kernels"]) == [32, 64]
