@@ -231,7 +231,7 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
             kernels = pipeline.load(opts)
             for i, k in enumerate(kernels):
                 pipeline.note_kernel(k.name, i + 1, len(kernels))
-                name, orc = pipeline.pick_oracle(oracle, k, timeout, file)
+                name, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign)
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
             return results
 

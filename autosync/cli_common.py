@@ -222,6 +222,8 @@ GridDimOpt = Annotated[str | None, typer.Option(
     "--gridDim", "--grid-dim", help="Blocks per grid: 64, [4,4] or 4,4 (overrides the header).")]
 WarpSyncOpt = Annotated[int | None, typer.Option(
     "--warp-sync", help="Warp-synchronous semantics with this warp size (e.g. 32).")]
+NoBenignOpt = Annotated[bool | None, typer.Option(
+    "--no-benign", help="Report two writes of the same value to one cell as a race (GPUVerify's --no-benign).")]
 OracleOpt = Annotated[str | None, typer.Option(
     "--oracle", help="Oracle: sdv (default), dynamic, named (default for named barriers).")]
 TimeoutOpt = Annotated[float | None, typer.Option(
@@ -256,6 +258,7 @@ class KernelFlags:
     block_dim: str | None = None
     grid_dim: str | None = None
     warp_sync: int | None = None
+    no_benign: bool | None = None
 
     def argv(self) -> list[str]:
         """The flags again as command-line arguments (for a batch's worker)."""
@@ -263,17 +266,18 @@ class KernelFlags:
         out += [a for d in self.define or [] for a in ("-D", d)] + [a for i in self.include_dir or [] for a in ("-I", i)]
         out += ["--blockDim", self.block_dim] if self.block_dim else []
         out += ["--gridDim", self.grid_dim] if self.grid_dim else []
+        out += ["--no-benign"] if self.no_benign else []
         return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
-                                   self.grid_dim, self.warp_sync)
+                                   self.grid_dim, self.warp_sync, benign=not self.no_benign)
 
 
 #: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
 _KERNEL_FLAGS: list[tuple[str, Any]] = [
     ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
-    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt),
+    ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("no_benign", NoBenignOpt),
 ]
 
 

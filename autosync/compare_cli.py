@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
             results = []
             with pipeline.deadline(timeout, hard_exit=STATE.hard_exit):
                 for k in pipeline.load(opts):
-                    _, orc = pipeline.pick_oracle(oracle, k, timeout, file)
+                    _, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign)
                     results.append(compare_kernel(
                         k, orc, solver=solver.value, lc=pipeline.lc_ic(lc), ic=pipeline.lc_ic(ic),
                         use_facts=oracle_facts is OnOff.on,

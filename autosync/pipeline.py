@@ -101,17 +101,21 @@ class KernelOptions:
     block_dim: tuple[int, int, int] | None = None
     grid_dim: tuple[int, int, int] | None = None
     warp_sync: int | None = None
+    #: two writes of the same value are no race (GPUVerify's default); False: ``--no-benign``
+    benign: bool = True
     #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
     notes: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
-              grid_dim: str | None = None, warp_sync: int | None = None) -> KernelOptions:
+              grid_dim: str | None = None, warp_sync: int | None = None, *,
+              benign: bool = True) -> KernelOptions:
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
-                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync)
+                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
+                   benign=benign)
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
@@ -191,8 +195,10 @@ def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
     raise KplError(problem, opts.file, *(at if at else (None, None)))
 
 
-def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None) -> tuple[str, Oracle]:
-    """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``."""
+def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None, *,
+                benign: bool = True) -> tuple[str, Oracle]:
+    """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``;
+    ``benign=False`` (``--no-benign``) makes two writes of one value a race."""
     from oracle import registry
 
     chosen = name or ("named" if kernel.uses_named_barriers else "sdv")
@@ -206,6 +212,8 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     options: dict[str, Any] = {}
     if timeout:
         options["timeout"] = timeout
+    if not benign:
+        options["benign"] = False
     try:
         orc = registry.get_oracle(chosen, **options)
     except TypeError as exc:
@@ -287,7 +295,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     fixes: list[KernelFix] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
-        name, orc = pick_oracle(oracle, k, timeout, opts.file)
+        name, orc = pick_oracle(oracle, k, timeout, opts.file, benign=opts.benign)
         if naive:
             from autosync.naive import naive_synthesize
 
@@ -342,7 +350,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
         patched_kernel = again.get(f.kernel.name)
         if patched_kernel is None:
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
-        _, orc = pick_oracle(f.oracle, patched_kernel, timeout, opts.file)
+        _, orc = pick_oracle(f.oracle, patched_kernel, timeout, opts.file, benign=opts.benign)
         verdict = run_oracle(orc, patched_kernel)
         why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
         if not verdict.verified and why:  # one template text: the union of the placements fails

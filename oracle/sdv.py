@@ -73,6 +73,7 @@ from oracle.sdv_memory import (
     fields_compatible,
     same_element,
     shown_index,
+    values_differ,
 )
 from oracle.sdv_state import stmt_exprs
 
@@ -95,6 +96,8 @@ class SDVOracle(OracleBase):
         self.rlimit = options.get("rlimit")
         self.unroll_budget = int(options.get("unroll_budget", 512))
         self.cross_cache = bool(options.get("cross_cache", True))
+        #: two writes storing the same value are no race (GPUVerify's default; --no-benign)
+        self.benign = bool(options.get("benign", True))
         self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
 
     # ------------------------------------------------------------------ entry point
@@ -277,7 +280,7 @@ class SDVOracle(OracleBase):
               verdict: Verdict) -> Race | None:
         """Do labels ``l1`` (thread 1) and ``l2`` (thread 2) race on ``mem``?  Build the one
         query for the pair, ask it, compute the loop depths and decode the witness."""
-        pq = self._pair_query(ex, tree, l1, l2, s1, s2, same_warp)
+        pq = self._pair_query(ex, tree, l1, l2, s1, s2, same_warp, self.benign)
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
@@ -292,7 +295,8 @@ class SDVOracle(OracleBase):
 
     @staticmethod
     def _pair_query(ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
-                    s2: list[Access], same_warp: z3.BoolRef | None) -> _PairQuery | None:
+                    s2: list[Access], same_warp: z3.BoolRef | None,
+                    benign: bool = True) -> _PairQuery | None:
         """The race query of a label pair (None: no conflicting kinds or no common epoch).
 
         Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
@@ -330,6 +334,12 @@ class SDVOracle(OracleBase):
         fields = fields_compatible(a1, a2)
         if fields is not None:
             conds.append(fields)
+        if benign and AccessKind.WRITE in k1 and AccessKind.WRITE in k2:
+            # two writes race only if they can store different values (read-write never benign)
+            differ = values_differ(a1, a2)
+            if differ is not None:
+                conds.append(z3.Or(z3.Not(z3.And(a1.kind_is(AccessKind.WRITE),
+                                                  a2.kind_is(AccessKind.WRITE))), differ))
         if same_warp is not None:
             if l1 == l2:
                 n = min(len(a.tags) for a in s1 + s2)

@@ -29,11 +29,13 @@ The engine is built in stages, one module each, stacked by inheritance on one st
 
 from __future__ import annotations
 
+import z3
+
 from kpl import ast as K
 from oracle.sdv_encode import fresh, to_bool
 from oracle.sdv_loops import LoopExecutor
 from oracle.sdv_memory import Access
-from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported
+from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported, stmt_exprs
 
 
 class Executor(LoopExecutor):
@@ -58,6 +60,31 @@ class Executor(LoopExecutor):
                 except (Unsupported, KeyError):
                     pass
         self.exec_block(self.kernel.body)
+
+    def abstract_loop(self, loop: K.Loop) -> None:
+        """The loop abstraction, with reads of written arrays adversarial inside it (a thread's
+        writes in earlier iterations are not in the state; :meth:`read_value`) and the arrays
+        it updates marked as updated in the interval it ends in."""
+        self.abstract_depth += 1
+        try:
+            super().abstract_loop(loop)
+        finally:
+            self.abstract_depth -= 1
+        updated = {x.mem.name for s in K.walk_stmts(loop.body) for x in _updates(s)}
+        updated |= {x.mem.name for s in loop.latch for x in _updates(s)}
+        ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+        for t in range(2):
+            self.dirty[t] = self.dirty[t] | {(name, ep) for name in updated}
+
+
+def _updates(s: K.Stmt) -> list[K.MemElem | K.Atomic]:
+    """The stores and atomics statement ``s`` performs itself."""
+    out: list[K.MemElem | K.Atomic] = []
+    if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem):
+        out.append(s.target)
+    for e in stmt_exprs(s):
+        out.extend(x for x in K.walk_expr(e) if isinstance(x, K.Atomic))
+    return out
 
 
 
