@@ -16,6 +16,13 @@ keep the plain equality test.  Everything
 that knows how a location is computed or compared is in this module (the race query of
 :mod:`oracle.sdv` only combines :class:`AccessSide` terms), so turning locations into byte
 ranges is a change here.
+
+Values (issue 12): a read returns :meth:`MemoryAccesses.read_value` (the equality abstraction
+of :mod:`oracle.sdv_memfacts`, else fresh), an atomic :meth:`MemoryAccesses.atomic_value`,
+and a write logs its stored value for the benign-write test (:func:`values_differ`).  Why one
+piece over 400 lines: what a location is, what it holds and how two of them compare are one
+model -- the benign test needs the shapes the byte-range test uses, and the read model the
+update log the race query uses.
 """
 
 from __future__ import annotations
