@@ -268,6 +268,8 @@ BuildDirOpt = Annotated[str | None, typer.Option(
     "-p", "--build-dir", help="Folder of compile_commands.json (default: searched upward from the file).")]
 WarpSyncOpt = Annotated[int | None, typer.Option(
     "--warp-sync", help="Warp-synchronous semantics with this warp size (e.g. 32).")]
+NoBenignOpt = Annotated[bool | None, typer.Option(
+    "--no-benign", help="Report two writes of the same value to one cell as a race (GPUVerify's --no-benign).")]
 OracleOpt = Annotated[str | None, typer.Option(
     "--oracle", help="Oracle: sdv (default), dynamic, named (default for named barriers).")]
 TimeoutOpt = Annotated[float | None, typer.Option(
@@ -323,6 +325,7 @@ class KernelFlags:
     warp_sync: int | None = None
     build_dir: str | None = None
     include: list[str] | None = None
+    no_benign: bool | None = None
 
     def argv(self) -> list[str]:
         """The flags again as command-line arguments (for a batch's worker)."""
@@ -332,17 +335,20 @@ class KernelFlags:
         out += ["--gridDim", self.grid_dim] if self.grid_dim else []
         out += ["-p", self.build_dir] if self.build_dir else []
         out += [a for f in self.include or [] for a in ("--include", f)]
+        out += ["--no-benign"] if self.no_benign else []
         return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
-                                   self.grid_dim, self.warp_sync, self.build_dir, self.include)
+                                   self.grid_dim, self.warp_sync, self.build_dir, self.include,
+                                   benign=not self.no_benign)
 
 
 #: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
 _KERNEL_FLAGS: list[tuple[str, Any]] = [
     ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
     ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("build_dir", BuildDirOpt), ("include", ForcedIncludeOpt),
+    ("no_benign", NoBenignOpt),
 ]
 
 

@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
                 kernels = pipeline.load(opts)
                 for i, k in enumerate(kernels):
                     pipeline.note_kernel(k.name, i + 1, len(kernels))
-                    _, orc = pipeline.pick_oracle(oracle, k, timeout, file)
+                    _, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign)
                     results.append(compare_kernel(
                         k, orc, solver=solver.value, lc=pipeline.lc_ic(lc), ic=pipeline.lc_ic(ic),
                         use_facts=oracle_facts is OnOff.on, warp_cost=warp_cost,

@@ -100,6 +100,8 @@ class KernelOptions:
     block_dim: tuple[int, int, int] | None = None
     grid_dim: tuple[int, int, int] | None = None
     warp_sync: int | None = None
+    #: two writes of the same value are no race (GPUVerify's default); False: ``--no-benign``
+    benign: bool = True
     #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
     notes: list[str] = field(default_factory=list)
     #: ``-p``: the folder of ``compile_commands.json`` (None: searched upward, :mod:`autosync.compdb`)
@@ -118,12 +120,13 @@ class KernelOptions:
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
               grid_dim: str | None = None, warp_sync: int | None = None,
-              build_dir: str | None = None, forced_includes: list[str] | None = None) -> KernelOptions:
+              build_dir: str | None = None, forced_includes: list[str] | None = None, *,
+              benign: bool = True) -> KernelOptions:
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
                    parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
-                   build_dir=build_dir, forced_includes=list(forced_includes or []))
+                   build_dir=build_dir, forced_includes=list(forced_includes or []), benign=benign)
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
@@ -204,8 +207,10 @@ def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
     raise KplError(problem, opts.file, *(at if at else (None, None)))
 
 
-def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None) -> tuple[str, Oracle]:
-    """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``."""
+def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None, *,
+                benign: bool = True) -> tuple[str, Oracle]:
+    """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``;
+    ``benign=False`` (``--no-benign``) makes two writes of one value a race."""
     from oracle import registry
 
     chosen = name or ("named" if kernel.uses_named_barriers else "sdv")
@@ -219,6 +224,8 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     options: dict[str, Any] = {}
     if timeout:
         options["timeout"] = timeout
+    if not benign:
+        options["benign"] = False
     try:
         orc = registry.get_oracle(chosen, **options)
     except TypeError as exc:
@@ -322,7 +329,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     fixes: list[KernelFix] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
-        name, orc = pick_oracle(oracle, k, timeout, opts.file)
+        name, orc = pick_oracle(oracle, k, timeout, opts.file, benign=opts.benign)
         if launches[k.name]:  # one placement verified under every launch of the kernel
             from autosync.all_launches import AllLaunches
 
@@ -389,7 +396,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
         if not again.get(f.kernel.name):
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
-        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file)
+        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file, benign=opts.benign)
         why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
         if not verdict.verified and why:  # one template text: the union of the placements fails
             outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
@@ -433,12 +440,13 @@ def _by_name(kernels: list[Kernel], file: str, naive: bool) -> tuple[list[Kernel
     return list(first.values()), others
 
 
-def _verify_all(kernels: list[Kernel], oracle: str, timeout: float | None, file: str) -> Verdict:
+def _verify_all(kernels: list[Kernel], oracle: str, timeout: float | None, file: str, *,
+                benign: bool = True) -> Verdict:
     """The patched kernel's verdict under each of its launches: the first that does not verify."""
     from oracle.base import Verdict
 
     for k in kernels:
-        _, orc = pick_oracle(oracle, k, timeout, file)
+        _, orc = pick_oracle(oracle, k, timeout, file, benign=benign)
         verdict = run_oracle(orc, k)
         if not verdict.verified:
             return verdict

@@ -111,6 +111,11 @@ class DynamicOracle(OracleBase):
         self.inputs = dict(inputs or {})
         self.max_steps = max_steps
         self.stop_at_divergence = bool(options.get("stop_at_divergence", False))
+        #: two writes of one value are no race (GPUVerify's default; False: --no-benign)
+        self.benign = bool(options.get("benign", True))
+        #: whether the last run had a racy read (a value written by another thread in the
+        #: same interval): ``sdv`` promises every race of a run only up to the first one
+        self.last_racy_read = False
         self.options = options
         #: the scalar inputs and final global memory of the last run (for tests and reports)
         self.last_params: dict[str, Any] = {}
@@ -218,6 +223,7 @@ class DynamicOracle(OracleBase):
                          if isinstance(v, (list, tuple, dict))}
         run = _Run(kernel, tree, choice.params, memory_inputs, self.seed, self.max_steps,
                    self.stop_at_divergence)
+        run.benign = self.benign
         nblocks = min(self.blocks, kernel.launch.blocks)
         try:
             for b in range(nblocks):
@@ -232,6 +238,7 @@ class DynamicOracle(OracleBase):
             line = self._line(tree, exc.label) if exc.label is not None else None
             verdict.unknowns.append(Unknown(str(exc), exc.label, line))
         self.last_globals = run.glob
+        self.last_racy_read = run.racy_read
         verdict.races = sorted(run.races.values(), key=lambda r: (
             tree.order(r.first), tree.order(r.second), r.array, r.kinds,
             -1 if r.loop_depth is None else r.loop_depth))

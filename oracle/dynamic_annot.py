@@ -20,6 +20,7 @@ from kpl.ast import Assert, Assume, CType, Expr, Kernel, Memory, Spec, walk_expr
 from kpl.ctypes import sizeof
 from oracle.base import AccessKind, Witness
 from oracle.dynamic_eval import Evaluator, Unsupported
+from oracle.dynamic_races import UNKNOWN
 from oracle.dynamic_values import Dim3, truthy
 
 __all__ = ["AnnotationChecks"]
@@ -114,7 +115,7 @@ class AnnotationChecks(Evaluator):
         raise Unsupported(e.name, self.label)
 
     def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
-                view: CType | None = None, fld: str | None = None) -> None:
+                view: CType | None = None, fld: str | None = None, value: Any = UNKNOWN) -> None:
         if self.quiet:
             return
         if self.track and kind is not AccessKind.ATOMIC:
@@ -125,4 +126,4 @@ class AnnotationChecks(Evaluator):
                 if fld is not None and fld in mem.elem.fields and mem.elem.elem is not None:
                     off += mem.elem.fields.index(fld) * (sizeof(mem.elem.elem) or 1)
             self.interval.setdefault((kind.value, mem.name, t), []).append(off)
-        super()._access(mem, idx, t, kind, view, fld)
+        super()._access(mem, idx, t, kind, view, fld, value)

@@ -46,7 +46,7 @@ from kpl.ctypes import (
     wrap_int,
 )
 from oracle.base import AccessKind
-from oracle.dynamic_races import RaceLog
+from oracle.dynamic_races import UNKNOWN, RaceLog
 from oracle.dynamic_values import COMPARE, call_value, default_value, truthy
 
 __all__ = ["Evaluator", "Unsupported"]
@@ -236,12 +236,14 @@ class Evaluator(RaceLog, NodeVisitor):
             return value[fields.index(fld)] if fld in fields else value[0]
         return value
 
-    def _log_access(self, mem: Memory, idx: int, t: int, kind: AccessKind, fld: str | None) -> None:
-        """Log an element access; a component ``fld`` only where the element has fields."""
+    def _log_access(self, mem: Memory, idx: int, t: int, kind: AccessKind, fld: str | None,
+                    value: Any = UNKNOWN) -> None:
+        """Log an element access (``value``: a write's stored value, of the component ``fld``
+        where given); a component ``fld`` only where the element has fields."""
         if fld is None or mem.elem.kind != "vec":
-            self._access(mem, idx, t, kind)
+            self._access(mem, idx, t, kind, value=value)
         else:
-            self._access(mem, idx, t, kind, None, fld)
+            self._access(mem, idx, t, kind, None, fld, value=value)
 
     def _view_element(self, mem: Memory, offset: int, view: CType) -> int | None:
         """The element a byte-view access at ``offset`` is, when it is exactly one element."""
@@ -287,7 +289,7 @@ class Evaluator(RaceLog, NodeVisitor):
             for p, v in zip(parts, value, strict=False):
                 store[p] = convert(v, mem.elem)
         if mem.can_race:
-            self._access(mem, offset, t, AccessKind.WRITE, view)
+            self._access(mem, offset, t, AccessKind.WRITE, view, value=convert(value, view))
 
     def _write(self, mem: Memory, idx: int, t: int, value: Any, fld: str | None,
                kind: AccessKind = AccessKind.WRITE) -> None:
@@ -300,14 +302,16 @@ class Evaluator(RaceLog, NodeVisitor):
             pos = fields.index(fld) if fld in fields else 0
             parts[pos] = convert(value, mem.elem.elem or FLOAT)
             new: Any = tuple(parts)
+            stored = parts[pos]
         else:
             new = convert(value, mem.elem)
+            stored = new
         if mem.space == Space.LOCAL:
             self.local.setdefault(mem.name, {}).setdefault(t, {})[idx] = new
         else:
             self._store(mem)[idx] = new
         if mem.can_race:
-            self._log_access(mem, idx, t, kind, fld)
+            self._log_access(mem, idx, t, kind, fld, stored)
 
 
 def _numeric(t: CType) -> CType:

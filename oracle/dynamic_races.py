@@ -14,6 +14,7 @@ conflict rule itself is :func:`oracle.base.conflicts`, shared with every oracle.
 from __future__ import annotations
 
 import dataclasses
+import struct
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,7 @@ from kpl.labels import LabelTree
 from oracle.base import AccessKind, Race, Witness, conflicts
 from oracle.dynamic_values import Dim3, Iters, linear_to_dim3
 
-__all__ = ["RaceLog", "byte_viewed"]
+__all__ = ["UNKNOWN", "RaceLog", "byte_viewed", "value_key"]
 
 
 def byte_viewed(node: object) -> set[str]:
@@ -50,14 +51,39 @@ def byte_viewed(node: object) -> set[str]:
 @dataclass
 class _Cell:
     """Shadow state of one memory cell for the current epoch of the current block:
-    kind -> (label, iteration vector, hardware warp, its warp epoch) -> {warp: one thread of
-    that warp}.  The hardware warp (linear thread id / 32) and the number of ``__syncwarp()``
-    it had executed at the access tell whether a later access of the same warp is ordered
-    after it by a warp barrier; accesses of other warps are ordered only by the block's
-    ``__syncthreads()`` (``epoch``)."""
+    kind -> (label, iteration vector, hardware warp, its warp epoch, value key) -> {warp: one
+    thread of that warp}.  The hardware warp (linear thread id / 32) and the number of
+    ``__syncwarp()`` it had executed at the access tell whether a later access of the same
+    warp is ordered after it by a warp barrier; accesses of other warps are ordered only by
+    the block's ``__syncthreads()`` (``epoch``).  The value key is that of a write's stored
+    value (None for other kinds): two writes of one value are a benign pair, no race, unless
+    ``--no-benign`` ([WarpsAtomics] Sec. 2.3).  Keeping two warps per key stays lossless: a
+    new write of value v by warp w races iff some key with a value other than v holds a warp
+    other than w."""
 
     epoch: int
-    acc: dict[AccessKind, dict[tuple[int, Iters, int, int], dict[int, int]]]
+    acc: dict[AccessKind, dict[tuple[int, Iters, int, int, Any], dict[int, int]]]
+
+class _Unknown:
+    """The value key of a write whose value is not known: it differs from every value."""
+
+    def __repr__(self) -> str:
+        return "<unknown value>"
+
+
+UNKNOWN = _Unknown()
+
+
+def value_key(value: Any) -> Any:
+    """A hashable key equal for two stored values exactly when their bits are equal (a float
+    by its double's bytes, so -0.0 and 0.0 differ and a NaN equals only its own bits)."""
+    if isinstance(value, tuple):
+        return tuple(value_key(v) for v in value)
+    if isinstance(value, float):
+        return ("f", struct.pack("<d", value))
+    if isinstance(value, (int, bool)):
+        return int(value)
+    return UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -85,12 +111,18 @@ class RaceLog:
     iters: Iters
 
     def __init__(self) -> None:
-        #: global cells: (array, index) -> block -> (label, kind) -> one thread (cross-block races)
-        self.xblock: dict[tuple[str, Hashable], dict[int, dict[tuple[int, AccessKind], int]]] = {}
+        #: global cells: (array, index) -> block -> (label, kind, value key) -> one thread
+        #: (cross-block races)
+        self.xblock: dict[tuple[str, Hashable], dict[int, dict[tuple[int, AccessKind, Any], int]]] = {}
         #: races found, keyed by (first, second, array, kinds, depth, space)
         self.races: dict[tuple[Any, ...], Race] = {}
         #: arrays shadowed per byte (reached through a byte view somewhere in the kernel)
         self.byte_mems: set[str] = set()
+        #: two writes of one value are no race (GPUVerify's default; False: --no-benign)
+        self.benign = True
+        #: some read saw a value another thread wrote in the same interval (or another block
+        #: wrote): races after it may depend on that racy value (see oracle.sdv_memfacts)
+        self.racy_read = False
         self.reset_shadow()
 
     def reset_shadow(self) -> None:
@@ -98,26 +130,28 @@ class RaceLog:
         #: per-cell accesses of the current epoch
         self.shadow: dict[tuple[str, Hashable], _Cell] = {}
         #: warp-synchronous mode: updates of one instruction instance, per cell and warp
-        self.inst: dict[tuple[str, Hashable], dict[int, tuple[int, AccessKind]]] = {}
+        self.inst: dict[tuple[str, Hashable], dict[int, tuple[int, AccessKind, Any]]] = {}
         #: barrier count of the block (accesses of different epochs never race)
         self.epoch = 0
         #: ``__syncwarp()`` count per hardware warp of the block (linear thread id / 32)
         self.warp_epoch: dict[int, int] = {}
 
     def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
-                view: CType | None = None, fld: str | None = None) -> None:
+                view: CType | None = None, fld: str | None = None, value: Any = UNKNOWN) -> None:
         """Record an access of element ``idx`` of ``mem`` (its component ``fld``; byte
-        ``idx`` where ``view``).  A struct/vector element is shadowed per component, so
-        writes of different fields of one element do not conflict."""
+        ``idx`` where ``view``); ``value`` is a write's stored value.  A struct/vector
+        element is shadowed per component, so writes of different fields of one element do
+        not conflict."""
         if mem.name not in self.byte_mems:
             fields = mem.elem.fields if mem.elem.kind == "vec" else ()
             if fld is not None and fld in fields:
-                self._cell(mem, (idx, fld), idx, t, kind)
+                self._cell(mem, (idx, fld), idx, t, kind, self._vkey(kind, value))
             elif fields:
-                for f in fields:
-                    self._cell(mem, (idx, f), idx, t, kind)
+                for k, f in enumerate(fields):
+                    part = value[k] if isinstance(value, tuple) and k < len(value) else UNKNOWN
+                    self._cell(mem, (idx, f), idx, t, kind, self._vkey(kind, part))
             else:
-                self._cell(mem, idx, idx, t, kind)
+                self._cell(mem, idx, idx, t, kind, self._vkey(kind, value))
             return
         esize = sizeof(mem.elem)
         width = sizeof(view) if view is not None else esize
@@ -125,10 +159,24 @@ class RaceLog:
             raise ValueError(f"no byte layout for an access of '{mem.name}'")
         start = idx if view is not None else idx * width
         shown = start // width  # the index as the user sees it: in units of the accessed type
+        vkey = self._vkey(kind, value)
+        if vkey is not None and vkey is not UNKNOWN:
+            vkey = (start, width, vkey)  # the same bytes only from the same offset and width
         for b in range(start, start + width):
-            self._cell(mem, b, shown, t, kind)
+            self._cell(mem, b, shown, t, kind, vkey)
 
-    def _cell(self, mem: Memory, pos: Hashable, idx: int, t: int, kind: AccessKind) -> None:
+    def _vkey(self, kind: AccessKind, value: Any) -> Any:
+        if kind is not AccessKind.WRITE:
+            return None
+        return value_key(value) if self.benign else UNKNOWN
+
+    @staticmethod
+    def _benign(kind: AccessKind, k2: AccessKind, v1: Any, v2: Any) -> bool:
+        return kind is AccessKind.WRITE and k2 is AccessKind.WRITE and v1 is not UNKNOWN \
+            and v1 == v2
+
+    def _cell(self, mem: Memory, pos: Hashable, idx: int, t: int, kind: AccessKind,
+              vkey: Any = None) -> None:
         """Record an access of shadow cell ``pos`` (reported as index ``idx``)."""
         key = (mem.name, pos)
         cell = self.shadow.get(key)
@@ -142,38 +190,49 @@ class RaceLog:
         for k2 in AccessKind:
             if not conflicts(kind, k2):
                 continue
-            for (lab2, it2, hw2, we2), threads in cell.acc[k2].items():
+            for (lab2, it2, hw2, we2, v2), threads in cell.acc[k2].items():
                 if hw2 == hw and we2 != we:
                     continue  # a __syncwarp() of this warp lies between the two accesses
+                if self._benign(kind, k2, vkey, v2):
+                    continue
                 for w2, t2 in threads.items():
                     if w2 != w:
+                        if kind is AccessKind.READ:
+                            self.racy_read = True
                         self._report(mem, idx, _Access(lab2, k2, t2, self.block, it2, 0),
                                      _Access(label, kind, t, self.block, iters, 1), True,
                                      hw2 == hw)
                         break
-        slot = cell.acc[kind].setdefault((label, iters, hw, we), {})
+        slot = cell.acc[kind].setdefault((label, iters, hw, we, vkey), {})
         if w not in slot and len(slot) < 2:
             slot[w] = t
         if self.warp_sync and kind is not AccessKind.READ:
             # same warp, same instruction instance: only two updates of one cell race
             inst = self.inst.setdefault(key, {})
             prev = inst.get(w)
-            if prev is not None and prev[0] != t and conflicts(prev[1], kind):
+            if prev is not None and prev[0] != t and conflicts(prev[1], kind) \
+                    and not self._benign(kind, prev[1], vkey, prev[2]):
                 self._report(mem, idx, _Access(label, prev[1], prev[0], self.block, iters, 0),
                              _Access(label, kind, t, self.block, iters, 1), True)
             elif prev is None:
-                inst[w] = (t, kind)
+                inst[w] = (t, kind, vkey)
         if mem.space == Space.GLOBAL:
             per_block = self.xblock.setdefault(key, {})
             for b2, seen in per_block.items():
                 if b2 == self.block:
                     continue
-                for (lab2, k2), t2 in seen.items():
-                    if conflicts(kind, k2):
+                for (lab2, k2, v2), t2 in seen.items():
+                    if conflicts(kind, k2) and not self._benign(kind, k2, vkey, v2):
+                        if kind is AccessKind.READ:
+                            self.racy_read = True
                         self._report(mem, idx, _Access(lab2, k2, t2, b2, (), 0),
                                      _Access(label, kind, t, self.block, iters, 1), False)
             mine = per_block.setdefault(self.block, {})
-            mine.setdefault((label, kind), t)
+            if (label, kind, vkey) not in mine:
+                # any two different values of one label suffice: a third differs from one
+                same_label = [v for (lab, k, v) in mine if lab == label and k is kind]
+                if len(same_label) < 2:
+                    mine[(label, kind, vkey)] = t
 
     def _report(self, mem: Memory, idx: int, a: _Access, b: _Access, same_block: bool,
                 same_warp: bool = False) -> None:

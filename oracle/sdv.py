@@ -73,12 +73,14 @@ from oracle.base import (
 from oracle.sdv_exec import Executor, QueryEngine
 from oracle.sdv_facts import GuardCache
 from oracle.sdv_invariants import HoudiniMemo
+from oracle.sdv_memfacts import mem_facts
 from oracle.sdv_memory import (
     Access,
     AccessSide,
     fields_compatible,
     same_element,
     shown_index,
+    values_differ,
 )
 from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, kinds_conflict
 from oracle.sdv_state import stmt_exprs
@@ -105,6 +107,8 @@ class SDVOracle(OracleBase):
         self.rlimit = options.get("rlimit")
         self.unroll_budget = int(options.get("unroll_budget", 512))
         self.cross_cache = bool(options.get("cross_cache", True))
+        #: two writes storing the same value are no race (GPUVerify's default; --no-benign)
+        self.benign = bool(options.get("benign", True))
         self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
         # Houdini results of the kernel last checked, kept while the checks differ only
         # in barriers (the candidates of one synthesis run)
@@ -128,7 +132,11 @@ class SDVOracle(OracleBase):
         key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
             if self.cross_cache else None
         memo = None
-        if key is not None:
+        # Houdini results and race-pair answers are reused across candidates only where
+        # barriers change no value: the equality abstraction (reads of written arrays are
+        # functions of the barrier interval) and distinct atomic results (per interval) make
+        # values barrier-dependent (oracle.sdv_memfacts), so then each candidate is fresh
+        if key is not None and not _values_follow_barriers(kernel):
             memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
                 else HoudiniMemo(key)
             self._memo = memo
@@ -396,7 +404,7 @@ class SDVOracle(OracleBase):
                   s2: list[Access], shared: tuple[int, ...], exact_tags: bool,
                   same_warp: z3.BoolRef | None) -> PairResult | None:
         """The solver's answer for one pair query (None: no race)."""
-        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp)
+        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, self.benign)
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
@@ -424,9 +432,10 @@ class SDVOracle(OracleBase):
     @staticmethod
     def _pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],
                     shared: tuple[int, ...], exact_tags: bool,
-                    same_warp: z3.BoolRef | None) -> PairQuery | None:
+                    same_warp: z3.BoolRef | None, benign: bool = True) -> PairQuery | None:
         """The race query of a label pair (None: no conflicting kinds).  ``s1``/``s2`` are
-        already restricted to common epochs where epochs are constants.
+        already restricted to common epochs where epochs are constants; ``benign``: two
+        writes race only if they can store different values.
 
         Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
         kinds, and under ``--warp-sync`` not two threads of one warp unless in one instruction
@@ -452,6 +461,12 @@ class SDVOracle(OracleBase):
         fields = fields_compatible(a1, a2)
         if fields is not None:
             conds.append(fields)
+        if benign and AccessKind.WRITE in k1 and AccessKind.WRITE in k2:
+            # two writes race only if they can store different values (read-write never benign)
+            differ = values_differ(a1, a2)
+            if differ is not None:
+                conds.append(z3.Or(z3.Not(z3.And(a1.kind_is(AccessKind.WRITE),
+                                                  a2.kind_is(AccessKind.WRITE))), differ))
         if same_warp is not None:
             if l1 == l2:
                 n = min(len(a.tags) for a in s1 + s2)
@@ -530,6 +545,13 @@ def _shape(x: Any) -> Any:
     if isinstance(x, list):
         return tuple(_shape(y) for y in x if not isinstance(y, K.Barrier))
     return repr(x)
+
+
+def _values_follow_barriers(kernel: Kernel) -> bool:
+    """Do barriers decide values in the same-block run (see ``check``)?"""
+    facts = mem_facts(kernel)
+    written = set(kernel.memories) - facts.read_only
+    return bool(facts.counters) or (facts.equal_reads and bool(written))
 
 
 def _barrier_free_key(kernel: Kernel, max_unroll: int, unroll_budget: int) -> tuple[Any, ...]:

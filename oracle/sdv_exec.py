@@ -47,7 +47,7 @@ from oracle.sdv_encode import fresh, to_bool
 from oracle.sdv_invariants import HoudiniMemo, relevant_vars
 from oracle.sdv_loops import LoopExecutor
 from oracle.sdv_memory import Access
-from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported
+from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported, stmt_exprs
 
 
 class Executor(LoopExecutor):
@@ -133,6 +133,21 @@ class Executor(LoopExecutor):
         # fresh whatever the predicate: it over-approximates the old value as well
         self.th[t].vars[tgt.name] = fresh(tgt.type, f"sliced.{tgt.name}")
 
+    def abstract_loop(self, loop: K.Loop) -> None:
+        """The loop abstraction, with reads of written arrays adversarial inside it (a thread's
+        writes in earlier iterations are not in the state; :meth:`read_value`) and the arrays
+        it updates marked as updated in the interval it ends in."""
+        self.abstract_depth += 1
+        try:
+            super().abstract_loop(loop)
+        finally:
+            self.abstract_depth -= 1
+        updated = {x.mem.name for s in K.walk_stmts(loop.body) for x in _updates(s)}
+        updated |= {x.mem.name for s in loop.latch for x in _updates(s)}
+        ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+        for t in range(2):
+            self.dirty[t] = self.dirty[t] | {(name, ep) for name in updated}
+
 
 def _plain(e: K.Expr) -> bool:
     """No read in ``e`` is predicated, and evaluating ``e`` does nothing but read memory."""
@@ -145,6 +160,15 @@ def _plain(e: K.Expr) -> bool:
             return False
     return True
 
+
+def _updates(s: K.Stmt) -> list[K.MemElem | K.Atomic]:
+    """The stores and atomics statement ``s`` performs itself."""
+    out: list[K.MemElem | K.Atomic] = []
+    if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem):
+        out.append(s.target)
+    for e in stmt_exprs(s):
+        out.extend(x for x in K.walk_expr(e) if isinstance(x, K.Atomic))
+    return out
 
 
 __all__ = ["Access", "BarrierHit", "Executor",

@@ -16,6 +16,13 @@ keep the plain equality test.  Everything
 that knows how a location is computed or compared is in this module (the race query of
 :mod:`oracle.sdv` only combines :class:`AccessSide` terms), so turning locations into byte
 ranges is a change here.
+
+Values (issue 12): a read returns :meth:`MemoryAccesses.read_value` (the equality abstraction
+of :mod:`oracle.sdv_memfacts`, else fresh), an atomic :meth:`MemoryAccesses.atomic_value`,
+and a write logs its stored value for the benign-write test (:func:`values_differ`).  Why one
+piece over 400 lines: what a location is, what it holds and how two of them compare are one
+model -- the benign test needs the shapes the byte-range test uses, and the read model the
+update log the race query uses.
 """
 
 from __future__ import annotations
@@ -36,10 +43,12 @@ from oracle.sdv_encode import (
     fresh,
     index64,
     is_false,
+    ite,
     sort_of,
     vec_elem,
     vec_fields,
 )
+from oracle.sdv_memfacts import MemFacts, mem_facts
 from oracle.sdv_state import Machine, simp
 
 #: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
@@ -60,6 +69,7 @@ class Access:
     tags: tuple[tuple[int, z3.ArithRef], ...]  # (loop label, iteration), outermost first
     field: str | None                         # vector component, None for the whole element
     view: CType | None = None                 # byte view: ``index`` is a byte offset
+    value: Val = None                         # a write's stored value (None: not known)
 
 
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -116,6 +126,31 @@ class AccessSide:
     def kind_is(self, k: AccessKind) -> z3.BoolRef:
         """The chosen instance is a ``k`` access."""
         return self.kind == KIND_CODE[k]  # type: ignore[no-any-return]
+
+    def written_value(self) -> tuple[Any, Any] | None:
+        """(shape, value) of the chosen instance when it is a write: the shape is (view,
+        field) and must be one for every write instance; None where some write's value is
+        unknown or the shapes differ (a benign-write check then cannot apply)."""
+        writes = [a for a in self.insts if a.kind is AccessKind.WRITE]
+        if not writes:
+            return None
+        shape = (repr(writes[0].view), writes[0].field)
+        vals: list[Any] = []
+        for a in writes:
+            if a.value is None or (repr(a.view), a.field) != shape:
+                return None
+            vals.append(a.value)
+        ref = vals[0]
+        if any(not _same_shape(ref, v) for v in vals):
+            return None
+        if self.sel is None:
+            return shape, ref
+        sel = self.sel
+        picked = [a.value if a.kind is AccessKind.WRITE else ref for a in self.insts]
+        out = picked[-1]
+        for i in range(len(picked) - 2, -1, -1):
+            out = ite(sel == i, picked[i], out)
+        return shape, out
 
     @property
     def has_fields(self) -> bool:
@@ -183,6 +218,35 @@ def same_element(a1: AccessSide, a2: AccessSide) -> z3.BoolRef:
     return z3.ULT(o1 - o2 + w1 - 1, w1 + w2 - 1)
 
 
+def _same_shape(a: Any, b: Any) -> bool:
+    """Two stored values of one kind: scalars of one sort, or vectors with the same fields."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(
+            _same_shape(a[k], b[k]) for k in a)
+    return isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef) and a.sort() == b.sort()
+
+
+def _differ(a: Any, b: Any) -> z3.BoolRef:
+    if isinstance(a, dict):
+        return z3.Or([_differ(a[k], b[k]) for k in a])
+    return a != b  # type: ignore[no-any-return]
+
+
+def values_differ(a1: AccessSide, a2: AccessSide) -> z3.BoolRef | None:
+    """The two chosen writes may store different bytes (benign write-write pairs are those
+    where they cannot, GPUVerify's default; [WarpsAtomics] Sec. 2.3).  None: no claim can be
+    made (a value is unknown, or the two writes have different shapes), so the pair stays a
+    race.  Through a byte view the offsets must be equal too: one value stored at two
+    overlapping offsets writes different bytes."""
+    w1, w2 = a1.written_value(), a2.written_value()
+    if w1 is None or w2 is None or w1[0] != w2[0] or not _same_shape(w1[1], w2[1]):
+        return None
+    differ = _differ(w1[1], w2[1])
+    if a1.has_views or a2.has_views:
+        differ = z3.Or(differ, a1.index != a2.index)
+    return differ
+
+
 def fields_compatible(a1: AccessSide, a2: AccessSide) -> z3.BoolRef | None:
     """Within one element, the accessed components overlap (None: always, no components;
     also where byte ranges were compared, since they include the components)."""
@@ -204,13 +268,81 @@ class MemoryAccesses(Machine):
     to ``MemElem``) and the access log."""
 
     def log(self, kind: AccessKind, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
-            fld: str | None, view: CType | None = None) -> None:
+            fld: str | None, view: CType | None = None, value: Val = None) -> None:
         if not mem.can_race or is_false(pred):
             return
+        if kind is not AccessKind.READ:
+            # the thread's own update: its later reads of this array in this interval no
+            # longer see the interval's start value (a symbolic epoch: in every interval)
+            ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+            self.dirty[t] = self.dirty[t] | {(mem.name, ep)}
         if not self.same and mem.space != Space.GLOBAL:
             return
         self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
-                                    tuple(self.tags), fld, view))
+                                    tuple(self.tags), fld, view, value))
+
+    @property
+    def facts(self) -> MemFacts:
+        if self._mem_facts is None:
+            self._mem_facts = mem_facts(self.kernel)
+        return self._mem_facts  # type: ignore[no-any-return]
+
+    def read_value(self, e: K.Load, idx: z3.BitVecRef, t: int) -> Val:
+        """The value thread ``t`` reads from ``e.mem[idx]`` (see :mod:`oracle.sdv_memfacts`):
+        one function of the cell for a read-only array; one function of (interval, cell),
+        the same for both threads, where the equality abstraction applies, the interval's
+        epoch is a known number, no loop around is abstracted (earlier iterations' own
+        writes are unknown there) and the thread has not itself updated the array in this
+        interval; otherwise a fresh value (adversarial abstraction)."""
+        mem = e.mem
+        facts = self.facts
+        args: list[z3.ExprRef]
+        if mem.name in facts.read_only and (self.same or mem.space == Space.GLOBAL):
+            args, tag = [idx], "ro"
+        elif (self.same and facts.equal_reads and self.abstract_depth == 0
+              and z3.is_int_value(self.epoch)
+              and (mem.name, self.epoch.as_long()) not in self.dirty[t]  # type: ignore[attr-defined]
+              and (mem.name, None) not in self.dirty[t]):
+            args, tag = [self.epoch, idx], "at"
+        else:
+            return fresh(e.type, f"rd.{mem.name}")
+        base = f"mem.{tag}.{mem.name}"
+        if e.view is not None:
+            s = sort_of(e.view)
+            if s is None:
+                return fresh(e.type, f"rd.{mem.name}")
+            return conv(apply_uf(f"{base}#{e.view!r}", args, s), e.view, e.type)
+        elem = mem.elem
+        if elem.kind == "vec":
+            vals = {f: apply_uf(f"{base}.{f}", args, z3_sort(vec_elem(elem)))
+                    for f in vec_fields(elem)}
+            if e.field is not None and e.field in vals:
+                return conv(vals[e.field], vec_elem(elem), e.type)
+            return conv(vals, elem, e.type)
+        s = sort_of(elem)
+        if s is None or e.field is not None:
+            return fresh(e.type, f"rd.{mem.name}")
+        return conv(apply_uf(base, args, s), elem, e.type)
+
+    def atomic_value(self, e: K.Atomic, idx: z3.BitVecRef, t: int, pred: z3.BoolRef) -> Val:
+        """The old value an atomic returns: fresh, but for a repetition-free counter
+        (:mod:`oracle.sdv_memfacts`) distinct from the other thread's results on the same
+        cell in the same interval ([WarpsAtomics] Sec. 4.2); in ``cross`` mode (two blocks)
+        only for global counters, over the whole launch."""
+        r = fresh(e.type, f"atomic.{e.mem.name}")
+        mem = e.mem
+        if mem.name not in self.facts.counters or not isinstance(r, z3.ExprRef) \
+                or is_false(pred) or (not self.same and mem.space != Space.GLOBAL):
+            return r
+        for t2, name, idx2, pred2, ep2, r2 in self.atomic_results:
+            if t2 == t or name != mem.name or r2.sort() != r.sort():
+                continue
+            same = [pred, pred2, idx == idx2]
+            if self.same:
+                same.append(self.epoch == ep2)
+            self.q.add(z3.Implies(z3.And(same), r != r2))
+        self.atomic_results.append((t, mem.name, idx, pred, self.epoch, r))
+        return r
 
     def address(self, index: K.Expr, t: int, pred: z3.BoolRef) -> z3.BitVecRef:
         """The location of ``mem[index]`` for thread ``t`` (reads in ``index`` are logged)."""
@@ -228,8 +360,9 @@ class MemoryAccesses(Machine):
         mem = e.mem
         idx = self.address(e.index, t, pred)
         if mem.can_race:
+            value = self.read_value(e, idx, t)
             self.log(AccessKind.READ, mem, idx, t, pred, e.field, e.view)
-            return fresh(e.type, f"rd.{mem.name}")
+            return value
         if e.view is not None:
             # a byte view of a local/constant array: its value is not modelled (any value)
             return fresh(e.type, f"rd.{mem.name}")
@@ -260,8 +393,9 @@ class MemoryAccesses(Machine):
         idx = self.address(e.index, t, pred)
         for a in e.args:
             self.ev(a, t, pred)
+        value = self.atomic_value(e, idx, t, pred)
         self.log(AccessKind.ATOMIC, e.mem, idx, t, pred, None, e.view)
-        return fresh(e.type, f"atomic.{e.mem.name}")
+        return value
 
     def assign_MemElem(self, s: K.Assign, t: int) -> None:
         """``mem[index] = value`` for thread ``t``: index first, then the value."""
@@ -273,7 +407,13 @@ class MemoryAccesses(Machine):
         idx = self.address(tgt.index, t, pred)
         v = self.ev(s.value, t, pred)
         if mem.can_race:
-            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view)
+            stored = tgt.view if tgt.view is not None else (
+                vec_elem(mem.elem) if tgt.field is not None else mem.elem)
+            try:
+                value: Val = conv(v, s.value.type, stored)
+            except Exception:  # noqa: BLE001 - an odd conversion: the value is simply unknown
+                value = None
+            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view, value)
         elif mem.space == Space.LOCAL and tgt.view is not None:
             # a byte-view store into a local array: forget the whole array (sound for values)
             self.assign_var(t, "@" + mem.name, self.local_array(mem))

@@ -43,13 +43,28 @@ class Side:
     def __init__(self, insts: list[Access]) -> None:
         self.insts = insts
         self.kinds = frozenset(a.kind for a in insts)
+        # the stored value too: a write-write pair is a race only where the values can
+        # differ (benign writes), so two pairs with different values ask different queries
         self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
                            a.field, repr(a.view) if a.view is not None else None,
-                           tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
+                           tuple((lp, it.get_id()) for lp, it in a.tags),
+                           _value_id(a.value)) for a in insts)
         consts = all(z3.is_int_value(a.epoch) for a in insts)
         self.epoch_of = [a.epoch.as_long() if consts else 0  # type: ignore[attr-defined]
                          for a in insts]
         self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
+
+
+def _value_id(value: object) -> object:
+    """A hashable identity of a stored value: z3 ids (hash-consed), per component of a
+    vector or struct value; None when the value is not known."""
+    if isinstance(value, z3.ExprRef):
+        return value.get_id()
+    if isinstance(value, (tuple, list)):
+        return tuple(_value_id(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _value_id(v)) for k, v in value.items()))
+    return None if value is None else repr(value)
 
 
 _CONFLICTING: dict[tuple[frozenset[AccessKind], frozenset[AccessKind]], bool] = {}

@@ -266,6 +266,12 @@ class Machine:
             self.bid = [tuple(z3.BitVec(f"b{t + 1}.{d}", 32) for d in dims) for t in range(2)]
         self.launch_syms = {str(x) for ids in self.tid + self.bid for x in ids}
         self.th = [ThreadState({}), ThreadState({})]  # the two threads' states
+        # memory values (oracle.sdv_memory): (array, concrete epoch) pairs each thread may
+        # have written, results of repetition-free atomics, abstracted loops entered
+        self.dirty: list[frozenset[tuple[str, int | None]]] = [frozenset(), frozenset()]
+        self.atomic_results: list[tuple[int, str, Any, z3.BoolRef, z3.ArithRef, Any]] = []
+        self.abstract_depth = 0
+        self._mem_facts: Any = None          # oracle.sdv_memory.MemFacts, once per run
 
     # ------------------------------------------------------------------ stage hooks
 
@@ -304,10 +310,12 @@ class Machine:
         self.q.solver.push()
         return ([th.copy() for th in self.th], self.epoch, list(self.tags), len(self.accesses),
                 len(self.barriers), len(self.unknowns), len(self.named), self.unroll_budget,
-                self.q.solver.num_scopes())
+                self.q.solver.num_scopes(), list(self.dirty), len(self.atomic_results))
 
     def restore(self, snap: tuple[Any, ...]) -> None:
-        ths, epoch, tags, na, nb, nu, nn, budget, scopes = snap
+        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat = snap
+        self.dirty = list(dirty)
+        del self.atomic_results[nat:]
         self.th = [th.copy() for th in ths]
         self.epoch = epoch
         self.tags = list(tags)

@@ -1,24 +1,23 @@
 //pass
-//--blockDim=256 --gridDim=64
+//--blockDim=32 --gridDim=1
 // autosync: min_barriers=2 original_barriers=2
-// Normalise each block's values by the block's sum: the values are staged in shared
-// memory, thread 0 adds them up serially and publishes the total, then every thread
-// divides by it.  Two barriers: stage -> sum, and publish -> use.
+// Clock-style timing sum: each of 32 threads records a clock value in shared memory, a
+// tree reduction (stride halving, barrier after every step) adds them up, and afterwards
+// EVERY thread stores the block total into the one global cell -- a benign write-write
+// pair (all store the same value): verified by default, a race under --no-benign.
+// Two barriers: stage -> first step, and each step -> the next (the last one also orders
+// the final step before the reads of s_clocks[0]).
 
-__global__ void sum0(const float *in, float *out) {
-  __shared__ float vals[256];
-  __shared__ float total;
+__global__ void sum0(long long *d_clocks) {
+  __shared__ long long s_clocks[32];
   unsigned int tid = threadIdx.x;
-  unsigned int i = blockIdx.x * blockDim.x + tid;
-  vals[tid] = in[i];
+  s_clocks[tid] = clock64();
   __syncthreads();
-  if (tid == 0) {
-    float s = 0.0f;
-    for (int k = 0; k < 256; k++) {
-      s += vals[k];
+  for (int i = 16; i > 0; i /= 2) {
+    if (tid < i) {
+      s_clocks[tid] += s_clocks[tid + i];
     }
-    total = s;
+    __syncthreads();
   }
-  __syncthreads();
-  out[i] = vals[tid] / total;
+  d_clocks[0] = s_clocks[0];
 }

@@ -32,9 +32,6 @@ import constructs  # noqa: E402
 # tests/kernels/constructs/).  Remove a name as soon as its kernel passes.
 NOT_YET: set[str] = {
     "08_cg_ok_grid.cu",
-    "13_benign_ok.cu",
-    "14_consistent_ok.cu",
-    "15_atomics_ok.cu",
 }
 
 #: per-kernel limit handed to ``autosync check --timeout`` (exit 3 past it)
