@@ -44,6 +44,7 @@ and splitting the steps from the loop would make the algorithm harder to read, n
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -523,9 +524,25 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     ``warp_cost`` is WC, the price of a ``__syncwarp()`` relative to a ``__syncthreads()``
     at the same position (None: synthesize ``__syncthreads()`` only, as the paper)."""
     cls = FactsSynthesizer if use_facts else Synthesizer
-    return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
-               max_iterations=max_iterations, on_iteration=on_iteration,
-               warp_cost=warp_cost).run()
+
+    def run(wc: int | float | str | Fraction | None) -> SynthesisResult:
+        return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
+                   max_iterations=max_iterations, on_iteration=on_iteration, warp_cost=wc).run()
+
+    result = run(warp_cost)
+    tried = [result.placement] + [it.placement for it in result.trace]  # every candidate
+    if result.status != "unfixable" or warp_cost is None or not any(
+            a.kind.warp for p in tried for a in p):
+        return result
+    # A warp barrier also changes what the oracle may assume about values: with one, reads
+    # of written shared data are no longer consistent across the block (oracle.sdv_memfacts),
+    # so a benign store can show up as an unfixable self-race.  Then __syncthreads() only.
+    retry = run(None)
+    if retry.status != "fixed":
+        return result
+    return dataclasses.replace(retry, oracle_calls=result.oracle_calls + retry.oracle_calls,
+                               iterations=result.iterations + retry.iterations,
+                               seconds=result.seconds + retry.seconds)
 
 
 def count_barriers(kernel: Kernel) -> int:

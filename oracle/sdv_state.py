@@ -183,8 +183,11 @@ class QueryEngine:
         if not is_true(f):
             self.solver.add(f)
 
-    def check(self, *fs: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-        ms = self.query_ms
+    def check(self, *fs: z3.BoolRef,
+              limit_ms: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+        """Ask ``fs`` on top of the solver's assertions; ``limit_ms`` bounds a query whose
+        ``unknown`` the caller turns into the sound answer (an optional fact not claimed)."""
+        ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
             if left <= 0:
