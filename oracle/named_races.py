@@ -76,6 +76,8 @@ class RaceIntervals:
             syn = self.is_sync[u]
             for j in range(len(nu)):
                 nid = nu[j]
+                if nid < 0:  # an arrive whose generation never completes: it orders nothing
+                    continue
                 if last >= 0 and last != nid:
                     preds[nid].add(last)
                 if syn[j]:
@@ -116,11 +118,13 @@ class RaceIntervals:
         nodes = self.node_of[u]
         before: list[int] | None = None
         for j in range(s - 1, -1, -1):
-            if syn[j]:
+            if syn[j] and nodes[j] >= 0:
                 before = self.lhb[nodes[j]]
                 break
         after: list[int] | None = None
         for j in range(s, len(nodes)):
+            if nodes[j] < 0:  # an arrive of a generation that never completes: no order after
+                continue
             vec = self.eha[nodes[j]]
             after = vec if after is None else list(map(min, after, vec))
             if syn[j]:

@@ -134,6 +134,17 @@ def test_count_mismatch_lists_both_counts() -> None:
     assert len(f) == 1 and "say 96" in f[0].message and "say 64" in f[0].message
 
 
+def test_an_arrive_that_never_completes_orders_nothing(tmp_path: Path) -> None:
+    """A fuzzer mutant (10,000-mutant run, id 8414): count_mismatch.cu launched with ONE
+    thread.  Its ``bar.arrive 3, 96`` never completes; the happens-before pass read the
+    missing generation as node -1 (the LAST generation, or an IndexError when there is none).
+    Now the left-over arrival is reported and orders nothing."""
+    src = (KDIR / "count_mismatch.cu").read_text().replace("--blockDim=96", "--blockDim=1")
+    (tmp_path / "k.cu").write_text(src)
+    verdict = check(frontend.load_kernel(str(tmp_path / "k.cu")))
+    assert {"over-arrival", "invalid-barrier"} <= kinds(verdict)
+
+
 def test_registry_and_named_barrier_detection() -> None:
     assert isinstance(get_oracle("named"), NamedBarrierOracle)
     assert uses_named_barriers(load("listing2_working.cu"))
