@@ -52,8 +52,9 @@ def test_autosync_check_hook(tmp_path: Path) -> None:
     assert bad.returncode == 1 and "race" in bad.stdout
 
 
-FIXABLE = ("//pass\n//--blockDim=32 --gridDim=1\n__global__ void f(int *A) {\n    __shared__ int s[32];\n"
-           "    s[threadIdx.x] = A[threadIdx.x];\n    A[threadIdx.x] = s[(threadIdx.x + 1) % 32];\n}\n")
+# the race crosses warps (thread t reads what thread t+32 wrote): only __syncthreads() fixes it
+FIXABLE = ("//pass\n//--blockDim=64 --gridDim=1\n__global__ void f(int *A) {\n    __shared__ int s[64];\n"
+           "    s[threadIdx.x] = A[threadIdx.x];\n    A[threadIdx.x] = s[(threadIdx.x + 32) % 64];\n}\n")
 
 
 @pytest.mark.skipif(PRE_COMMIT is None, reason="the pre-commit executable is not installed")
