@@ -153,8 +153,11 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
             # thread runs it; the two threads must both run it (else: divergence across blocks)
             if s.kind is BarrierKind.GRID:
                 if self.abstract_depth:
+                    # the havocked iteration predicates of the two blocks would differ even
+                    # for a uniform loop: no divergence claim, and no ordering claim either
                     self.unknown("grid barrier inside an abstracted loop", s.label)
-                self.barriers.append(BarrierHit(s.label, (p1, p2)))
+                else:
+                    self.barriers.append(BarrierHit(s.label, (p1, p2)))
                 self.epoch = simp(z3.If(mk_or(p1, p2), self.epoch + 1, self.epoch))
             return
         if s.kind.warp and self.same:

@@ -11,6 +11,8 @@ from kpl import ast as K
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.placement import BarrierKind
 from kpl.transform import strip_barriers
+from oracle.dynamic import DynamicOracle
+from oracle.named import NamedBarrierOracle
 from oracle.sdv import SDVOracle
 
 CONSTRUCTS = Path(__file__).parent / "kernels" / "constructs"
@@ -43,5 +45,26 @@ def test_fix_keeps_the_grid_barrier_and_adds_only_block_barriers() -> None:
 
 
 def test_grid_barrier_taken_by_one_block_is_divergence() -> None:
-    v = SDVOracle().check(load_kernel(str(CONSTRUCTS / "08_cg_racy_griddiv.cu")))
-    assert v.divergences and not v.verified
+    k = load_kernel(str(CONSTRUCTS.parent / "cg_grid_divergent.cu"))
+    v = SDVOracle().check(k)
+    assert [d.label for d in v.divergences] == [b.label for b in _grid_barriers(k)]
+    assert not v.verified and not v.races
+
+
+def test_grid_barrier_in_an_abstracted_loop_is_unknown() -> None:
+    src = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+           "__global__ void k(int *a, int n) {\n  cg::grid_group g = cg::this_grid();\n"
+           "  for (int i = 0; i < n; ++i) {\n    a[blockIdx.x * 32 + threadIdx.x] = i;\n"
+           "    g.sync();\n    a[((blockIdx.x + 1) % 4) * 32 + threadIdx.x] += 1;\n"
+           "    g.sync();\n  }\n}\n")
+    v = SDVOracle().check(parse_kernel_text(src, "k.cu", block_dim=(32, 1, 1),
+                                            grid_dim=(4, 1, 1)))
+    assert not v.verified
+    assert any("grid barrier inside an abstracted loop" in u.reason for u in v.unknowns)
+
+
+def test_dynamic_and_named_do_not_pass_a_grid_barrier() -> None:
+    k = load_kernel(str(CONSTRUCTS / "08_cg_ok_grid.cu"))
+    for oracle in (DynamicOracle(), NamedBarrierOracle()):
+        v = oracle.check(k)
+        assert not v.verified and any("grid" in u.reason for u in v.unknowns), oracle
