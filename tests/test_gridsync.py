@@ -45,7 +45,7 @@ def test_fix_keeps_the_grid_barrier_and_adds_only_block_barriers() -> None:
 
 
 def test_grid_barrier_taken_by_one_block_is_divergence() -> None:
-    k = load_kernel(str(CONSTRUCTS.parent / "cg_grid_divergent.cu"))
+    k = load_kernel(str(CONSTRUCTS.parent / "grid" / "cg_grid_divergent.cu"))
     v = SDVOracle().check(k)
     assert [d.label for d in v.divergences] == [b.label for b in _grid_barriers(k)]
     assert not v.verified and not v.races

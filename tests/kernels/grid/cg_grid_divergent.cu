@@ -1,6 +1,7 @@
 //xfail:BARRIER_DIVERGENCE
 //--blockDim=128 --gridDim=8
-// (Kept out of constructs/: its twin contract names races; this one is a divergence.)
+// (Kept out of constructs/ (its twin contract names races) and of tests/kernels/*.cu
+// (test_dynamic runs those, and the dynamic oracle answers "unknown" on grid barriers).)
 // 08_cg_ok_grid.cu with g.sync() inside a branch only block 0 takes: a grid barrier that
 // not every block reaches is divergence (the grid deadlocks on the hardware).
 // Two-phase grid reduction with a grid-wide barrier (must be launched cooperatively;
