@@ -3,10 +3,9 @@ lowering, :mod:`kpl.lower_cuda`, split out for size): ``cg::`` is dropped, a blo
 ``sync()`` becomes ``__syncthreads()``, a tile's ``__syncwarp()``, ``thread_rank()`` and
 ``size()`` the linear thread id and the group size, ``tile.shfl_*`` the warp shuffles.
 
-``grid_group::sync`` orders memory across blocks, which no oracle models; it is rejected
-(``unsupported``, exit 2) rather than weakened to a block barrier: that would be sound but
-would report the cross-block races it orders, and ``fix`` would try to cure them with
-``__syncthreads()``.
+``grid_group::sync`` becomes ``__kpl_grid_sync()``, which the front end turns into a
+``Barrier`` of kind ``GRID`` (a block barrier that also orders accesses across blocks); the
+oracles model it, and synthesis keeps it as written.
 """
 
 from __future__ import annotations
@@ -39,12 +38,16 @@ class CoopGroupsLowering:
         """Cooperative groups as the CUDA they stand for: ``cg::`` is dropped, a block's
         ``sync()`` is ``__syncthreads()``, a tile's ``__syncwarp()``, ``thread_rank()`` and
         ``size()`` are the linear thread id and the group size, ``tile.shfl_*`` the warp
-        shuffles.  ``grid_group::sync`` orders memory across blocks, which no oracle models;
-        it is rejected rather than weakened to a block barrier (cross-block races it orders
-        would be reported and ``fix`` would try to cure them with ``__syncthreads()``).
+        shuffles.  ``grid_group::sync`` is ``__kpl_grid_sync()`` (a grid-wide barrier).
         Returns the index of the next token to sweep."""
         toks, text = self.toks, self.text
         v = toks[i].v
+        if v in self.ns_aliases and [t.v for t in toks[i + 2:i + 9]] == \
+                ["this_grid", "(", ")", ".", "sync", "(", ")"]:  # `cg::this_grid().sync()`
+            self.edits.replace(toks[i].start, toks[i + 8].end, "__kpl_grid_sync()")
+            for k in range(i, i + 9):
+                self.dead[k] = True
+            return i + 9
         if v in self.ns_aliases:  # `cg::name`
             self.kill(i, i + 1)
             return i + 2
@@ -92,14 +95,13 @@ class CoopGroupsLowering:
 
     def _coop_sync(self, i: int, close: int, group: str) -> None:
         kind = self.groups.get(group, ("", 0))[0]
-        if kind == "grid_group" or kind == "":
-            what = "grid-wide synchronisation (grid_group::sync)" if kind else \
-                f"sync of an unknown cooperative group '{group}'"
-            raise self.err(f"unsupported: {what} (no oracle models a barrier across blocks)", i)
+        if kind == "":
+            raise self.err(f"unsupported: sync of an unknown cooperative group '{group}'", i)
         size = self.groups.get(group, ("", 32))[1]
         # a tile narrower than a warp syncs only its own lanes: a partial mask (the first
         # tile's), which the oracles report as "unknown" rather than a full warp barrier
-        rep = "__syncthreads()" if kind == "thread_block" else (
+        rep = "__syncthreads()" if kind == "thread_block" else "__kpl_grid_sync()" \
+            if kind == "grid_group" else (
             "__syncwarp()" if size >= 32 else f"__syncwarp(0x{(1 << size) - 1:x})")
         self.edits.replace(self.toks[i].start, self.toks[close].end, rep)
         for k in range(i, close + 1):

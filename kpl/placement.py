@@ -36,11 +36,16 @@ class BarrierKind(enum.Enum):
     #: ``__syncwarp(mask)`` with a mask other than the constant full one: it orders only the
     #: named lanes, which no oracle models (they answer "unknown"); never synthesized
     SYNCWARP_MASKED = "__syncwarp(mask)"
+    #: ``grid_group::sync()`` (``cg::this_grid().sync()``): a block barrier that also orders
+    #: threads of different blocks (accesses before it in one block happen before accesses
+    #: after it in any other).  Written by the user only: synthesis never inserts or removes
+    #: it (``kpl.transform.barrier_anchors`` skips it, so it stays a fixed statement)
+    GRID = "grid.sync()"
 
     @property
     def warp(self) -> bool:
         """Does this barrier order only (some of) the threads of one warp?"""
-        return self is not BarrierKind.SYNCTHREADS
+        return self is not BarrierKind.SYNCTHREADS and self is not BarrierKind.GRID
 
 
 @dataclass(frozen=True)

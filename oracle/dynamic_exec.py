@@ -276,6 +276,11 @@ class _Run(AnnotationChecks):
         if stmt.kind is BarrierKind.SYNCWARP_MASKED:
             raise Unsupported("__syncwarp with a mask other than the full warp (0xffffffff) "
                               "is not modelled", stmt.label)
+        if stmt.kind is BarrierKind.GRID:
+            # blocks run one after another here, a schedule a grid barrier forbids: the
+            # cross-block answers (and values read across blocks) would not be of a real run
+            raise Unsupported("grid-wide barrier (grid_group::sync) is not modelled by the "
+                              "dynamic oracle; use --oracle sdv", stmt.label)
         if stmt.kind.warp:
             return self._warp_barrier(stmt, act)
         if len(act) != self.T:

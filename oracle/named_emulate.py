@@ -65,6 +65,7 @@ from kpl.ast import (
     walk_expr,
     walk_stmts,
 )
+from kpl.placement import BarrierKind
 from oracle.base import AccessKind, OracleError
 from oracle.named_eval import ExprEmulator, line_of
 from oracle.named_values import (
@@ -293,6 +294,10 @@ class Emulator(ExprEmulator):
         return active
 
     def visit_Barrier(self, stmt: Barrier, active: list[int]) -> list[int]:
+        if stmt.kind is BarrierKind.GRID:
+            raise EmulationAbort("cannot analyze: a grid-wide barrier (grid_group::sync) is "
+                                 "not modelled by the named-barrier checker; use --oracle sdv",
+                                 stmt.label, line_of(stmt))
         if stmt.kind.warp:
             # not barrier 0 of the CTA: a warp barrier is outside the named-barrier model
             raise EmulationAbort("cannot analyze: __syncwarp() (a warp barrier) is not "

@@ -58,6 +58,7 @@ import z3
 from kpl import ast as K
 from kpl.ast import Kernel, Space
 from kpl.labels import LabelTree
+from kpl.placement import BarrierKind
 from oracle.base import (
     AccessKind,
     Divergence,
@@ -160,8 +161,10 @@ class SDVOracle(OracleBase):
             verdict.uniform_guards = self._guards.get(kernel, same, tree)
         failed = list(same.failed_asserts)
 
-        if kernel.launch.blocks > 1 and self._global_writes(kernel):
+        if kernel.launch.blocks > 1 and (self._global_writes(kernel) or has_grid_barrier(kernel)):
             cres = self._cross_part(kernel, tree, engine, key)
+            seen_div = {d.label for d in verdict.divergences}
+            verdict.divergences.extend(d for d in cres.divergences if d.label not in seen_div)
             verdict.unknowns.extend(Unknown(reason, label, self._line(tree, label))
                                     for reason, label in cres.query_unknowns)
             for race in cres.races:
@@ -214,7 +217,9 @@ class SDVOracle(OracleBase):
     def _cross_part(self, kernel: Kernel, tree: LabelTree, engine: QueryEngine,
                     key: tuple[Any, ...] | None) -> _CrossResult:
         """The cross-block half of :meth:`check`, answered from the cache when a kernel with
-        the same barrier-free structure was checked before by this oracle.
+        the same barrier-free structure was checked before by this oracle.  (Grid barriers,
+        ``BarrierKind.GRID``, are the exception: they order blocks, bump the cross-mode
+        epoch and are part of the key.)
 
         Why the cache is exact: in ``cross`` mode the two threads are in different blocks,
         so barriers order nothing -- the executor never looks at epochs (race queries add
@@ -239,8 +244,10 @@ class SDVOracle(OracleBase):
         cross.run()
         scratch = Verdict()
         races = self._races(cross, tree, kernel, scratch)
+        self._divergences(cross, tree, scratch)  # grid barriers not run by both blocks
         res = _CrossResult(races, [(u.reason, u.label) for u in scratch.unknowns],
-                           list(cross.unknowns), list(cross.failed_asserts))
+                           list(cross.unknowns), list(cross.failed_asserts),
+                           list(scratch.divergences))
         if key is not None and not scratch.unknowns:
             self._cross[key] = res
             while len(self._cross) > _CROSS_CACHE_SIZE:
@@ -457,8 +464,8 @@ class SDVOracle(OracleBase):
         a1 = AccessSide(s1, levels_needed, f"sel{l1}")
         a2 = AccessSide(s2, levels_needed, f"sel{l2}")
         conds = [a1.pred, a2.pred, same_element(a1, a2)]
-        if ex.same:
-            conds.append(a1.epoch == a2.epoch)
+        # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
+        conds.append(a1.epoch == a2.epoch)
         k1 = {a.kind for a in s1}
         k2 = {a.kind for a in s2}
         if len(k1) > 1 or len(k2) > 1:
@@ -536,6 +543,8 @@ class _CrossResult:
     query_unknowns: list[tuple[str, int | None]]
     exec_unknowns: list[tuple[str, int | None]]
     failed_asserts: list[AssertFailure]
+    #: grid barriers that one block runs and another does not (``BarrierKind.GRID``)
+    divergences: list[Divergence]
 
 
 _CROSS_CACHE_SIZE = 16
@@ -549,7 +558,8 @@ def _shape(x: Any) -> Any:
             parts.append(_shape(getattr(x, f.name)))
         return tuple(parts)
     if isinstance(x, list):
-        return tuple(_shape(y) for y in x if not isinstance(y, K.Barrier))
+        return tuple(_shape(y) for y in x
+                     if not isinstance(y, K.Barrier) or y.kind is BarrierKind.GRID)
     return repr(x)
 
 
@@ -558,6 +568,12 @@ def _values_follow_barriers(kernel: Kernel) -> bool:
     facts = mem_facts(kernel)
     written = set(kernel.memories) - facts.read_only
     return bool(facts.counters) or (facts.equal_reads and bool(written))
+
+
+def has_grid_barrier(kernel: Kernel) -> bool:
+    """Does ``kernel`` run a grid-wide barrier (cooperative groups' ``grid_group::sync``)?"""
+    return any(isinstance(s, K.Barrier) and s.kind is BarrierKind.GRID
+               for s in K.walk_stmts(kernel.body))
 
 
 def _barrier_free_key(kernel: Kernel, max_unroll: int, unroll_budget: int) -> tuple[Any, ...]:

@@ -13,7 +13,9 @@ shared/global memory return fresh values (adversarial abstraction, [WarpsAtomics
 
 Two *modes* are run by :mod:`oracle.sdv`: ``same`` (t1, t2 distinct threads of one block --
 shared and global memory, epochs matter, barrier divergence is checked) and ``cross`` (t1, t2
-in different blocks -- only global memory; barriers order nothing, so epochs are ignored).
+in different blocks -- only global memory; block barriers order nothing there, only grid
+barriers (``BarrierKind.GRID``, cooperative groups' ``grid_group::sync``) bump the epoch,
+and their divergence across blocks is checked).
 
 The engine is built in stages, one module each, stacked by inheritance on one state:
 

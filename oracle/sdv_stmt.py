@@ -148,6 +148,18 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
             self.unknown("unsupported: __syncwarp with a mask other than the full warp "
                          "(0xffffffff)", s.label)
             return
+        if not self.same:
+            # across blocks only a grid barrier orders: it bumps the grid epoch when either
+            # thread runs it; the two threads must both run it (else: divergence across blocks)
+            if s.kind is BarrierKind.GRID:
+                if self.abstract_depth:
+                    # the havocked iteration predicates of the two blocks would differ even
+                    # for a uniform loop: no divergence claim, and no ordering claim either
+                    self.unknown("grid barrier inside an abstracted loop", s.label)
+                else:
+                    self.barriers.append(BarrierHit(s.label, (p1, p2)))
+                self.epoch = simp(z3.If(mk_or(p1, p2), self.epoch + 1, self.epoch))
+            return
         if s.kind.warp and self.same:
             # a warp barrier orders the two threads only when they are lanes of one warp;
             # for two warps it is no barrier at all (and cannot diverge between them)

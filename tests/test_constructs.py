@@ -30,9 +30,7 @@ import constructs  # noqa: E402
 
 # Kernels that do not get their expected verdict today (file names in
 # tests/kernels/constructs/).  Remove a name as soon as its kernel passes.
-NOT_YET: set[str] = {
-    "08_cg_ok_grid.cu",
-}
+NOT_YET: set[str] = set()
 
 #: per-kernel limit handed to ``autosync check --timeout`` (exit 3 past it)
 TIMEOUT_S = 20

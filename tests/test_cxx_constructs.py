@@ -58,9 +58,6 @@ def test_auto_function_pointer_is_resolved_to_its_target() -> None:
      "goto 'in'"),
     ("typedef float (*f_t)(float);\n__global__ void k(f_t f, float *a) { a[0] = f(a[1]); }",
      "function pointer whose target is not known statically"),
-    ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-     "__global__ void k(int *a) { cg::grid_group g = cg::this_grid(); a[0] = 1; g.sync(); }",
-     "grid-wide synchronisation"),
     ("__global__ void k(float *a) { auto get = [&](int i) { return a[i]; }; a[0] = get(1); }",
      "lambda expression"),
 ])

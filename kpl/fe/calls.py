@@ -317,6 +317,9 @@ class CallsLowering(MemOpsLowering, AnnotationsLowering):
             return checked if checked is not None else [K.Annotation(name, label=self.label())]
         if name == "__syncwarp":
             return [self._syncwarp(node, args, scope)]
+        if name == "__kpl_grid_sync":  # cooperative groups' grid_group::sync (kpl.lower_coop)
+            return [K.Barrier(spelling=self._barrier_spelling(node), kind=BarrierKind.GRID,
+                              label=self.label())]
         if name in ("__threadfence", "__threadfence_block", "__threadfence_system",
                     "mem_fence", "read_mem_fence", "write_mem_fence"):
             return []

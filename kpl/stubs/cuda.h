@@ -390,6 +390,7 @@ typedef int coalesced_group;
 int this_thread_block();
 int this_grid();
 int __kpl_tiled_partition();
+void __kpl_grid_sync();
 /* curand device API (<curand_kernel.h>): generator states are structs of a few words;
    curand_init writes the state, every draw reads AND writes it (kpl/fe/calls.py `curand`) */
 typedef struct curandStateXORWOW { unsigned int d, v0, v1, v2, v3, v4; } curandStateXORWOW_t;

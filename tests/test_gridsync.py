@@ -1,0 +1,70 @@
+"""Cooperative groups' grid-wide barrier (``grid_group::sync``): parsed as a ``Barrier`` of
+kind ``GRID``, ordering accesses across blocks in sdv, kept as written by ``fix``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autosync.render import render_patch
+from autosync.synthesis import FIXED, synthesize
+from kpl import ast as K
+from kpl.frontend import load_kernel, parse_kernel_text
+from kpl.placement import BarrierKind
+from kpl.transform import strip_barriers
+from oracle.dynamic import DynamicOracle
+from oracle.named import NamedBarrierOracle
+from oracle.sdv import SDVOracle
+
+CONSTRUCTS = Path(__file__).parent / "kernels" / "constructs"
+
+
+def _grid_barriers(kernel: K.Kernel) -> list[K.Barrier]:
+    return [s for s in K.walk_stmts(kernel.body)
+            if isinstance(s, K.Barrier) and s.kind is BarrierKind.GRID]
+
+
+def test_all_spellings_parse_as_grid_barriers() -> None:
+    k = load_kernel(str(CONSTRUCTS / "08_cg_ok_grid2.cu"))
+    assert len(_grid_barriers(k)) == 2  # cg::this_grid().sync() and cg::sync(g)
+    stripped, anchors = strip_barriers(k)
+    assert len(_grid_barriers(stripped)) == 2 and len(anchors) == 1  # only __syncthreads
+
+
+def test_fix_keeps_the_grid_barrier_and_adds_only_block_barriers() -> None:
+    src = (CONSTRUCTS / "08_cg_ok_grid2.cu").read_text().replace("  __syncthreads();\n", "")
+    k = parse_kernel_text(src, "k.cu", block_dim=(64, 1, 1), grid_dim=(4, 1, 1))
+    assert not SDVOracle().check(k).verified
+    res = synthesize(k, SDVOracle())
+    assert res.status == FIXED
+    assert [a.kind for a in res.placement] == [BarrierKind.SYNCTHREADS]
+    patched = render_patch(k, res.placement)
+    assert "cg::this_grid().sync();" in patched and "cg::sync(g);" in patched
+    assert patched.count("__syncthreads();") == 1
+    again = parse_kernel_text(patched, "p.cu", block_dim=(64, 1, 1), grid_dim=(4, 1, 1))
+    assert len(_grid_barriers(again)) == 2 and SDVOracle().check(again).verified
+
+
+def test_grid_barrier_taken_by_one_block_is_divergence() -> None:
+    k = load_kernel(str(CONSTRUCTS.parent / "grid" / "cg_grid_divergent.cu"))
+    v = SDVOracle().check(k)
+    assert [d.label for d in v.divergences] == [b.label for b in _grid_barriers(k)]
+    assert not v.verified and not v.races
+
+
+def test_grid_barrier_in_an_abstracted_loop_is_unknown() -> None:
+    src = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+           "__global__ void k(int *a, int n) {\n  cg::grid_group g = cg::this_grid();\n"
+           "  for (int i = 0; i < n; ++i) {\n    a[blockIdx.x * 32 + threadIdx.x] = i;\n"
+           "    g.sync();\n    a[((blockIdx.x + 1) % 4) * 32 + threadIdx.x] += 1;\n"
+           "    g.sync();\n  }\n}\n")
+    v = SDVOracle().check(parse_kernel_text(src, "k.cu", block_dim=(32, 1, 1),
+                                            grid_dim=(4, 1, 1)))
+    assert not v.verified
+    assert any("grid barrier inside an abstracted loop" in u.reason for u in v.unknowns)
+
+
+def test_dynamic_and_named_do_not_pass_a_grid_barrier() -> None:
+    k = load_kernel(str(CONSTRUCTS / "08_cg_ok_grid.cu"))
+    for oracle in (DynamicOracle(), NamedBarrierOracle()):
+        v = oracle.check(k)
+        assert not v.verified and any("grid" in u.reason for u in v.unknowns), oracle
