@@ -152,3 +152,21 @@ __global__ void k(int *out) {
     for oracle in (SDVOracle(timeout=60), DynamicOracle()):
         verdict = oracle.check(kernel)
         assert verdict.unknowns and not verdict.verified, oracle.name
+
+
+def test_a_false_invariant_over_a_remainder_is_decided_promptly(tmp_path: Path) -> None:
+    """A fuzzer mutant (10,000-mutant run, id 6839): 18_annotations_ok with the loop step
+    1025, so ``__invariant(i % 256 == t)`` is false.  Two Houdini candidate queries over the
+    remainder ran into the 20 s query limit each (41 s in all); bounded, the undecided
+    candidate is dropped alone and the failed invariant is still reported."""
+    src = (CONSTRUCTS / "18_annotations_ok.cu").read_text()
+    loop = "__invariant(i % 256 == t), i < n; i += 256)"
+    assert src.count(loop) == 1
+    path = tmp_path / "k.cu"
+    path.write_text(src.replace(loop, loop.replace("i += 256", "i += 1025")))
+    for header in CONSTRUCTS.glob("*.h"):
+        (tmp_path / header.name).write_text(header.read_text())
+    kernel = load_kernel(str(path))
+    verdict = SDVOracle(timeout=30).check(kernel)
+    assert "loop invariant might not hold" in " ".join(f.message for f in verdict.findings)
+    assert verdict.seconds < 20
