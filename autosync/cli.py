@@ -30,7 +30,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.main
@@ -79,6 +79,9 @@ from autosync.cli_common import (
 from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_file
 
 # --------------------------------------------------------------------------- app
+
+if TYPE_CHECKING:  # imported lazily at run time: start-up time
+    from autosync.batch import FileResult
 
 
 #: command name -> module defining ``register(app)``; imported on first use (see docstring)
@@ -287,14 +290,26 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
                 jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
     """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
-    from autosync import batch, cache, report
+    from autosync import batch, cache
 
     args = _check_args(flags, oracle, timeout, fmt)
     files = batch.shard(batch.expand(paths, exclude or []), shard)
     results = batch.run(files, args, jobs=jobs, use_cache=not (no_cache or cache.disabled()), include_dirs=flags.include_dir or [],
                         version=version())
+    _emit_batch(results, fmt, batch.summary_line(results))
+    return batch.worst([r.code for r in results])
+
+
+def _emit_batch(results: list[FileResult], fmt: Format, summary: str,
+                json_summary: dict[str, int] | None = None) -> None:
+    """A many-file run's output: one JSON/SARIF document, or each file's report; then the
+    summary line (on stderr when stdout carries a document)."""
+    from autosync import batch, report
+
     if fmt is Format.json:
-        emit(report.dumps(batch.json_document(results)))
+        doc = batch.json_document(results)
+        doc["summary"].update(json_summary or {})
+        emit(report.dumps(doc))
     elif fmt is Format.sarif:
         emit(report.dumps(batch.sarif_document(results)))
     for r in results:
@@ -302,8 +317,7 @@ def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeou
             emit(r.stdout.rstrip("\n"))
         if r.stderr:
             err(r.stderr.rstrip("\n"))
-    err(batch.summary_line(results)) if fmt is not Format.text else emit(batch.summary_line(results))
-    return batch.worst([r.code for r in results])
+    err(summary) if fmt is not Format.text else emit(summary)
 
 
 # --------------------------------------------------------------------------- fix
@@ -385,23 +399,13 @@ def batch_fix(paths: list[str], flags: KernelFlags, args: list[str], fmt: Format
               exclude: list[str] | None, shard: str | None, exit_non_zero_on_fix: bool) -> int:
     """``fix`` over many files (:mod:`autosync.batch`, no cache: it writes); returns the worst
     exit code (1 instead of 0 when a file was rewritten and ``exit_non_zero_on_fix``)."""
-    from autosync import batch, report
+    from autosync import batch
 
     files = batch.shard(batch.expand(paths, exclude or []), shard)
     results = batch.run(files, flags.argv() + args, jobs=jobs, use_cache=False,
                         include_dirs=flags.include_dir or [], version=version(), command="fix")
-    if fmt is Format.json:
-        doc = batch.json_document(results)
-        doc["summary"]["changed"] = sum(r.changed for r in results)
-        emit(report.dumps(doc))
-    elif fmt is Format.sarif:
-        emit(report.dumps(batch.sarif_document(results)))
-    for r in results:
-        if fmt is Format.text and r.stdout:
-            emit(r.stdout.rstrip("\n"))
-        if r.stderr:
-            err(r.stderr.rstrip("\n"))
-    err(batch.fix_summary_line(results)) if fmt is not Format.text else emit(batch.fix_summary_line(results))
+    _emit_batch(results, fmt, batch.fix_summary_line(results),
+                {"changed": sum(r.changed for r in results)})
     code = batch.worst([r.code for r in results])
     return EXIT_FAIL if exit_non_zero_on_fix and code == EXIT_OK and any(r.changed for r in results) else code
 
