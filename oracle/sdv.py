@@ -378,7 +378,12 @@ class SDVOracle(OracleBase):
         exact_tags = ex.same and all(
             len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
         wl = same_warp is not None and l1 == l2
-        key = (mem.name, sig1, sig2, d if exact_tags else None, wl)
+        vals = None
+        if self.benign and AccessKind.WRITE in t1.kinds and AccessKind.WRITE in t2.kinds:
+            # the query compares stored values (benign writes): so does its key
+            vals = (tuple(t1.vals[j] for j in keep1) if keep1 is not None else t1.vals,
+                    tuple(t2.vals[j] for j in keep2) if keep2 is not None else t2.vals)
+        key = (mem.name, sig1, sig2, d if exact_tags else None, wl, vals)
         # across the checks of one synthesis run: where the query has no epoch and no
         # iteration variable (constant epochs and tags), see ``_across``
         skey = None

@@ -43,12 +43,12 @@ class Side:
     def __init__(self, insts: list[Access]) -> None:
         self.insts = insts
         self.kinds = frozenset(a.kind for a in insts)
-        # the stored value too: a write-write pair is a race only where the values can
-        # differ (benign writes), so two pairs with different values ask different queries
         self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
                            a.field, repr(a.view) if a.view is not None else None,
-                           tuple((lp, it.get_id()) for lp, it in a.tags),
-                           _value_id(a.value)) for a in insts)
+                           tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
+        # the stored values: a write-write pair is a race only where they can differ (benign
+        # writes), so such pairs also compare these (``SDVOracle._pair``); others need not
+        self.vals = tuple(_value_id(a.value) for a in insts)
         consts = all(z3.is_int_value(a.epoch) for a in insts)
         self.epoch_of = [a.epoch.as_long() if consts else 0  # type: ignore[attr-defined]
                          for a in insts]
