@@ -380,10 +380,13 @@ class SDVOracle(OracleBase):
         wl = same_warp is not None and l1 == l2
         vals = None
         if self.benign and AccessKind.WRITE in t1.kinds and AccessKind.WRITE in t2.kinds:
-            # the query compares stored values (benign writes): so does its key
+            # benign writes: a race also needs the stored values to differ.  Asked in two
+            # steps: the value-free query below (shared by every pair of the same shape, and
+            # unsat for most write-write pairs), then, only when that one races, the query
+            # with the values (keyed by them too)
             vals = (tuple(t1.vals[j] for j in keep1) if keep1 is not None else t1.vals,
                     tuple(t2.vals[j] for j in keep2) if keep2 is not None else t2.vals)
-        key = (mem.name, sig1, sig2, d if exact_tags else None, wl, vals)
+        key = (mem.name, sig1, sig2, d if exact_tags else None, wl)
         # across the checks of one synthesis run: where the query has no epoch and no
         # iteration variable (constant epochs and tags), see ``_across``
         skey = None
@@ -398,10 +401,16 @@ class SDVOracle(OracleBase):
             res = across[skey]  # type: ignore[index]
             memo[key] = res
         else:
-            res = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags, same_warp)
+            res = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags, same_warp, False)
             memo[key] = res
             if skey is not None and (res is None or not res.unknown):
                 across[skey] = res  # type: ignore[index]
+        if res is not None and not res.unknown and vals is not None:
+            vkey = key + (vals,)
+            if vkey not in memo:
+                memo[vkey] = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags,
+                                            same_warp, True)
+            res = memo[vkey]
         if res is None:
             return None
         if res.unknown:
@@ -418,9 +427,10 @@ class SDVOracle(OracleBase):
 
     def _ask_pair(self, ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
                   s2: list[Access], shared: tuple[int, ...], exact_tags: bool,
-                  same_warp: z3.BoolRef | None) -> PairResult | None:
-        """The solver's answer for one pair query (None: no race)."""
-        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, self.benign)
+                  same_warp: z3.BoolRef | None, benign: bool) -> PairResult | None:
+        """The solver's answer for one pair query (None: no race; ``benign``: two writes
+        race only if they can store different values)."""
+        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, benign)
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
