@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from kernelgen import kernels, render
 
 from kpl.ast import Kernel, Memory, Space
+from kpl.ctypes import sizeof
 from kpl.labels import LabelTree
 from oracle import dynamic_exec as dyn
 from oracle.base import Verdict
@@ -87,15 +88,29 @@ class _LoggingRun(dyn._Run):
     """The same interpreter, additionally logging every shared/global access."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.log: list[tuple[int, int, str, int, str, int, int, dyn.Iters, int, int, Any]] = []
+        self.log: list[tuple[int, int, str, tuple[int, int], str, int, int, dyn.Iters, int, int, Any]] = []
         super().__init__(*args, **kwargs)
 
     def _access(self, mem: Memory, idx: int, t: int, kind: Any, view: Any = None,
                 fld: Any = None, value: Any = UNKNOWN) -> None:
-        self.log.append((self.block, self.epoch, mem.name, idx, kind, t, self.label, self.iters,
-                         self.seq, int(mem.space == Space.GLOBAL),
+        self.log.append((self.block, self.epoch, mem.name, _bytes(mem, idx, view, fld), kind, t,
+                         self.label, self.iters, self.seq, int(mem.space == Space.GLOBAL),
                          value_key(value) if kind == "write" else None))
         super()._access(mem, idx, t, kind, view, fld, value)
+
+
+def _bytes(mem: Memory, idx: int, view: Any, fld: Any) -> tuple[int, int]:
+    """The access as a byte range [start, end) of ``mem``: ``idx`` is a byte offset through a
+    byte view, else an element index (a vector component: ``fld``)."""
+    if view is not None:
+        return idx, idx + (sizeof(view) or 1)
+    size = sizeof(mem.elem) or 1
+    start = idx * size
+    if fld is not None and fld in mem.elem.fields and mem.elem.elem is not None:
+        part = sizeof(mem.elem.elem) or 1
+        start += mem.elem.fields.index(fld) * part
+        return start, start + part
+    return start, start + size
 
 
 def _brute_force(run: _LoggingRun, tree: LabelTree) -> set[tuple[Any, ...]]:
@@ -105,10 +120,10 @@ def _brute_force(run: _LoggingRun, tree: LabelTree) -> set[tuple[Any, ...]]:
     for a, b in combinations(run.log, 2):
         ba, ea, ma, ia, ka, ta, la, ita, sa, ga, va = a
         bb, eb, mb, ib, kb, tb, lb, itb, sb, _, vb = b
-        if ma != mb or ia != ib or (ka == "read" and kb == "read"):
-            continue
-        if ka == "write" and kb == "write" and va is not UNKNOWN and va == vb:
-            continue  # two writes of one value: benign
+        if ma != mb or ia[1] <= ib[0] or ib[1] <= ia[0] or (ka == "read" and kb == "read"):
+            continue  # different arrays, byte ranges that do not overlap, or two reads
+        if ka == "write" and kb == "write" and va is not UNKNOWN and va == vb and ia == ib:
+            continue  # two writes of one value to the same bytes: benign
         if ka == "atomic" and kb == "atomic":
             continue
         same_block = ba == bb
