@@ -1,12 +1,10 @@
 """``sdv``: the bundled static verifier -- races and barrier divergence under SDV semantics.
 
-The AutoSync paper ([AutoSync], Sec. V) uses GPUVerify as its oracle; this is our own
-implementation of the same idea, installed by pip with the rest: the *two-thread reduction*
-with predicated lock-step execution ([WarpsAtomics] Sec. 2.3, [AutoSync] Fig. 9), encoded
-for z3.
-The symbolic execution lives in :mod:`oracle.sdv_exec`; this module runs it, turns the access
-log into race queries and the barrier log into divergence queries, and builds the
-:class:`~oracle.base.Verdict`.
+[AutoSync] (Sec. V) uses GPUVerify as its oracle; this is our own implementation of the same
+idea: the *two-thread reduction* with predicated lock-step execution ([WarpsAtomics] Sec.
+2.3, [AutoSync] Fig. 9), encoded for z3.  The symbolic execution is :mod:`oracle.sdv_exec`;
+this module runs it, turns the access log into race queries and the barrier log into
+divergence queries, and builds the :class:`~oracle.base.Verdict`.
 
 What is decided, and how:
 
