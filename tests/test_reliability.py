@@ -107,11 +107,10 @@ def test_keep_line_endings_maps_offsets() -> None:
 # --------------------------------------------------------------------------- 2. Ctrl-C and --timeout
 
 
-def test_ctrl_c_during_a_slow_check_exits_130_and_writes_nothing(tmp_path: Path) -> None:
-    src = tmp_path / "slow.cu"
-    src.write_text(slow_kernel(4))
-    before = src.read_bytes()
-    proc = subprocess.Popen(script("fix", src), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+def interrupt_while_running(cmd: list[str]) -> None:
+    """Start ``cmd``, send SIGINT well into its first oracle call, and check the promise:
+    exit 130 within 5 s, the one line ``autosync: interrupted``, nothing on stdout."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=child_env())
     try:
         time.sleep(6)  # imports, parse, and well into the first (tens of seconds) oracle call
@@ -127,6 +126,13 @@ def test_ctrl_c_during_a_slow_check_exits_130_and_writes_nothing(tmp_path: Path)
     assert time.monotonic() - sent < 5
     assert err.strip().splitlines() == ["autosync: interrupted"], err
     assert out == ""
+
+
+def test_ctrl_c_during_a_slow_check_exits_130_and_writes_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "slow.cu"
+    src.write_text(slow_kernel(4))
+    before = src.read_bytes()
+    interrupt_while_running(script("fix", src))
     assert src.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.cu"]
 
@@ -152,22 +158,7 @@ def test_ctrl_c_stops_compare_and_bench_promptly(command: str, tmp_path: Path) -
     src.write_text(slow_kernel(4))
     before = src.read_bytes()
     target = src if command == "compare" else folder
-    proc = subprocess.Popen(script(command, target), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=child_env())
-    try:
-        time.sleep(6)  # imports, parse, and well into the first (tens of seconds) oracle call
-        assert proc.poll() is None, "the slow kernel finished before the interrupt"
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, (out, err)
-    assert time.monotonic() - sent < 5
-    assert err.strip().splitlines() == ["autosync: interrupted"], err
-    assert out == ""
+    interrupt_while_running(script(command, target))
     assert src.read_bytes() == before
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["kernels", "slow.cu"]
 
