@@ -114,13 +114,14 @@ def parse_cuda(path: str, text: str | None = None, *, defines: dict[str, str] | 
     try:
         tree = _Parser().parse(lowered, filename=path)
     except ParseError as exc:
-        raise _parse_error(str(exc), path, text) from None
+        raise _unterminated_type(path, text) or _parse_error(str(exc), path, text) from None
     except AssertionError:  # pycparser's scope stack on unbalanced braces (no position known)
         raise KplError("syntax error: unbalanced braces", path) from None
     except (AttributeError, TypeError, IndexError, KeyError):
         # pycparser's declaration builder trips over some malformed declarations instead of
         # raising ParseError (e.g. `struct A {...}` with no `;` before the next declaration)
-        raise _malformed_declaration(path, text) from None
+        raise (_unterminated_type(path, text)
+               or KplError("syntax error: malformed declaration", path)) from None
     return ParsedSource(path=path, text=text, header=header, ast=tree, lowered=lowered,
                         functions=low.functions, var_spaces=low.var_spaces, extern_shared=low.extern_shared,
                         textures=low.textures, files=pre.files, structs=low.structs,
@@ -150,15 +151,28 @@ _UNTERMINATED_TYPE = re.compile(
     re.M)
 
 
-def _malformed_declaration(path: str, source: str) -> KplError:
-    """A declaration pycparser cannot build: most often a struct/union/class definition whose
-    closing ``}`` lacks its ``;``; reported where gcc and nvcc report it (just after the ``}``)."""
+_TYPE_HEAD = re.compile(r"\b(?:struct|union|class|enum)\b[^;{}()]*$")
+
+
+def _unterminated_type(path: str, source: str) -> KplError | None:
+    """A struct/union/class/enum definition whose closing ``}`` lacks its ``;`` before the next
+    declaration, reported where gcc and nvcc report it (just after the ``}``).  pycparser
+    reports it elsewhere: at the definition's start (3.12) or by crashing (3.0)."""
     lines = LineIndex(source)
     for m in _UNTERMINATED_TYPE.finditer(source):
+        close = source.index("}", m.start())
+        depth, i = 0, close
+        while i >= 0:  # the matching `{` (a heuristic: braces in strings are not skipped)
+            depth += {"}": 1, "{": -1}.get(source[i], 0)
+            if depth == 0:
+                break
+            i -= 1
+        if i < 0 or not _TYPE_HEAD.search(source[source.rfind("\n", 0, i) + 1:i]):
+            continue  # the `}` of a function body or a block: no `;` needed
         end = source.index("\n", m.start())
         line, col = lines.line_col(len(source[:end].rstrip()))
         return KplError("expected ';' after the type definition", path, line, col)
-    return KplError("syntax error: malformed declaration", path)
+    return None
 
 
 def _parse_error(msg: str, path: str, source: str | None = None) -> KplError:
