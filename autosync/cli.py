@@ -260,7 +260,8 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
             kernels = pipeline.load(opts)
             for i, k in enumerate(kernels):
                 pipeline.note_kernel(k.name, i + 1, len(kernels))
-                name, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign)
+                name, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign,
+                                                 synthesis=False)
                 results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
             return results
 

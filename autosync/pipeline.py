@@ -208,9 +208,11 @@ def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
 
 
 def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None, *,
-                benign: bool = True) -> tuple[str, Oracle]:
+                benign: bool = True, synthesis: bool = True) -> tuple[str, Oracle]:
     """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``;
-    ``benign=False`` (``--no-benign``) makes two writes of one value a race."""
+    ``benign=False`` (``--no-benign``) makes two writes of one value a race;
+    ``synthesis=False``: a verdict only, without the facts that guide synthesis (sdv's
+    ``same_warp`` query)."""
     from oracle import registry
 
     chosen = name or ("named" if kernel.uses_named_barriers else "sdv")
@@ -226,6 +228,8 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
         options["timeout"] = timeout
     if not benign:
         options["benign"] = False
+    if not synthesis and chosen == "sdv":
+        options["warp_facts"] = False
     try:
         orc = registry.get_oracle(chosen, **options)
     except TypeError as exc:
@@ -446,7 +450,7 @@ def _verify_all(kernels: list[Kernel], oracle: str, timeout: float | None, file:
     from oracle.base import Verdict
 
     for k in kernels:
-        _, orc = pick_oracle(oracle, k, timeout, file, benign=benign)
+        _, orc = pick_oracle(oracle, k, timeout, file, benign=benign, synthesis=False)
         verdict = run_oracle(orc, k)
         if not verdict.verified:
             return verdict

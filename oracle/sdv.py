@@ -28,8 +28,8 @@ What is decided, and how:
   iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
   the race occurs (found by re-querying with the found depths excluded),
   ``Race.cross_block`` says it also happens between threads of two blocks and
-  ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query, only
-  when the witness is such a pair): then a ``__syncwarp()`` may fix it;
+  ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query when the
+  witness is such a pair; option ``warp_facts``, off for ``check``): a ``__syncwarp()`` may fix it;
   ``Verdict.uniform_guards`` names the ``if`` guards proved true for every thread
   (:mod:`oracle.sdv_facts`, option ``uniform_guards``, on by default).
 
@@ -37,10 +37,10 @@ Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
 check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`` is raised.
 
-Why one piece over 400 lines: this is the decision stage -- turning the two runs' logs into
-the verdict (race queries per label pair, their decoding, divergence queries, the cross-block
-half and its cache); each step is a named method, how locations compare is left to
-:mod:`oracle.sdv_memory` and the data of one pair query to :mod:`oracle.sdv_pairs`.
+Why one piece over 400 lines: the decision stage -- the two runs' logs to the verdict (race
+queries per label pair, their decoding, divergence queries, the cross-block half and its
+cache), a named method each; location compares are :mod:`oracle.sdv_memory`'s, one pair
+query's data :mod:`oracle.sdv_pairs`'s.
 """
 
 from __future__ import annotations
@@ -85,8 +85,7 @@ from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, kinds_conf
 from oracle.sdv_state import stmt_exprs
 from oracle.sdv_stmt import AssertFailure
 
-#: time bound of the optional ``same_warp`` query (one per race whose witness is in one warp);
-#: on hard bit-vector addresses the full query can take seconds (convolution rows: ~5 s)
+#: bound of the optional ``same_warp`` query (hard bit-vector addresses: ~5 s on convolution rows)
 SAME_WARP_QUERY_MS = 300
 
 
@@ -97,8 +96,8 @@ class SDVOracle(OracleBase):
     raises :class:`OracleError` with ``timeout=True``).  ``max_unroll``: the most iterations
     a loop is unrolled exactly before the loop abstraction is used.  Options:
     ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
-    ``cross_cache`` (default True: the cross-block part and the Houdini results are reused
-    by later checks of a kernel that differs only in barriers, :class:`HoudiniMemo`)."""
+    ``cross_cache`` (default True: the cross-block part and the Houdini results are reused by
+    later checks of a kernel that differs only in barriers, :class:`HoudiniMemo`), ``warp_facts``."""
 
     name = "sdv"
 
@@ -112,6 +111,7 @@ class SDVOracle(OracleBase):
         self.cross_cache = bool(options.get("cross_cache", True))
         #: two writes storing the same value are no race (GPUVerify's default; --no-benign)
         self.benign = bool(options.get("benign", True))
+        self.warp_facts = bool(options.get("warp_facts", True))
         self._cross: OrderedDict[tuple[Any, ...], _CrossResult] = OrderedDict()
         # Houdini results of the kernel last checked, kept while the checks differ only
         # in barriers (the candidates of one synthesis run)
@@ -438,7 +438,8 @@ class SDVOracle(OracleBase):
             return None
         loop_depth, depths, best = self._loop_depths(ex, pq, m)
         res = self._decode_race(ex, pq, best, loop_depth, depths)
-        return dataclasses.replace(res, same_warp=self._same_warp_only(ex, pq, best))
+        # not asked (warp_facts off): False claims nothing, only a __syncthreads() fixes it
+        return dataclasses.replace(res, same_warp=self.warp_facts and self._same_warp_only(ex, pq, best))
 
     @staticmethod
     def _same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
@@ -450,8 +451,7 @@ class SDVOracle(OracleBase):
         sw = ex.same_warp()
         if not z3.is_true(model.eval(sw, model_completion=True)):
             return False
-        # an optional fact: bounded, and a solver that gives up claims nothing (then only a
-        # __syncthreads() may fix the race -- sound, maybe dearer)
+        # bounded; a solver that gives up claims nothing (only __syncthreads() fixes: sound)
         r, _ = ex.q.check(pq.query, z3.Not(sw), limit_ms=SAME_WARP_QUERY_MS)
         return r == z3.unsat
 

@@ -154,13 +154,24 @@ def _straight(n: int) -> str:
 
 def test_identical_pair_queries_are_asked_once() -> None:
     """10 groups: 5 writes x 5 reads per array race, 50 racing pairs in all; their queries
-    have only a few distinct shapes (one write index, a handful of read offsets)."""
+    have only a few distinct shapes (one write index, a handful of read offsets).  Counted as
+    ``check`` asks them: without the same-warp fact, whose extra query depends on which
+    witness z3 happens to return."""
     from kpl.frontend import parse_kernel_text
 
-    v = SDVOracle().check(parse_kernel_text(_straight(10)))
+    kernel = parse_kernel_text(_straight(10))
+    v = SDVOracle(warp_facts=False).check(kernel)
     assert len(v.races) == 50
     assert sorted(r.array for r in v.races) == ["a"] * 25 + ["b"] * 25
     assert v.queries < 25
+    assert not any(r.same_warp for r in v.races)  # not asked: nothing claimed
+    # with the fact: the same races; every one crosses warps somewhere ((tid + k) % 64, k < 32)
+    with_facts = SDVOracle().check(kernel)
+    def pairs(races: list) -> list:
+        return sorted((r.first, r.second, r.array, r.kinds) for r in races)
+
+    assert pairs(with_facts.races) == pairs(v.races)
+    assert not any(r.same_warp for r in with_facts.races)
 
 
 def test_sliced_variable_still_reads_memory() -> None:
