@@ -50,13 +50,16 @@ class ParsedSource:
     structs: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
     macros: dict[str, MacroDef] = field(default_factory=dict)  # the preprocessor's, by name
     _lowered_map: dict[tuple[str, int], str] | None = field(default=None, repr=False, compare=False)
+    _lines: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def original_line(self, file: str, line: int) -> str:
         """Line ``line`` (1-based) of the original ``file``, without its newline; '' if absent."""
-        text = self.files.get(file)
-        if text is None:
-            return ""
-        lines = text.splitlines()
+        lines = self._lines.get(file)
+        if lines is None:  # split once per file: every statement's span asks (20,000 lines)
+            text = self.files.get(file)
+            if text is None:
+                return ""
+            lines = self._lines[file] = text.splitlines()
         return lines[line - 1] if 1 <= line <= len(lines) else ""
 
     def lowered_line(self, file: str, line: int) -> str:

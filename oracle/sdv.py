@@ -81,7 +81,7 @@ from oracle.sdv_memory import (
     shown_index,
     values_differ,
 )
-from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, kinds_conflict
+from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, pair_candidates
 from oracle.sdv_state import stmt_exprs
 from oracle.sdv_stmt import AssertFailure
 
@@ -334,18 +334,11 @@ class SDVOracle(OracleBase):
                      for lab in labels}
             for lab in labels:
                 loops[lab] = tree.loops(lab)
-            for i, l1 in enumerate(labels):
-                t1 = sides[l1][0]
-                if not t1.insts:
-                    continue
-                for l2 in labels[i:]:
-                    t2 = sides[l2][1]
-                    if not t2.insts or not kinds_conflict(t1.kinds, t2.kinds):
-                        continue
-                    race = self._pair(ex, tree, mems[name], l1, l2, t1, t2, loops, same_warp,
-                                      memo, across, verdict)
-                    if race is not None:
-                        out.append(race)
+            for l1, l2 in pair_candidates(labels, sides, ex.same):
+                race = self._pair(ex, tree, mems[name], l1, l2, sides[l1][0], sides[l2][1], loops,
+                                  same_warp, memo, across, verdict)
+                if race is not None:
+                    out.append(race)
         return out
 
     def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,

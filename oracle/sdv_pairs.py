@@ -10,6 +10,8 @@ readable module.
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import z3
@@ -77,6 +79,45 @@ def kinds_conflict(k1: frozenset[AccessKind], k2: frozenset[AccessKind]) -> bool
         r = any(conflicts(a, b) for a in k1 for b in k2)
         _CONFLICTING[(k1, k2)] = r
     return r
+
+
+def pair_candidates(labels: list[int], sides: dict[int, tuple[Side, Side]],
+                    same: bool) -> Iterator[tuple[int, int]]:
+    """The label pairs (l1, l2) of one array that need a query, l1 not after l2 in
+    ``labels`` (text order): thread 1 accesses at l1, thread 2 at l2, their kinds conflict,
+    and -- in ``same`` mode, where both epochs are constants -- they share an epoch (accesses
+    of disjoint constant epochs are ordered by a barrier; ``SDVOracle._pair`` skips them).
+
+    Indexed by epoch, so a long kernel with barriers between its statements pairs a label
+    only with the labels of its own barrier intervals: linear in its length, not the n²
+    label pairs (a 20,000-line kernel of short intervals)."""
+    by_epoch: dict[int, list[int]] = {}  # epoch -> positions of thread-2 sides in it
+    wild: list[int] = []                 # thread-2 sides with a symbolic epoch: every pair
+    for j, lab in enumerate(labels):
+        t2 = sides[lab][1]
+        if not t2.insts:
+            continue
+        if same and t2.epochs is not None:
+            for e in t2.epochs:
+                by_epoch.setdefault(e, []).append(j)
+        else:
+            wild.append(j)
+    for i, l1 in enumerate(labels):
+        t1 = sides[l1][0]
+        if not t1.insts:
+            continue
+        if same and t1.epochs is not None:
+            found = set(wild[bisect_left(wild, i):])
+            for e in t1.epochs:
+                at = by_epoch.get(e, [])
+                found.update(at[bisect_left(at, i):])
+            later: Iterator[int] | range = iter(sorted(found))
+        else:
+            later = range(i, len(labels))
+        for j in later:
+            t2 = sides[labels[j]][1]
+            if t2.insts and kinds_conflict(t1.kinds, t2.kinds):
+                yield l1, labels[j]
 
 
 @dataclass
