@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from kpl.ast import Kernel
+from kpl.lineindex import LineIndex
 from kpl.macros import MacroDef
 
 
@@ -70,35 +71,27 @@ def macro_uses(text: str, macros: dict[str, MacroDef]) -> list[MacroUse]:
     return uses
 
 
-def _offset(text: str, line: int, col: int) -> int:
-    pos = 0
-    for _ in range(line - 1):
-        nl = text.find("\n", pos)
-        if nl < 0:
-            return len(text)
-        pos = nl + 1
-    return pos + max(col, 1) - 1
-
-
 def macro_site(kernel: Kernel, labels: list[int], file: str) -> tuple[int, int, int, MacroUse] | None:
     """(label, line, col, use) of the first of ``labels`` whose statement lies inside a macro
-    expansion of ``kernel``'s own text; None when all are outside."""
+    expansion of ``kernel``'s own text, at the macro's use (the user's text: the column
+    inside the expansion is nowhere in the file); None when all are outside."""
     from autosync.report import Locator
 
     text = kernel.source_text
     uses = macro_uses(text, kernel.macros)
     if not uses:
         return None
+    index = LineIndex(text)
     loc = Locator(kernel, file)
     for label in labels:
         span = loc.span(label)
         if span is None or span.line <= 0 or (span.file and span.file not in (kernel.source_path, file)):
             continue
-        at = span.start if span.start >= 0 else _offset(text, span.line, span.col)
+        at = span.start if span.start >= 0 else index.offset(span.line, max(span.col, 1))
         for use in uses:
             whole = at == use.start and span.end >= use.end  # the statement IS the macro use
             if use.start <= at < use.end and not whole:
-                return label, span.line, span.col, use
+                return (label, *index.line_col(use.start), use)
     return None
 
 

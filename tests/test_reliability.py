@@ -558,7 +558,7 @@ def test_fix_refuses_to_patch_inside_a_macro_expansion(tmp_path: Path) -> None:
     src.write_text(MACRO_INSIDE)
     res = invoke("fix", src)
     assert res.exit_code == 1, res.output
-    assert (f"{src}:9:15: error: cannot patch inside the expansion of macro 'EXCHANGE' (defined at {src}:3)"
+    assert (f"{src}:9:3: error: cannot patch inside the expansion of macro 'EXCHANGE' (defined at {src}:3)"
             in res.stdout)
     assert src.read_text() == MACRO_INSIDE
     doc = json.loads(invoke("fix", src, "--format", "json").stdout)
@@ -577,7 +577,7 @@ def test_fix_names_a_macro_defined_in_an_included_header(tmp_path: Path) -> None
     src.write_text(text)
     res = invoke("fix", src)
     assert res.exit_code == 1, res.output
-    assert (f"{src}:9:15: error: cannot patch inside the expansion of macro 'EXCHANGE' "
+    assert (f"{src}:9:3: error: cannot patch inside the expansion of macro 'EXCHANGE' "
             f"(defined at {tmp_path / 'inc' / 'exchange.h'}:3)") in res.stdout
     assert src.read_text() == text and header.read_text().endswith(definition + "\n")
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["exchange.h", "inc", "macro.cu"]
