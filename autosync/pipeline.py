@@ -212,7 +212,7 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``;
     ``benign=False`` (``--no-benign``) makes two writes of one value a race;
     ``synthesis=False``: a verdict only, without the facts that guide synthesis (sdv's
-    ``same_warp`` query)."""
+    ``same_warp`` and uniform-guard queries)."""
     from oracle import registry
 
     chosen = name or ("named" if kernel.uses_named_barriers else "sdv")
@@ -229,7 +229,7 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     if not benign:
         options["benign"] = False
     if not synthesis and chosen == "sdv":
-        options["warp_facts"] = False
+        options.update(warp_facts=False, uniform_guards=False)
     try:
         orc = registry.get_oracle(chosen, **options)
     except TypeError as exc:

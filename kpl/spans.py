@@ -35,6 +35,13 @@ class SourceText(LineIndex):
     """An original source file with offset/line/column conversions (:class:`LineIndex`) and
     a statement scanner."""
 
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        #: opening bracket offset -> offset just past its closer, for every bracket a scan
+        #: has crossed: nested statements are scanned again from each level (``if`` nested
+        #: 1,000 deep), and a known bracket is jumped over instead of re-read
+        self._matches: dict[int, int] = {}
+
     # ------------------------------------------------------------------ lexing
 
     def skip_ws(self, pos: int) -> int:
@@ -91,6 +98,9 @@ class SourceText(LineIndex):
                 pos = self._skip_literal(pos)
                 continue
             if ch in _OPEN:
+                if pos in self._matches:  # balanced: no stop at depth 0 inside it
+                    pos = self._matches[pos]
+                    continue
                 depth += 1
             elif ch in _CLOSE:
                 depth -= 1
@@ -100,8 +110,11 @@ class SourceText(LineIndex):
         return -1
 
     def match_bracket(self, pos: int) -> int:
-        """``pos`` at an opening bracket: offset just past its matching closer (-1 if none)."""
-        depth = 0
+        """``pos`` at an opening bracket: offset just past its matching closer (-1 if none).
+        Every bracket crossed on the way is remembered (``_matches``)."""
+        if pos in self._matches:
+            return self._matches[pos]
+        opened: list[int] = []
         text, n = self.text, len(self.text)
         while pos < n:
             pos = self.skip_ws(pos)
@@ -112,10 +125,15 @@ class SourceText(LineIndex):
                 pos = self._skip_literal(pos)
                 continue
             if ch in _OPEN:
-                depth += 1
+                if opened and pos in self._matches:
+                    pos = self._matches[pos]
+                    continue
+                opened.append(pos)
             elif ch in _CLOSE:
-                depth -= 1
-                if depth == 0:
+                if not opened:
+                    return -1  # not called at an opening bracket
+                self._matches[opened.pop()] = pos + 1
+                if not opened:
                     return pos + 1
             pos += 1
         return -1
