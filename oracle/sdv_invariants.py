@@ -123,6 +123,8 @@ def relevant_vars(kernel: K.Kernel, fixed_stores: bool = False) -> set[str]:
             if value is not None:
                 _value_flow(value, written, deps.setdefault(tgt, set()), seeds)
             continue
+        if isinstance(s, K.Inline):
+            continue  # ``result`` is assigned by the body's return, not read here
         for f in dataclasses.fields(s):
             v = getattr(s, f.name)
             for e in v if isinstance(v, tuple) else (v,):

@@ -224,9 +224,28 @@ class ThreadState:
     ret: z3.BoolRef = FALSE    # it has returned (from the kernel or the current Inline)
     brk: z3.BoolRef = FALSE    # it has left the innermost loop/switch by ``break``
     cont: z3.BoolRef = FALSE   # it has skipped the rest of the loop body by ``continue``
+    exit: z3.BoolRef = FALSE   # it surely left the kernel (a ``return`` outside loops/Inlines)
 
     def copy(self) -> ThreadState:
-        return ThreadState(dict(self.vars), self.pred, self.ret, self.brk, self.cont)
+        return ThreadState(dict(self.vars), self.pred, self.ret, self.brk, self.cont, self.exit)
+
+    def value_guard(self) -> z3.BoolRef:
+        """The predicate under which an assignment takes effect: ``pred`` without its
+        conjuncts that only say "has not left the kernel".  A thread that left is never
+        observed again -- every later access, barrier, guard and loop test is under its
+        ``pred``, which implies it has not left -- so its variables need not keep their old
+        values.  Without this, ``if (i >= n) return;`` turns every later assignment into
+        ``ite(i < n, new, old)``: loop counters go symbolic and terms grow per iteration
+        (an MD5 round loop: 64 iterations of growing guards)."""
+        if is_false(self.exit) or is_true(self.pred):
+            return self.pred
+        alive = _conjuncts(mk_not(self.exit))
+        kept = [c for c in _conjuncts(self.pred) if not any(c.eq(a) for a in alive)]
+        return mk_and(*kept)
+
+
+def _conjuncts(x: z3.BoolRef) -> list[z3.BoolRef]:
+    return list(x.children()) if z3.is_and(x) else [x]  # type: ignore[arg-type]
 
 
 class Machine:
@@ -344,7 +363,8 @@ class Machine:
     def assign_var(self, t: int, name: str, value: Val) -> None:
         th = self.th[t]
         old = th.vars.get(name)
-        if old is None or is_true(th.pred):
+        guard = th.value_guard()
+        if old is None or is_true(guard):
             th.vars[name] = value
         else:
-            th.vars[name] = ite(th.pred, value, old)
+            th.vars[name] = ite(guard, value, old)

@@ -296,6 +296,8 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
                 v = self.ev(s.value, t, th.pred)
                 if res is not None:
                     self.assign_var(t, res.name, conv(v, s.value.type, res.type))
+            if not self.inline_result and not self.tags:  # the kernel's own straight-line return
+                th.exit = mk_or(th.exit, th.pred)
             th.ret = mk_or(th.ret, th.pred)
             th.pred = FALSE
 
