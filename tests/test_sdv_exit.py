@@ -68,3 +68,20 @@ def test_round_loop_after_an_early_return_stays_concrete() -> None:
     assert v.verified and v.queries < 60, v.queries
     racy = SDVOracle().check(parse_kernel_text(text.replace("dg[t * 4 + 3] = d;", "dg[t * 4 + 4] = d;")))
     assert {r.array for r in racy.races} == {"dg"}
+
+
+def test_an_inlined_result_is_relevant_only_where_it_flows() -> None:
+    """``__device__`` calls are inlined with a result variable; the call itself is no use of
+    it.  A result that only reaches stored data is sliced away; one that reaches an index is
+    kept, and the race through it is found."""
+    from oracle.sdv_invariants import relevant_vars
+
+    text = ("//--blockDim=64 --gridDim=1\n__device__ unsigned mix(unsigned x) { return x * 7u + 3u; }\n"
+            "__global__ void k(unsigned *out) {\n  __shared__ unsigned s[64];\n  unsigned t = threadIdx.x;\n"
+            "  unsigned h = mix(t);\n  s[t] = h;\n  __syncthreads();\n  out[t] = s[(t + 1) % 64];\n}\n")
+    kernel = parse_kernel_text(text)
+    assert not {"h", "mix.ret"} & relevant_vars(kernel)
+    assert SDVOracle().check(kernel).verified
+    racy = parse_kernel_text(text.replace("s[t] = h;", "s[h % 32] = t;"))  # two writers a cell
+    assert {"h", "mix.ret"} <= relevant_vars(racy)
+    assert {r.array for r in SDVOracle().check(racy).races} == {"s"}
