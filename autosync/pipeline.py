@@ -312,7 +312,8 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     outcome = split_and_fix(outcome, once)
     if outcome.status != "unfixable":
         return outcome
-    return named_and_fix(outcome, once, lambda patched: nvcc_check(opts, to_lf(outcome.original), patched))
+    return named_and_fix(outcome, once, lambda patched: nvcc_check(opts, to_lf(outcome.original), patched),
+                         lc=lc_ic(lc), ic=lc_ic(ic))
 
 
 def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
