@@ -126,7 +126,11 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
                     v = simp(v)
             else:
                 v = fresh(s.var.type, f"uninit.{s.var.name}")
-            self.assign_var(t, s.var.name, v)
+            # not ite(pred, v, old): before its declaration the variable is out of scope, and
+            # every use is dominated by it (C++ forbids jumping past an initialisation), so
+            # under a false pred the old value is never read.  Keeps a loop variable declared
+            # in an abstracted loop's body (``for (int a = tid; ...)``) concrete.
+            self.th[t].vars[s.var.name] = v
 
     def visit_Assign(self, s: K.Assign) -> None:
         for t in range(2):

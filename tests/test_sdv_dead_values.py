@@ -1,5 +1,6 @@
-"""sdv: the values of a thread that has left the kernel are not kept
-(``oracle.sdv_state.ThreadState.value_guard``).
+"""sdv: values nothing can read again are not kept -- those of a thread that has left the
+kernel (``oracle.sdv_state.ThreadState.value_guard``) and a variable's value before its
+declaration (``visit_Decl``).
 
 After ``if (t >= n) return;`` every later assignment used to become ``ite(t < n, new, old)``,
 so loop counters went symbolic and terms grew with every iteration (an MD5-style round loop:
@@ -85,3 +86,44 @@ def test_an_inlined_result_is_relevant_only_where_it_flows() -> None:
     racy = parse_kernel_text(text.replace("s[t] = h;", "s[h % 32] = t;"))  # two writers a cell
     assert {"h", "mix.ret"} <= relevant_vars(racy)
     assert {r.array for r in SDVOracle().check(racy).races} == {"s"}
+
+
+DOT = """//--blockDim=8 --gridDim=4
+#define ACC 16
+__global__ void dots(float *res, const float *x, const float *y, int nvec, int len) {
+  __shared__ float part[ACC];
+  for (int v = blockIdx.x; v < nvec; v += gridDim.x) {
+    for (int a = threadIdx.x; a < ACC; a += blockDim.x) {
+      float s = 0;
+      for (int p = len * v + a; p < len * v + len; p += ACC)
+        s += x[p] * y[p];
+      part[a] = s;
+    }
+    for (int half = ACC / 2; half > 0; half >>= 1) {
+      __syncthreads();
+      for (int a = threadIdx.x; a < half; a += blockDim.x)
+        part[a] += part[half + a];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) res[v] = part[0];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("change,racy", [
+    (None, False),
+    (("part[half + a];", "part[half + a - 1];"), True),
+])
+def test_loop_variables_declared_in_an_abstracted_loop(change: tuple[str, str] | None, racy: bool) -> None:
+    """A block-wide dot product: the grid-stride loop over vectors is abstracted (its trip
+    count is a parameter), and ``for (int a = threadIdx.x; ...)`` in its body starts from
+    ``threadIdx.x`` in every iteration.  Before, ``a`` kept its havocked value where the
+    outer loop's predicate was false, the inner loops were abstracted too, and the tree
+    reduction got a false race at a negative index.  The racy twin reads one cell too low."""
+    text = DOT if change is None else DOT.replace(*change)
+    assert text != DOT or change is None
+    v = SDVOracle(warp_facts=False, uniform_guards=False).check(parse_kernel_text(text))
+    assert not v.unknowns
+    assert bool(v.races) == racy, v.races
+    assert {r.array for r in v.races} <= {"part"}
