@@ -135,10 +135,10 @@ class SDVOracle(OracleBase):
         key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
             if self.cross_cache else None
         memo = None
-        # Houdini results and race-pair answers are reused across candidates only where
-        # barriers change no value: the equality abstraction (reads of written arrays are
-        # functions of the barrier interval) and distinct atomic results (per interval) make
-        # values barrier-dependent (oracle.sdv_memfacts), so then each candidate is fresh
+        # Houdini results and race-pair answers are reused across candidates keyed on the
+        # run's barrier-dependent decisions (``Executor.events``: the interval each read of
+        # the equality abstraction names, oracle.sdv_memory); distinct atomic results (per
+        # interval, oracle.sdv_memfacts) are not logged, so then each candidate is fresh
         if key is not None and not _values_follow_barriers(kernel):
             memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
                 else HoudiniMemo(key)
@@ -570,10 +570,8 @@ def _shape(x: Any) -> Any:
 
 
 def _values_follow_barriers(kernel: Kernel) -> bool:
-    """Do barriers decide values in the same-block run (see ``check``)?"""
-    facts = mem_facts(kernel)
-    written = set(kernel.memories) - facts.read_only
-    return bool(facts.counters) or (facts.equal_reads and bool(written))
+    """Do barriers decide values the run does not log in ``events`` (see ``check``)?"""
+    return bool(mem_facts(kernel).counters)
 
 
 def has_grid_barrier(kernel: Kernel) -> bool:

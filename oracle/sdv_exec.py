@@ -62,7 +62,6 @@ class Executor(LoopExecutor):
         super().__init__(kernel, mode, engine, max_unroll=max_unroll,
                          unroll_budget=unroll_budget)
         self.memo = memo
-        self.events = []
 
     def run(self) -> None:
         for c in self.base_constraints():

@@ -164,7 +164,6 @@ class LoopExecutor(StmtExecutor):
     this run, in order, which key the memo (:class:`oracle.sdv_invariants.HoudiniMemo`)."""
 
     memo: HoudiniMemo | None = None
-    events: list[object]
 
     def exec_loop(self, loop: K.Loop) -> None:
         """Exact unrolling when the launch fixes the trip count, else the abstraction."""

@@ -299,10 +299,16 @@ class MemoryAccesses(Machine):
         args: list[z3.ExprRef]
         if mem.name in facts.read_only and (self.same or mem.space == Space.GLOBAL):
             args, tag = [idx], "ro"
-        elif (self.same and facts.equal_reads and self.abstract_depth == 0
-              and z3.is_int_value(self.epoch)
-              and (mem.name, self.epoch.as_long()) not in self.dirty[t]  # type: ignore[attr-defined]
-              and (mem.name, None) not in self.dirty[t]):
+        elif self.same and facts.equal_reads:
+            # barriers decide this read's value: the interval it names, or fresh (logged:
+            # answers shared across candidate kernels are keyed on it, ``events``)
+            ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+            if (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
+                    or (mem.name, None) in self.dirty[t]):
+                ep = None
+            self.events.append(("read", mem.name, ep))
+            if ep is None:
+                return fresh(e.type, f"rd.{mem.name}")
             args, tag = [self.epoch, idx], "at"
         else:
             return fresh(e.type, f"rd.{mem.name}")

@@ -275,6 +275,10 @@ class Machine:
         self.atomic_results: list[tuple[int, str, Any, z3.BoolRef, z3.ArithRef, Any]] = []
         self.abstract_depth = 0
         self._mem_facts: Any = None          # oracle.sdv_memory.MemFacts, once per run
+        # the barrier-dependent decisions of this run, in order (loop abstraction, reads
+        # under the equality abstraction): they key answers shared across the candidate
+        # kernels of a synthesis run (oracle.sdv_invariants.HoudiniMemo, oracle.sdv)
+        self.events: list[object] = []
 
     # ------------------------------------------------------------------ stage hooks
 

@@ -8,8 +8,9 @@
 * the sort-id keyed function cache of :func:`oracle.sdv_encode.apply_uf` gives the very same
   z3 function as the string-keyed one;
 * identical race-pair queries are asked once, sliced variables still execute their reads,
-  the Houdini memo and the pair answers shared across candidates change no verdict, and
-  synthesis leaves out race locations whose constraints another's imply.
+  the Houdini memo and the pair answers shared across candidates change no verdict (also
+  where reads name their barrier interval, the equality abstraction), and synthesis leaves
+  out race locations whose constraints another's imply.
 """
 
 from __future__ import annotations
@@ -226,3 +227,32 @@ def test_implied_race_locations_are_not_constrained() -> None:
     assert res.status == "fixed" and len(res.labels) == 10
     assert len(res.races_initial) == 50
     assert len(syn.cs.races) < 25
+
+
+_EQUAL_READS = ("//--blockDim=64 --gridDim=1\n__global__ void k(int *out, int n) {\n"
+                "  __shared__ int s[64];\n  __shared__ int t[128];\n  __syncthreads();\n"
+                "  s[threadIdx.x] = threadIdx.x;\n  __syncthreads();\n  int v = s[0];\n")
+
+
+def test_memos_key_on_the_interval_of_equal_reads() -> None:
+    """Under the equality abstraction a read's value names its barrier interval, so answers
+    shared across candidates must be keyed on it.  With the barrier between the write of
+    ``s`` and the read of ``s[0]`` both threads read one value: ``t[tid + v]`` cannot
+    collide.  With the barrier before the write instead, each thread may see its own write
+    (fresh values): the candidate races on ``s`` AND on ``t``.  Reusing the first
+    candidate's pair answer (straight line) or Houdini result (``uniform(v)`` over a loop)
+    would hide the race on ``t``."""
+    from kpl.frontend import parse_kernel_text
+
+    tails = ("  t[threadIdx.x + v] = threadIdx.x;\n}\n",
+             "  for (int i = 0; i < n; i++) {\n    v = v + 1;\n  }\n"
+             "  t[threadIdx.x + v] = threadIdx.x;\n}\n")
+    for tail in tails:
+        bare, anchors = strip_barriers(parse_kernel_text(_EQUAL_READS + tail))
+        after_write = insert_barriers(bare, anchors[1:], check_placeable=False)[0]
+        before_write = insert_barriers(bare, anchors[:1], check_placeable=False)[0]
+        shared = SDVOracle()
+        assert [r.array for r in shared.check(after_write).races] == []
+        v = shared.check(before_write)
+        assert sorted(r.array for r in v.races) == ["s", "t"], tail
+        assert _facts(v) == _facts(SDVOracle(cross_cache=False).check(before_write))
