@@ -467,8 +467,8 @@ class SDVOracle(OracleBase):
         levels_needed = d if exact_tags else 0
         if same_warp is not None and l1 == l2:
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
-        a1 = AccessSide(s1, levels_needed, f"sel{l1}")
-        a2 = AccessSide(s2, levels_needed, f"sel{l2}")
+        a1 = AccessSide.of(ex.sides, s1, levels_needed, f"sel{l1}")
+        a2 = AccessSide.of(ex.sides, s2, levels_needed, f"sel{l2}")
         conds = [a1.pred, a2.pred, same_element(a1, a2)]
         # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
         conds.append(a1.epoch == a2.epoch)

@@ -101,11 +101,15 @@ class AccessSide:
             return
         sel = z3.FreshInt(name)
         self.sel = sel
+        chose = [sel == i for i in range(n - 1)]
 
         def pick(vals: list[Any]) -> Any:
+            # the chosen instance's value; a run of equal values at the end is one term
+            # (every instance of a statement usually has the same kind, field and epoch)
             v = vals[-1]
             for i in range(n - 2, -1, -1):
-                v = z3.If(sel == i, vals[i], v)
+                if v is not vals[-1] or not vals[i].eq(v):
+                    v = z3.If(chose[i], vals[i], v)
             return v
 
         self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
@@ -115,6 +119,18 @@ class AccessSide:
         self.field = pick([z3.IntVal(field_code(a.field)) for a in insts])
         self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
                      for j in range(levels)]
+
+    @staticmethod
+    def of(cache: dict[tuple[Any, ...], AccessSide], insts: list[Access], levels: int,
+           name: str) -> AccessSide:
+        """The side of ``insts`` built once per check (``cache``: the run's): its terms are
+        the same for every pair query it is part of, and a selector shared by two queries
+        is harmless, since each query is asked on its own (pushed and popped)."""
+        key = (tuple(id(a) for a in insts), levels)
+        side = cache.get(key)
+        if side is None:
+            side = cache[key] = AccessSide(insts, levels, name)
+        return side
 
     def chosen(self, m: z3.ModelRef) -> Access:
         """The instance the model ``m`` picked."""

@@ -279,6 +279,8 @@ class Machine:
         # under the equality abstraction): they key answers shared across the candidate
         # kernels of a synthesis run (oracle.sdv_invariants.HoudiniMemo, oracle.sdv)
         self.events: list[object] = []
+        # the race queries' symbolic accesses, built once per run (AccessSide.of)
+        self.sides: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------------ stage hooks
 

@@ -9,8 +9,9 @@
   z3 function as the string-keyed one;
 * identical race-pair queries are asked once, sliced variables still execute their reads,
   the Houdini memo and the pair answers shared across candidates change no verdict (also
-  where reads name their barrier interval, the equality abstraction), and synthesis leaves
-  out race locations whose constraints another's imply.
+  where reads name their barrier interval, the equality abstraction), reads that log
+  nothing are skipped but not the reads inside their index, and synthesis leaves out race
+  locations whose constraints another's imply.
 """
 
 from __future__ import annotations
@@ -256,3 +257,19 @@ def test_memos_key_on_the_interval_of_equal_reads() -> None:
         v = shared.check(before_write)
         assert sorted(r.array for r in v.races) == ["s", "t"], tail
         assert _facts(v) == _facts(SDVOracle(cross_cache=False).check(before_write))
+
+
+def test_unlogged_read_still_runs_the_reads_in_its_index() -> None:
+    """A sliced value's read of constant memory is skipped (it logs nothing), but not the
+    read of shared memory inside its index: that one races with the write of ``s``."""
+    from kpl.frontend import parse_kernel_text
+
+    text = ("//--blockDim=64 --gridDim=2\n__constant__ float c[64];\n"
+            "__global__ void k(float *out) {\n  __shared__ int s[64];\n  float x = 0;\n"
+            "  s[threadIdx.x] = threadIdx.x;\n  x += c[s[(threadIdx.x + 1) % 64]];\n"
+            "  out[blockIdx.x * 64 + threadIdx.x] = x;\n}\n")
+    races = {(r.array, r.kinds) for r in SDVOracle().check(parse_kernel_text(text)).races}
+    assert races == {("s", (AccessKind.WRITE, AccessKind.READ))}
+    # without the nested read nothing races
+    plain = text.replace("c[s[(threadIdx.x + 1) % 64]]", "c[(threadIdx.x + 1) % 64]")
+    assert SDVOracle().check(parse_kernel_text(plain)).races == []
