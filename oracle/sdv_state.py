@@ -257,6 +257,7 @@ class Machine:
         self.label: int = kernel.body.label  # label of the statement being executed
         self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
         self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
+        self._too_long: dict[tuple[object, ...], tuple[object, bool]] = {}  # predict_too_long
         self._fresh = 0                      # counter of fresh_name
         self._relevant: set[str] | None = None  # variables that can decide a verdict
         self._kept: set[str] | None = None   # variables whose values are computed (slicing)

@@ -276,3 +276,25 @@ def test_unlogged_read_still_runs_the_reads_in_its_index() -> None:
     # without the nested read nothing races
     plain = text.replace("c[s[(threadIdx.x + 1) % 64]]", "c[(threadIdx.x + 1) % 64]")
     assert SDVOracle().check(parse_kernel_text(plain)).races == []
+
+
+def test_same_warp_fact_without_wasted_queries() -> None:
+    """The ``same_warp`` fact is asked once per write-write race (on the query with the
+    stored values, not on its value-free half) and not at all for a one-warp block, where
+    every pair of threads is two lanes of one warp; it is still False where a racing pair
+    crosses warps."""
+    from kpl.frontend import parse_kernel_text
+
+    def race(dims: str, index: str) -> tuple[bool, int]:
+        """(same_warp, extra queries the fact cost) of the one race."""
+        text = (f"//--blockDim={dims} --gridDim=1\n__global__ void k(int *out) {{\n"
+                "  __shared__ int s[64];\n  int tid = threadIdx.y * blockDim.x + threadIdx.x;\n"
+                f"  s[{index}] = tid;\n}}\n")
+        v = SDVOracle().check(parse_kernel_text(text))
+        assert len(v.races) == 1 and v.races[0].kinds == (AccessKind.WRITE,) * 2
+        base = SDVOracle(warp_facts=False).check(parse_kernel_text(text)).queries
+        return v.races[0].same_warp, v.queries - base
+
+    assert race("64", "tid / 2") == (True, 1)   # lanes 2k, 2k+1: one warp, one query
+    assert not race("64", "tid % 32")[0]        # lanes i, i + 32: two warps
+    assert race("[16,2]", "tid / 2") == (True, 0)  # the block is one warp: no query
