@@ -120,9 +120,11 @@ class Executor(LoopExecutor):
     def _unlogged(self, e: K.Load) -> bool:
         """A read whose value is not needed does nothing observable: its memory cannot race
         (local, constant), or the two threads are in different blocks and it is not global
-        memory (``log`` drops it), and its index reads no memory."""
+        memory (``log`` drops it), or nothing ever writes the array (a read conflicts only
+        with a write or an atomic), and its index reads no memory."""
         mem = e.mem
-        if mem.can_race and (self.same or mem.space == K.Space.GLOBAL):
+        if mem.can_race and (self.same or mem.space == K.Space.GLOBAL) \
+                and mem.name not in self.facts.read_only:
             return False
         return expr_pure(e.index)
 
