@@ -24,8 +24,13 @@ from oracle.sdv_memory import Access, AccessSide
 if TYPE_CHECKING:
     from oracle.sdv_exec import Executor
 
-#: bound of the optional ``same_warp`` query (hard bit-vector addresses: ~5 s on convolution rows)
-SAME_WARP_QUERY_MS = 300
+#: bound of the optional ``same_warp`` query in z3 resource units, ~0.2 s (hard bit-vector
+#: addresses: one query of convolution rows needs past 4.8M, its others 0.4-0.7M, those of
+#: the other sdk_kernels/ and microbench/ < 0.12M): a resource count, not a wall-clock time,
+#: so that the fact does not depend on how loaded the machine is
+SAME_WARP_RLIMIT = 700_000
+#: a time bound as well, only as a safety net
+SAME_WARP_QUERY_MS = 5000
 
 
 @dataclass
@@ -174,7 +179,8 @@ def same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
     if not z3.is_true(model.eval(sw, model_completion=True)):
         return False
     # bounded; a solver that gives up claims nothing (only __syncthreads() fixes: sound)
-    r, _ = ex.q.check(pq.query, z3.Not(sw), limit_ms=SAME_WARP_QUERY_MS)
+    r, _ = ex.q.check(pq.query, z3.Not(sw), limit_ms=SAME_WARP_QUERY_MS,
+                      rlimit=SAME_WARP_RLIMIT)
     return r == z3.unsat
 
 
@@ -190,4 +196,4 @@ def kind_order(k1: set[AccessKind],
 
 
 __all__ = ["PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict", "same_warp_only",
-           "SAME_WARP_QUERY_MS"]
+           "SAME_WARP_QUERY_MS", "SAME_WARP_RLIMIT"]

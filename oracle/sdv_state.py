@@ -183,10 +183,12 @@ class QueryEngine:
         if not is_true(f):
             self.solver.add(f)
 
-    def check(self, *fs: z3.BoolRef,
-              limit_ms: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    def check(self, *fs: z3.BoolRef, limit_ms: int | None = None,
+              rlimit: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """Ask ``fs`` on top of the solver's assertions; ``limit_ms`` bounds a query whose
-        ``unknown`` the caller turns into the sound answer (an optional fact not claimed)."""
+        ``unknown`` the caller turns into the sound answer (an optional fact not claimed);
+        ``rlimit`` bounds it by z3's resource count instead, so that the answer does not
+        depend on how loaded the machine is."""
         ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
@@ -195,12 +197,16 @@ class QueryEngine:
             ms = max(1, min(ms, int(left * 1000)))
         self.solver.set("timeout", ms)
         self.queries += 1
+        if rlimit is not None:  # z3 counts it from the start of this check
+            self.solver.set("rlimit", min(rlimit, self.rlimit) if self.rlimit else rlimit)
         self.solver.push()
         for f in fs:
             self.solver.add(f)
         r = self.solver.check()
         model = self.solver.model() if r == z3.sat else None
         self.solver.pop()
+        if rlimit is not None:
+            self.solver.set("rlimit", self.rlimit or 0)
         if r == z3.unknown and self.deadline is not None and self._time() >= self.deadline:
             raise OracleError("sdv: time limit reached", timeout=True)
         return r, model

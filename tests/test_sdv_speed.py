@@ -302,3 +302,16 @@ def test_same_warp_fact_without_wasted_queries() -> None:
     assert race("64", "tid / 2") == (True, 1)   # lanes 2k, 2k+1: one warp, one query
     assert not race("64", "tid % 32")[0]        # lanes i, i + 32: two warps
     assert race("[16,2]", "tid / 2") == (True, 0)  # the block is one warp: no query
+
+
+def test_query_resource_bound_is_per_query() -> None:
+    """``QueryEngine.check(..., rlimit=N)`` gives up after N z3 resource units (a count, not
+    a time: the bounded same-warp fact does not depend on the machine's load), and the
+    next query runs without that bound."""
+    from oracle.sdv_state import QueryEngine
+
+    x, y = z3.BitVecs("x y", 32)
+    hard = z3.And(x * y == 1234567891, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, y))
+    engine = QueryEngine(None, 20000, None)
+    assert engine.check(hard, rlimit=1)[0] == z3.unknown
+    assert engine.check(hard)[0] != z3.unknown
