@@ -81,12 +81,16 @@ from oracle.sdv_memory import (
     shown_index,
     values_differ,
 )
-from oracle.sdv_pairs import PairQuery, PairResult, Side, kind_order, pair_candidates
+from oracle.sdv_pairs import (
+    PairQuery,
+    PairResult,
+    Side,
+    kind_order,
+    pair_candidates,
+    same_warp_only,
+)
 from oracle.sdv_state import stmt_exprs
 from oracle.sdv_stmt import AssertFailure
-
-#: bound of the optional ``same_warp`` query (hard bit-vector addresses: ~5 s on convolution rows)
-SAME_WARP_QUERY_MS = 300
 
 
 class SDVOracle(OracleBase):
@@ -135,10 +139,10 @@ class SDVOracle(OracleBase):
         key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
             if self.cross_cache else None
         memo = None
-        # Houdini results and race-pair answers are reused across candidates only where
-        # barriers change no value: the equality abstraction (reads of written arrays are
-        # functions of the barrier interval) and distinct atomic results (per interval) make
-        # values barrier-dependent (oracle.sdv_memfacts), so then each candidate is fresh
+        # Houdini results and race-pair answers are reused across candidates keyed on the
+        # run's barrier-dependent decisions (``Executor.events``: the interval each read of
+        # the equality abstraction names, oracle.sdv_memory); distinct atomic results (per
+        # interval, oracle.sdv_memfacts) are not logged, so then each candidate is fresh
         if key is not None and not _values_follow_barriers(kernel):
             memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
                 else HoudiniMemo(key)
@@ -431,22 +435,10 @@ class SDVOracle(OracleBase):
             return None
         loop_depth, depths, best = self._loop_depths(ex, pq, m)
         res = self._decode_race(ex, pq, best, loop_depth, depths)
-        # not asked (warp_facts off): False claims nothing, only a __syncthreads() fixes it
-        return dataclasses.replace(res, same_warp=self.warp_facts and self._same_warp_only(ex, pq, best))
-
-    @staticmethod
-    def _same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
-        """The ``same_warp`` fact: is every racing pair of the query two lanes of one warp?
-        Free when the witness already crosses warps; otherwise one more query (the race with
-        the threads in different warps) -- a solver ``unknown`` counts as "crosses"."""
-        if not ex.same:
-            return False
-        sw = ex.same_warp()
-        if not z3.is_true(model.eval(sw, model_completion=True)):
-            return False
-        # bounded; a solver that gives up claims nothing (only __syncthreads() fixes: sound)
-        r, _ = ex.q.check(pq.query, z3.Not(sw), limit_ms=SAME_WARP_QUERY_MS)
-        return r == z3.unsat
+        # not asked (warp_facts off; the value-free half of a benign-write pair, whose answer
+        # the query with the values replaces): False claims nothing, only __syncthreads() fixes
+        ask = self.warp_facts and not (self.benign and not benign and _writes_both(pq))
+        return dataclasses.replace(res, same_warp=ask and same_warp_only(ex, pq, best))
 
     @staticmethod
     def _pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],
@@ -467,8 +459,8 @@ class SDVOracle(OracleBase):
         levels_needed = d if exact_tags else 0
         if same_warp is not None and l1 == l2:
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
-        a1 = AccessSide(s1, levels_needed, f"sel{l1}")
-        a2 = AccessSide(s2, levels_needed, f"sel{l2}")
+        a1 = AccessSide.of(ex.sides, s1, levels_needed, f"sel{l1}")
+        a2 = AccessSide.of(ex.sides, s2, levels_needed, f"sel{l2}")
         conds = [a1.pred, a2.pred, same_element(a1, a2)]
         # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
         conds.append(a1.epoch == a2.epoch)
@@ -570,10 +562,13 @@ def _shape(x: Any) -> Any:
 
 
 def _values_follow_barriers(kernel: Kernel) -> bool:
-    """Do barriers decide values in the same-block run (see ``check``)?"""
-    facts = mem_facts(kernel)
-    written = set(kernel.memories) - facts.read_only
-    return bool(facts.counters) or (facts.equal_reads and bool(written))
+    """Do barriers decide values the run does not log in ``events`` (see ``check``)?"""
+    return bool(mem_facts(kernel).counters)
+
+
+def _writes_both(pq: PairQuery) -> bool:
+    """Both sides of the pair query can write (a benign-write pair: values compared)."""
+    return AccessKind.WRITE in pq.k1 and AccessKind.WRITE in pq.k2
 
 
 def has_grid_barrier(kernel: Kernel) -> bool:

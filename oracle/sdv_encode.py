@@ -149,11 +149,14 @@ def to_bool(v: Val) -> z3.BoolRef:
         return v
     if isinstance(v, z3.BitVecRef):
         # undo the bool->int conversion of comparisons: If(c, 1, 0) != 0  ==  c
-        if _is_ite(v):
-            c, a, b = v.children()
-            if z3.is_bv_value(a) and z3.is_bv_value(b) and a.as_long() == 1 and b.as_long() == 0:
-                return c  # type: ignore[return-value]
-        return v != z3.BitVecVal(0, bv_size(v))
+        c = _bool_of_ite(v)
+        if c is not None:
+            return c
+        n = bv_size(v)
+        zero = _ZERO.get(n)
+        if zero is None:
+            zero = _ZERO[n] = z3.BitVecVal(0, n)
+        return v != zero
     if isinstance(v, dict):
         return z3.BoolVal(True)
     if v is None:
@@ -161,12 +164,24 @@ def to_bool(v: Val) -> z3.BoolRef:
     return apply_uf("nonzero", [v], z3.BoolSort())  # type: ignore[return-value]
 
 
-def _is_ite(v: z3.ExprRef) -> bool:
-    """``z3.is_app_of(v, Z3_OP_ITE)`` through the C API (no ``FuncDeclRef`` built)."""
+_ZERO: dict[int, z3.BitVecRef] = {}
+
+
+def _bool_of_ite(v: z3.BitVecRef) -> z3.BoolRef | None:
+    """``c`` when ``v`` is ``If(c, 1, 0)`` (a comparison converted to int), else None;
+    through the C API (hot path: every loop and ``if`` condition)."""
     ctx = v.ctx_ref()
     a = v.as_ast()
-    return bool(_C.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST
-                and _C.Z3_get_decl_kind(ctx, _C.Z3_get_app_decl(ctx, a)) == z3.Z3_OP_ITE)
+    if not (_C.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST
+            and _C.Z3_get_decl_kind(ctx, _C.Z3_get_app_decl(ctx, a)) == z3.Z3_OP_ITE):
+        return None
+    one, zero = _C.Z3_get_app_arg(ctx, a, 1), _C.Z3_get_app_arg(ctx, a, 2)
+    if not (_C.Z3_get_ast_kind(ctx, one) == z3.Z3_NUMERAL_AST
+            and _C.Z3_get_ast_kind(ctx, zero) == z3.Z3_NUMERAL_AST
+            and _C.Z3_get_numeral_string(ctx, one) == "1"
+            and _C.Z3_get_numeral_string(ctx, zero) == "0"):
+        return None
+    return z3.BoolRef(_C.Z3_get_app_arg(ctx, a, 0), v.ctx)
 
 
 def conv(v: Val, src: CType, dst: CType) -> Val:

@@ -49,7 +49,7 @@ from oracle.sdv_encode import fresh, to_bool
 from oracle.sdv_invariants import HoudiniMemo, relevant_vars
 from oracle.sdv_loops import LoopExecutor
 from oracle.sdv_memory import Access
-from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported, stmt_exprs
+from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported, expr_pure, stmt_exprs
 
 
 class Executor(LoopExecutor):
@@ -62,7 +62,6 @@ class Executor(LoopExecutor):
         super().__init__(kernel, mode, engine, max_unroll=max_unroll,
                          unroll_budget=unroll_budget)
         self.memo = memo
-        self.events = []
 
     def run(self) -> None:
         for c in self.base_constraints():
@@ -103,7 +102,8 @@ class Executor(LoopExecutor):
         while stack:
             x = stack.pop()
             if isinstance(x, K.Load):
-                self.ev(x, t, pred)
+                if not self._unlogged(x):
+                    self.ev(x, t, pred)
             elif isinstance(x, K.Unary):
                 stack.append(x.operand)
             elif isinstance(x, K.Binary):
@@ -116,6 +116,17 @@ class Executor(LoopExecutor):
                 stack.append(x.base)
             elif isinstance(x, K.VecInit):
                 stack += reversed(x.parts)
+
+    def _unlogged(self, e: K.Load) -> bool:
+        """A read whose value is not needed does nothing observable: its memory cannot race
+        (local, constant), or the two threads are in different blocks and it is not global
+        memory (``log`` drops it), or nothing ever writes the array (a read conflicts only
+        with a write or an atomic), and its index reads no memory."""
+        mem = e.mem
+        if mem.can_race and (self.same or mem.space == K.Space.GLOBAL) \
+                and mem.name not in self.facts.read_only:
+            return False
+        return expr_pure(e.index)
 
     def visit_Decl(self, s: K.Decl) -> None:
         if s.array is not None or s.init is None or not self.sliced(s.var.name):

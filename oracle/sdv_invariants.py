@@ -300,7 +300,10 @@ class HoudiniMemo:
 
     Why a result can be reused without re-checking: the candidate kernels differ only in
     barriers, and a barrier changes no variable, predicate or assumption -- only the epoch
-    terms and the epoch constraints of the loop abstraction.  Those constrain fresh epoch
+    terms and the epoch constraints of the loop abstraction, and the values of reads under
+    the equality abstraction (:mod:`oracle.sdv_memfacts`), which name their interval: each
+    such read logs the concrete epoch it names, or that it is fresh, in ``events``, so
+    equal keys mean syntactically equal read values.  Those constrain fresh epoch
     and iteration variables by lower bounds and one ordering disjunction, so any model of
     the other variables extends to them: a Houdini query (which mentions no epoch) has the
     same answer with or without them.  What barriers do change is a decision of the loop

@@ -164,7 +164,6 @@ class LoopExecutor(StmtExecutor):
     this run, in order, which key the memo (:class:`oracle.sdv_invariants.HoudiniMemo`)."""
 
     memo: HoudiniMemo | None = None
-    events: list[object]
 
     def exec_loop(self, loop: K.Loop) -> None:
         """Exact unrolling when the launch fixes the trip count, else the abstraction."""
@@ -204,6 +203,23 @@ class LoopExecutor(StmtExecutor):
         if not isinstance(lhs, K.Var) or lhs.name not in info.steps:
             return False
         op, step_e = info.steps[lhs.name]
+        # the answer is a function of the values the guard and the step read: asked once
+        # per run and values (an inner loop of an unrolled one is met once per iteration)
+        used = sorted(expr_vars(loop.cond) | expr_vars(step_e))
+        vals = tuple(self.th[t].vars.get(n) for t in range(2) for n in used)
+        key: tuple[object, ...] | None = None
+        if expr_pure(loop.cond) and expr_pure(step_e) \
+                and all(isinstance(x, z3.ExprRef) for x in vals):
+            key = (loop.label, tuple(x.get_id() for x in vals))  # type: ignore[union-attr]
+            hit = self._too_long.get(key)
+            if hit is not None:
+                return hit[1]
+        long = self._predict_too_long(loop, lhs, op, step_e)
+        if key is not None:
+            self._too_long[key] = (vals, long)  # the values kept alive: their ids stay theirs
+        return long
+
+    def _predict_too_long(self, loop: K.Loop, lhs: K.Var, op: str, step_e: K.Expr) -> bool:
         for t in range(2):
             vs = dict(self.th[t].vars)
             v = vs.get(lhs.name)

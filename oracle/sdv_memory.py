@@ -101,11 +101,15 @@ class AccessSide:
             return
         sel = z3.FreshInt(name)
         self.sel = sel
+        chose = [sel == i for i in range(n - 1)]
 
         def pick(vals: list[Any]) -> Any:
+            # the chosen instance's value; a run of equal values at the end is one term
+            # (every instance of a statement usually has the same kind, field and epoch)
             v = vals[-1]
             for i in range(n - 2, -1, -1):
-                v = z3.If(sel == i, vals[i], v)
+                if v is not vals[-1] or not vals[i].eq(v):
+                    v = z3.If(chose[i], vals[i], v)
             return v
 
         self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
@@ -115,6 +119,18 @@ class AccessSide:
         self.field = pick([z3.IntVal(field_code(a.field)) for a in insts])
         self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
                      for j in range(levels)]
+
+    @staticmethod
+    def of(cache: dict[tuple[Any, ...], AccessSide], insts: list[Access], levels: int,
+           name: str) -> AccessSide:
+        """The side of ``insts`` built once per check (``cache``: the run's): its terms are
+        the same for every pair query it is part of, and a selector shared by two queries
+        is harmless, since each query is asked on its own (pushed and popped)."""
+        key = (tuple(id(a) for a in insts), levels)
+        side = cache.get(key)
+        if side is None:
+            side = cache[key] = AccessSide(insts, levels, name)
+        return side
 
     def chosen(self, m: z3.ModelRef) -> Access:
         """The instance the model ``m`` picked."""
@@ -299,10 +315,16 @@ class MemoryAccesses(Machine):
         args: list[z3.ExprRef]
         if mem.name in facts.read_only and (self.same or mem.space == Space.GLOBAL):
             args, tag = [idx], "ro"
-        elif (self.same and facts.equal_reads and self.abstract_depth == 0
-              and z3.is_int_value(self.epoch)
-              and (mem.name, self.epoch.as_long()) not in self.dirty[t]  # type: ignore[attr-defined]
-              and (mem.name, None) not in self.dirty[t]):
+        elif self.same and facts.equal_reads:
+            # barriers decide this read's value: the interval it names, or fresh (logged:
+            # answers shared across candidate kernels are keyed on it, ``events``)
+            ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+            if (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
+                    or (mem.name, None) in self.dirty[t]):
+                ep = None
+            self.events.append(("read", mem.name, ep))
+            if ep is None:
+                return fresh(e.type, f"rd.{mem.name}")
             args, tag = [self.epoch, idx], "at"
         else:
             return fresh(e.type, f"rd.{mem.name}")

@@ -13,11 +13,24 @@ import itertools
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import z3
 
+from kpl.fe.names import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
 from oracle.sdv_memory import Access, AccessSide
+
+if TYPE_CHECKING:
+    from oracle.sdv_exec import Executor
+
+#: bound of the optional ``same_warp`` query in z3 resource units, ~0.2 s (hard bit-vector
+#: addresses: one query of convolution rows needs past 4.8M, its others 0.4-0.7M, those of
+#: the other sdk_kernels/ and microbench/ < 0.12M): a resource count, not a wall-clock time,
+#: so that the fact does not depend on how loaded the machine is
+SAME_WARP_RLIMIT = 700_000
+#: a time bound as well, only as a safety net
+SAME_WARP_QUERY_MS = 5000
 
 
 @dataclass
@@ -151,6 +164,26 @@ class PairQuery:
         return 0
 
 
+def same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
+    """The ``same_warp`` fact of a racing pair query (``model``: its witness): is every
+    racing pair two lanes of one warp?  True without a query when the block is one warp
+    (any two of its threads are lanes of it); False when the witness already crosses warps;
+    otherwise one more query (the race with the threads in different warps) -- a solver
+    ``unknown`` counts as "crosses"."""
+    if not ex.same:
+        return False
+    bx, by, bz = ex.block_dim
+    if bx * by * bz <= WARP_SIZE:
+        return True
+    sw = ex.same_warp()
+    if not z3.is_true(model.eval(sw, model_completion=True)):
+        return False
+    # bounded; a solver that gives up claims nothing (only __syncthreads() fixes: sound)
+    r, _ = ex.q.check(pq.query, z3.Not(sw), limit_ms=SAME_WARP_QUERY_MS,
+                      rlimit=SAME_WARP_RLIMIT)
+    return r == z3.unsat
+
+
 #: most severe first: a write races with everything, an atomic with plain accesses
 _SEVERITY = {AccessKind.WRITE: 0, AccessKind.ATOMIC: 1, AccessKind.READ: 2}
 
@@ -162,4 +195,5 @@ def kind_order(k1: set[AccessKind],
     return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
 
 
-__all__ = ["PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict"]
+__all__ = ["PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict", "same_warp_only",
+           "SAME_WARP_QUERY_MS", "SAME_WARP_RLIMIT"]

@@ -183,10 +183,12 @@ class QueryEngine:
         if not is_true(f):
             self.solver.add(f)
 
-    def check(self, *fs: z3.BoolRef,
-              limit_ms: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    def check(self, *fs: z3.BoolRef, limit_ms: int | None = None,
+              rlimit: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """Ask ``fs`` on top of the solver's assertions; ``limit_ms`` bounds a query whose
-        ``unknown`` the caller turns into the sound answer (an optional fact not claimed)."""
+        ``unknown`` the caller turns into the sound answer (an optional fact not claimed);
+        ``rlimit`` bounds it by z3's resource count instead, so that the answer does not
+        depend on how loaded the machine is."""
         ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
@@ -195,12 +197,16 @@ class QueryEngine:
             ms = max(1, min(ms, int(left * 1000)))
         self.solver.set("timeout", ms)
         self.queries += 1
+        if rlimit is not None:  # z3 counts it from the start of this check
+            self.solver.set("rlimit", min(rlimit, self.rlimit) if self.rlimit else rlimit)
         self.solver.push()
         for f in fs:
             self.solver.add(f)
         r = self.solver.check()
         model = self.solver.model() if r == z3.sat else None
         self.solver.pop()
+        if rlimit is not None:
+            self.solver.set("rlimit", self.rlimit or 0)
         if r == z3.unknown and self.deadline is not None and self._time() >= self.deadline:
             raise OracleError("sdv: time limit reached", timeout=True)
         return r, model
@@ -276,6 +282,7 @@ class Machine:
         self.label: int = kernel.body.label  # label of the statement being executed
         self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
         self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
+        self._too_long: dict[tuple[object, ...], tuple[object, bool]] = {}  # predict_too_long
         self._fresh = 0                      # counter of fresh_name
         self._relevant: set[str] | None = None  # variables that can decide a verdict
         self._kept: set[str] | None = None   # variables whose values are computed (slicing)
@@ -294,6 +301,12 @@ class Machine:
         self.atomic_results: list[tuple[int, str, Any, z3.BoolRef, z3.ArithRef, Any]] = []
         self.abstract_depth = 0
         self._mem_facts: Any = None          # oracle.sdv_memory.MemFacts, once per run
+        # the barrier-dependent decisions of this run, in order (loop abstraction, reads
+        # under the equality abstraction): they key answers shared across the candidate
+        # kernels of a synthesis run (oracle.sdv_invariants.HoudiniMemo, oracle.sdv)
+        self.events: list[object] = []
+        # the race queries' symbolic accesses, built once per run (AccessSide.of)
+        self.sides: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------------ stage hooks
 

@@ -247,13 +247,19 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
             raise Unsupported(f"'{e.name}' of shared memory between threads of two blocks")
         kind = AccessKind.READ if e.name.startswith("read") else AccessKind.WRITE
         out = []
+        same: list[z3.BoolRef] = []
         for a in self.accesses:
             if a.thread != t or a.mem.name != e.mem.name or a.kind != kind:
                 continue
             rng = byte_range(a)
             if rng is None:
                 raise Unsupported(f"'{e.name}' of '{e.mem.name}': no byte layout")
-            out.append((mk_and(a.pred, simp(a.epoch == self.epoch)), rng[0]))
+            same.append(simp(a.epoch == self.epoch))
+            out.append((mk_and(a.pred, same[-1]), rng[0]))
+        # barriers decide these facts: logged for the answers shared across candidates
+        # (``events``); a symbolic one as an object equal to nothing of another run
+        self.events.append(("since", tuple(z3.is_true(x) for x in same))
+                           if all(z3.is_true(x) or z3.is_false(x) for x in same) else object())
         return out
 
     def _access_spec(self, e: K.Spec, t: int, pred: z3.BoolRef) -> Val:

@@ -8,8 +8,10 @@
 * the sort-id keyed function cache of :func:`oracle.sdv_encode.apply_uf` gives the very same
   z3 function as the string-keyed one;
 * identical race-pair queries are asked once, sliced variables still execute their reads,
-  the Houdini memo and the pair answers shared across candidates change no verdict, and
-  synthesis leaves out race locations whose constraints another's imply.
+  the Houdini memo and the pair answers shared across candidates change no verdict (also
+  where reads name their barrier interval, the equality abstraction), reads that log
+  nothing are skipped but not the reads inside their index, and synthesis leaves out race
+  locations whose constraints another's imply.
 """
 
 from __future__ import annotations
@@ -226,3 +228,90 @@ def test_implied_race_locations_are_not_constrained() -> None:
     assert res.status == "fixed" and len(res.labels) == 10
     assert len(res.races_initial) == 50
     assert len(syn.cs.races) < 25
+
+
+_EQUAL_READS = ("//--blockDim=64 --gridDim=1\n__global__ void k(int *out, int n) {\n"
+                "  __shared__ int s[64];\n  __shared__ int t[128];\n  __syncthreads();\n"
+                "  s[threadIdx.x] = threadIdx.x;\n  __syncthreads();\n  int v = s[0];\n")
+
+
+def test_memos_key_on_the_interval_of_equal_reads() -> None:
+    """Under the equality abstraction a read's value names its barrier interval, so answers
+    shared across candidates must be keyed on it.  With the barrier between the write of
+    ``s`` and the read of ``s[0]`` both threads read one value: ``t[tid + v]`` cannot
+    collide.  With the barrier before the write instead, each thread may see its own write
+    (fresh values): the candidate races on ``s`` AND on ``t``.  Reusing the first
+    candidate's pair answer (straight line) or Houdini result (``uniform(v)`` over a loop)
+    would hide the race on ``t``."""
+    from kpl.frontend import parse_kernel_text
+
+    tails = ("  t[threadIdx.x + v] = threadIdx.x;\n}\n",
+             "  for (int i = 0; i < n; i++) {\n    v = v + 1;\n  }\n"
+             "  t[threadIdx.x + v] = threadIdx.x;\n}\n")
+    for tail in tails:
+        bare, anchors = strip_barriers(parse_kernel_text(_EQUAL_READS + tail))
+        after_write = insert_barriers(bare, anchors[1:], check_placeable=False)[0]
+        before_write = insert_barriers(bare, anchors[:1], check_placeable=False)[0]
+        shared = SDVOracle()
+        assert [r.array for r in shared.check(after_write).races] == []
+        v = shared.check(before_write)
+        assert sorted(r.array for r in v.races) == ["s", "t"], tail
+        assert _facts(v) == _facts(SDVOracle(cross_cache=False).check(before_write))
+
+
+def test_unlogged_read_still_runs_the_reads_in_its_index() -> None:
+    """A sliced value's read of constant memory is skipped (it logs nothing), but not the
+    read of shared memory inside its index: that one races with the write of ``s``."""
+    from kpl.frontend import parse_kernel_text
+
+    text = ("//--blockDim=64 --gridDim=2\n__constant__ float c[64];\n"
+            "__global__ void k(float *out) {\n  __shared__ int s[64];\n  float x = 0;\n"
+            "  s[threadIdx.x] = threadIdx.x;\n  x += c[s[(threadIdx.x + 1) % 64]];\n"
+            "  int i = blockIdx.x * 64 + threadIdx.x;\n  out[i] = x;\n}\n")
+    from oracle.sdv_invariants import relevant_vars
+
+    assert "x" not in relevant_vars(parse_kernel_text(text), fixed_stores=True)
+    races = {(r.array, r.kinds) for r in SDVOracle().check(parse_kernel_text(text)).races}
+    assert races == {("s", (AccessKind.WRITE, AccessKind.READ))}
+    # without the nested read nothing races
+    plain = text.replace("c[s[(threadIdx.x + 1) % 64]]", "c[(threadIdx.x + 1) % 64]")
+    assert SDVOracle().check(parse_kernel_text(plain)).races == []
+    # the same through a global array nothing writes (no conflict possible: skipped too)
+    ro = text.replace("float *out", "float *out, const float *in").replace("c[s[", "in[s[")
+    races = {(r.array, r.kinds) for r in SDVOracle().check(parse_kernel_text(ro)).races}
+    assert races == {("s", (AccessKind.WRITE, AccessKind.READ))}
+
+
+def test_same_warp_fact_without_wasted_queries() -> None:
+    """The ``same_warp`` fact is asked once per write-write race (on the query with the
+    stored values, not on its value-free half) and not at all for a one-warp block, where
+    every pair of threads is two lanes of one warp; it is still False where a racing pair
+    crosses warps."""
+    from kpl.frontend import parse_kernel_text
+
+    def race(dims: str, index: str) -> tuple[bool, int]:
+        """(same_warp, extra queries the fact cost) of the one race."""
+        text = (f"//--blockDim={dims} --gridDim=1\n__global__ void k(int *out) {{\n"
+                "  __shared__ int s[64];\n  int tid = threadIdx.y * blockDim.x + threadIdx.x;\n"
+                f"  s[{index}] = tid;\n}}\n")
+        v = SDVOracle().check(parse_kernel_text(text))
+        assert len(v.races) == 1 and v.races[0].kinds == (AccessKind.WRITE,) * 2
+        base = SDVOracle(warp_facts=False).check(parse_kernel_text(text)).queries
+        return v.races[0].same_warp, v.queries - base
+
+    assert race("64", "tid / 2") == (True, 1)   # lanes 2k, 2k+1: one warp, one query
+    assert not race("64", "tid % 32")[0]        # lanes i, i + 32: two warps
+    assert race("[16,2]", "tid / 2") == (True, 0)  # the block is one warp: no query
+
+
+def test_query_resource_bound_is_per_query() -> None:
+    """``QueryEngine.check(..., rlimit=N)`` gives up after N z3 resource units (a count, not
+    a time: the bounded same-warp fact does not depend on the machine's load), and the
+    next query runs without that bound."""
+    from oracle.sdv_state import QueryEngine
+
+    x, y = z3.BitVecs("x y", 32)
+    hard = z3.And(x * y == 1234567891, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, y))
+    engine = QueryEngine(None, 20000, None)
+    assert engine.check(hard, rlimit=1)[0] == z3.unknown
+    assert engine.check(hard)[0] != z3.unknown
