@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import z3
@@ -231,22 +231,31 @@ class ThreadState:
     brk: z3.BoolRef = FALSE    # it has left the innermost loop/switch by ``break``
     cont: z3.BoolRef = FALSE   # it has skipped the rest of the loop body by ``continue``
     exit: z3.BoolRef = FALSE   # it surely left the kernel (a ``return`` outside loops/Inlines)
+    #: variable -> the pred at its initialised declaration (every use of it implies that pred)
+    scope: dict[str, z3.BoolRef] = field(default_factory=dict)
 
     def copy(self) -> ThreadState:
-        return ThreadState(dict(self.vars), self.pred, self.ret, self.brk, self.cont, self.exit)
+        return ThreadState(dict(self.vars), self.pred, self.ret, self.brk, self.cont, self.exit,
+                           dict(self.scope))
 
-    def value_guard(self) -> z3.BoolRef:
-        """The predicate under which an assignment takes effect: ``pred`` without its
-        conjuncts that only say "has not left the kernel".  A thread that left is never
-        observed again -- every later access, barrier, guard and loop test is under its
-        ``pred``, which implies it has not left -- so its variables need not keep their old
-        values.  Without this, ``if (i >= n) return;`` turns every later assignment into
-        ``ite(i < n, new, old)``: loop counters go symbolic and terms grow per iteration
-        (an MD5 round loop: 64 iterations of growing guards)."""
-        if is_false(self.exit) or is_true(self.pred):
+    def value_guard(self, name: str) -> z3.BoolRef:
+        """The predicate under which an assignment to ``name`` takes effect: ``pred`` without
+        its conjuncts that every later read of ``name`` implies anyway -- "has not left the
+        kernel" (nothing observes a thread that left: every later access, barrier, guard and
+        loop test is under its ``pred``) and the ``pred`` at ``name``'s initialised
+        declaration (its uses are in its scope, after it: C++ forbids jumping past an
+        initialisation).  Where such a conjunct is false the old value is never read, so it
+        need not be kept.  Without this, ``if (i >= n) return;`` or an enclosing abstracted
+        loop turns ``++k`` into ``ite(p, k + 1, k)``: loop counters go symbolic and terms grow
+        per iteration (an MD5 round loop; matrixMul's k-loop inside its abstracted tile loop)."""
+        dead: list[z3.BoolRef] = []
+        if not is_false(self.exit):
+            dead += _conjuncts(mk_not(self.exit))
+        if name in self.scope:
+            dead += _conjuncts(self.scope[name])
+        if not dead or is_true(self.pred):
             return self.pred
-        alive = _conjuncts(mk_not(self.exit))
-        kept = [c for c in _conjuncts(self.pred) if not any(c.eq(a) for a in alive)]
+        kept = [c for c in _conjuncts(self.pred) if not any(c.eq(a) for a in dead)]
         return mk_and(*kept)
 
 
@@ -376,7 +385,7 @@ class Machine:
     def assign_var(self, t: int, name: str, value: Val) -> None:
         th = self.th[t]
         old = th.vars.get(name)
-        guard = th.value_guard()
+        guard = th.value_guard(name)
         if old is None or is_true(guard):
             th.vars[name] = value
         else:

@@ -129,8 +129,13 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
             # not ite(pred, v, old): before its declaration the variable is out of scope, and
             # every use is dominated by it (C++ forbids jumping past an initialisation), so
             # under a false pred the old value is never read.  Keeps a loop variable declared
-            # in an abstracted loop's body (``for (int a = tid; ...)``) concrete.
+            # in an abstracted loop's body (``for (int a = tid; ...)``) concrete; later
+            # assignments drop this pred too (ThreadState.value_guard)
             self.th[t].vars[s.var.name] = v
+            if s.init is not None:
+                self.th[t].scope[s.var.name] = pred
+            else:  # ``int x; goto past;`` is legal: keep every conjunct for x
+                self.th[t].scope.pop(s.var.name, None)
 
     def visit_Assign(self, s: K.Assign) -> None:
         for t in range(2):
