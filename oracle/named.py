@@ -145,7 +145,7 @@ class NamedBarrierOracle(OracleBase):
     name = "named"
 
     def __init__(self, warp_sync: bool | None = None, *, params: dict[str, int | float] | None = None,
-                 max_blocks: int = 16, max_commands: int = 50_000_000,
+                 max_blocks: int = 16, max_commands: int = 4_000_000,
                  max_race_pairs: int = 10_000, **options: Any) -> None:
         self.warp_sync = warp_sync
         self.params = params

@@ -176,7 +176,7 @@ class Emulator(ExprEmulator):
 
     def __init__(self, kernel: Kernel, block: tuple[int, int, int] = (0, 0, 0),
                  params: dict[str, int | float] | None = None,
-                 max_commands: int = 50_000_000, max_iterations: int = 5_000_000,
+                 max_commands: int = 4_000_000, max_iterations: int = 5_000_000,
                  deadline: float | None = None) -> None:
         self.kernel = kernel
         launch = kernel.launch

@@ -9,6 +9,7 @@ closure of Fig. 4's relation R on small programs.
 from __future__ import annotations
 
 import random
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,20 @@ def test_an_arrive_that_never_completes_orders_nothing(tmp_path: Path) -> None:
     (tmp_path / "k.cu").write_text(src)
     verdict = check(frontend.load_kernel(str(tmp_path / "k.cu")))
     assert {"over-arrival", "invalid-barrier"} <= kinds(verdict)
+
+
+def test_a_two_billion_iteration_loop_is_unknown_within_seconds(tmp_path: Path) -> None:
+    """A fuzzer mutant (10,000-mutant run, id 697): cudadma_war_bug.cu's loop starting at
+    INT_MIN.  Emulation stops at the command budget and says so, a sound "unknown"; the
+    budget used to be 50 million commands, which took 63 s and 2 GB to reach."""
+    src = (KDIR / "cudadma_war_bug.cu").read_text()
+    assert "int it = 0;" in src
+    (tmp_path / "k.cu").write_text(src.replace("int it = 0;", "int it = -2147483648;"))
+    start = time.perf_counter()
+    verdict = check(frontend.load_kernel(str(tmp_path / "k.cu")))
+    assert time.perf_counter() - start < 20
+    assert not verdict.verified
+    assert verdict.unknowns and "more than" in verdict.unknowns[0].reason
 
 
 def test_registry_and_named_barrier_detection() -> None:
