@@ -1,12 +1,15 @@
 """Measure WC, the cost of a ``__syncwarp()`` relative to a ``__syncthreads()`` (issue 16).
 
-``fix --warp-barrier-cost`` defaults to 0.25, a stated choice: no GPU has been lent to this
-project to measure it.  This script is the measurement, ready for a machine with one: it
-writes a small CUDA program of our own, compiles it with ``nvcc`` and runs it.  Each kernel
+``fix --warp-barrier-cost`` defaults to 0.05, from this script's figures on an H100
+(autosync/cost.py gives them); run it on your own GPU to tune the flag.  It writes a small
+CUDA program of our own, compiles it with ``nvcc`` and runs it.  Each kernel
 runs a loop of ``ITERS`` steps; a step is a dependent shared-memory exchange followed by one
 barrier of the kind under test (or none, the baseline), timed with ``clock64()`` per block.
 The barrier's cost is the step time minus the baseline step time, in cycles, for blocks of
-32 to 1024 threads; WC is the ratio at the block size asked for (default 256).
+32 to 1024 threads; WC is the ratio at the block size asked for (default 256).  A second
+table times a whole kernel: a block reduction whose warp-synchronous tail is ordered by
+``__syncwarp()`` or by ``__syncthreads()`` (what ``fix`` chooses between), many blocks per SM,
+WC again the ratio of the two over an unsynchronized baseline.
 
 Usage::
 
@@ -66,6 +69,55 @@ double per_step(int threads, int blocks, int *sink, long long *cycles) {
   return sum / blocks / ITERS;
 }
 
+// The same question inside a whole kernel: the warp-synchronous tail of a block reduction
+// (the last six halvings, 32 -> 1) ordered by a __syncwarp() in warp 0 (kind 1), by a
+// __syncthreads() that every warp must reach (kind 2), or not at all (kind 0, a racy
+// baseline timed only to subtract).  Many blocks per SM, timed with CUDA events, so the
+// figure includes the other warps' stall at a block barrier.
+template <int KIND>
+__global__ void reduce_tail(const float *in, float *out, int reps) {
+  __shared__ volatile float s[1024];
+  unsigned t = threadIdx.x;
+  float acc = 0;
+  for (int r = 0; r < reps; r++) {
+    s[t] = in[blockIdx.x * blockDim.x + t] + r;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 32; h >>= 1) {
+      if (t < h) s[t] += s[t + h];
+      __syncthreads();
+    }
+    if (KIND == 2) {
+      for (unsigned h = 32; h > 0; h >>= 1) {
+        if (t < h) s[t] += s[t + h];
+        __syncthreads();
+      }
+    } else if (t < 32) {
+      for (unsigned h = 32; h > 0; h >>= 1) {
+        if (t < h) s[t] += s[t + h];
+        if (KIND == 1) __syncwarp();
+      }
+    }
+    if (t == 0) acc += s[0];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = acc;
+}
+
+template <int KIND>
+double tail_ms(int threads, int blocks, const float *in, float *out) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  reduce_tail<KIND><<<blocks, threads>>>(in, out, 64);  // warm-up
+  cudaEventRecord(a);
+  for (int i = 0; i < 10; i++) reduce_tail<KIND><<<blocks, threads>>>(in, out, 256);
+  cudaEventRecord(b);
+  if (cudaEventSynchronize(b) != cudaSuccess) return -1.0;
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  return ms / 10;
+}
+
 int main() {
   int dev = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&dev);
@@ -80,6 +132,18 @@ int main() {
     double block = per_step<2>(threads, sms, sink, cycles);
     if (none < 0 || warp < 0 || block < 0) { printf("error: a kernel failed\n"); return 1; }
     printf("threads %%d none %%.2f warp %%.2f block %%.2f\n", threads, none, warp, block);
+  }
+  float *in, *out;
+  int blocks = sms * 16;
+  cudaMalloc(&in, (size_t)blocks * 1024 * sizeof(float));
+  cudaMemset(in, 0, (size_t)blocks * 1024 * sizeof(float));
+  cudaMalloc(&out, blocks * sizeof(float));
+  for (int threads = 64; threads <= 1024; threads *= 2) {
+    double none = tail_ms<0>(threads, blocks, in, out);
+    double warp = tail_ms<1>(threads, blocks, in, out);
+    double block = tail_ms<2>(threads, blocks, in, out);
+    if (none < 0 || warp < 0 || block < 0) { printf("error: a kernel failed\n"); return 1; }
+    printf("tail %%d none %%.4f warp %%.4f block %%.4f\n", threads, none, warp, block);
   }
   return 0;
 }
@@ -111,11 +175,13 @@ def main() -> int:
     if run.returncode != 0:
         print(f"barrier_cost: the program failed (no GPU?): {run.stderr.strip()}", file=sys.stderr)
         return 1
-    rows = {}
+    rows: dict[int, tuple[float, float, float]] = {}
+    tails: dict[int, tuple[float, float, float]] = {}
     for line in run.stdout.splitlines():
         f = line.split()
-        if f and f[0] == "threads":
-            rows[int(f[1])] = (float(f[3]), float(f[5]), float(f[7]))
+        if f and f[0] in ("threads", "tail"):
+            (rows if f[0] == "threads" else tails)[int(f[1])] = (
+                float(f[3]), float(f[5]), float(f[7]))
     if args.threads not in rows:
         print(f"barrier_cost: no row for {args.threads} threads", file=sys.stderr)
         return 1
@@ -123,6 +189,10 @@ def main() -> int:
     wc = (warp - none) / (block - none) if block > none else float("nan")
     print(f"cycles per barrier at {args.threads} threads: __syncwarp {warp - none:.2f}, "
           f"__syncthreads {block - none:.2f}; WC = {wc:.3f}")
+    for threads, (none, warp, block) in sorted(tails.items()):
+        ratio = (warp - none) / (block - none) if block > none else float("nan")
+        print(f"reduction tail at {threads} threads: kernel ms none {none:.4f}, __syncwarp "
+              f"{warp:.4f}, __syncthreads {block:.4f}; WC = {ratio:.3f}")
     return 0
 
 
