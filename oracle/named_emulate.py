@@ -171,6 +171,32 @@ def block_tainted_vars(kernel: Kernel) -> set[str]:
     return tainted
 
 
+def requires_equalities(kernel: Kernel) -> dict[str, int | float]:
+    """The scalar parameters that ``__requires(n == 128)`` (possibly inside ``&&``) fixes, by
+    name: the concrete value the emulator runs them with (and a GPU harness launches with)."""
+    out: dict[str, int | float] = {}
+
+    def visit(e: Expr) -> None:
+        if isinstance(e, Binary) and e.op == "&&":
+            visit(e.left)
+            visit(e.right)
+        elif isinstance(e, Binary) and e.op == "==":
+            left, right = e.left, e.right
+            while isinstance(left, Cast):
+                left = left.operand
+            while isinstance(right, Cast):
+                right = right.operand
+            if isinstance(right, Var) and isinstance(left, Const):
+                left, right = right, left
+            if isinstance(left, Var) and isinstance(right, Const) and not isinstance(
+                    right.value, bool):
+                out[left.name] = right.value
+
+    for req in kernel.requires:
+        visit(req)
+    return out
+
+
 class Emulator(ExprEmulator):
     """Emulates all threads of CTA ``block`` of ``kernel`` (WEFT Sec. 5.1)."""
 
@@ -200,37 +226,11 @@ class Emulator(ExprEmulator):
         self._tainted = block_tainted_vars(kernel)
         self._block_dep_cache: dict[int, bool] = {}
         fixed = dict(params or {})
-        fixed.update(self._requires_equalities())
+        fixed.update(requires_equalities(kernel))
         for p in kernel.params:
             if p.var is not None:
                 self.env[p.var.name] = fixed.get(p.name, RT(
                     f"parameter '{p.name}' is not fixed by a __requires equality"))
-
-    # ------------------------------------------------------------------ setup
-
-    def _requires_equalities(self) -> dict[str, int | float]:
-        """``__requires(n == 128)`` (possibly inside ``&&``) fixes a scalar parameter."""
-        out: dict[str, int | float] = {}
-
-        def visit(e: Expr) -> None:
-            if isinstance(e, Binary) and e.op == "&&":
-                visit(e.left)
-                visit(e.right)
-            elif isinstance(e, Binary) and e.op == "==":
-                left, right = e.left, e.right
-                while isinstance(left, Cast):
-                    left = left.operand
-                while isinstance(right, Cast):
-                    right = right.operand
-                if isinstance(right, Var) and isinstance(left, Const):
-                    left, right = right, left
-                if isinstance(left, Var) and isinstance(right, Const) and not isinstance(
-                        right.value, bool):
-                    out[left.name] = right.value
-
-        for req in self.kernel.requires:
-            visit(req)
-        return out
 
     # ------------------------------------------------------------------ entry
 

@@ -426,3 +426,33 @@ def test_round_trip_strip_and_reinsert_every_kernel(relpath: str) -> None:
             texts[to_new[anchor]] = original[bar.span.start:bar.span.end]
         edits += plan_edits(kernel, [to_new[anchor] for anchor, _ in found], texts=texts)
     assert apply_edits(stripped, edits).text == original
+
+
+# pycparser places these statements at their leftmost NODE, past the opening parentheses and
+# prefix operators (a cast node sits at its inner parenthesis): the barrier after them used
+# to land inside the statement, and `fix` ended in "the patched text does not parse" (exit 3).
+# Found by running the stripped 12_float4_*.cu kernels through `fix` for compute-sanitizer.
+PAREN_STATEMENTS = ["((float4 *)s)[t] = make_float4(1, 2, 3, 4);", "*((float4 *)s + t) = v;",
+                    "(((float4 *)s))[t] = v;", "(*((float4 *)s + t)).y = 1;",
+                    "((float4 *)s)[t].y++;", "*(&s[4 * t + 1]) = 1;"]
+
+
+@pytest.mark.parametrize("statement", PAREN_STATEMENTS)
+def test_barrier_after_a_statement_that_starts_with_a_parenthesis(tmp_path: Path,
+                                                                  statement: str) -> None:
+    from typer.testing import CliRunner
+
+    from autosync.cli import app
+
+    src = tmp_path / "k.cu"
+    src.write_text("//--blockDim=128 --gridDim=1\n"
+                   "__global__ void k(float *out) {\n"
+                   "  __shared__ float s[512];\n"
+                   "  unsigned t = threadIdx.x;\n"
+                   "  float4 v = make_float4(t, t, t, t);\n"
+                   f"  {statement}\n"
+                   "  out[t] = s[(4 * t + 5) % 512];\n"
+                   "}\n")
+    result = CliRunner().invoke(app, ["fix", str(src), "-o", "-"])
+    assert result.exit_code == 0, result.output
+    assert f"  {statement}\n  __syncthreads();\n  out[t] = s[(4 * t + 5) % 512];" in result.output
