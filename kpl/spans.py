@@ -11,6 +11,10 @@ Three parts, each used by one side of the pipeline:
   stages (:mod:`kpl.preprocess`, :mod:`kpl.templates`, :mod:`kpl.lower_cuda`) emit text with
   ``#line`` directives; these map offsets of it back to original (file, line, col).
 * :class:`NodeSpans` -- the :class:`kpl.ast.Span` of a pycparser node (used by :mod:`kpl.fe`).
+
+Why one module of this size: the three parts are one idea -- a position in the user's text --
+and share :class:`SourceText`'s bracket memo and the one :class:`kpl.lineindex.LineIndex`;
+split, each would re-scan the text and could disagree about where a statement starts.
 """
 
 from __future__ import annotations
