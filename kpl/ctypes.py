@@ -37,7 +37,7 @@ from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
 
 __all__ = [
     "COMPARISONS", "LOGICAL", "SHIFTS", "alignof", "arith", "leaf_paths", "member", "sizeof", "binary_type", "common_type", "convert",
-    "f32", "int_div", "promote", "shift", "to_int", "unary_type", "wrap_int",
+    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "to_int", "unary_type", "wrap_int",
 ]
 
 #: operators whose result is ``int`` 0/1 whatever the operand types
@@ -45,6 +45,8 @@ COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 LOGICAL = frozenset({"&&", "||"})
 #: operators whose result type is the promoted LEFT operand's (C11 6.5.7)
 SHIFTS = frozenset({"<<", ">>"})
+#: operators defined on integer operands only (C11 6.5.5p2, 6.5.7p2, 6.5.10-12, 6.5.3.3p1)
+INTEGER_ONLY = frozenset({"%", "&", "|", "^", "<<", ">>", "~"})
 
 
 # --------------------------------------------------------------------------- type rules
@@ -98,6 +100,19 @@ def binary_type(op: str, a: CType, b: CType) -> CType:
     if op in SHIFTS:
         return promote(a)
     return common_type(a, b)
+
+
+def invalid_operands(op: str, *operands: CType) -> str | None:
+    """Why ``op`` cannot take these operands (a floating operand of ``%``, ``&``, ``|``, ``^``,
+    a shift or ``~``), or ``None``.  nvcc rejects such a kernel; accepting it would leave the
+    interpreters to compute ``int & float``, which C does not define."""
+    if op not in INTEGER_ONLY:
+        return None
+    if any(t.kind == "float" or (t.kind == "vec" and t.elem is not None and t.elem.kind == "float")
+           for t in operands):
+        have = " and ".join(f"'{t}'" for t in operands)
+        return f"invalid operand{'s' if len(operands) > 1 else ''} to '{op}' (have {have})"
+    return None
 
 
 def unary_type(op: str, t: CType) -> CType:

@@ -57,6 +57,7 @@ class Lowerer(StmtsLowering):
                 params.append(K.Param(name, typ, var=var))
         body = self.block(func.body, scope, main=True)
         body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
+        self.check_static_shared(body)
         header = self.parsed.header
         kernel = K.Kernel(
             name=self.info.display_name, params=params, body=body, launch=self.launch,

@@ -186,7 +186,7 @@ def eval_int(text: str) -> int | None:
     t = re.sub(r"(?<=\d)[uUlL]+\b", "", text).replace("&&", " and ").replace("||", " or ")
     try:
         node = pyast.parse(t, mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a NUL, or an undecodable byte of the file
         return None
     ok = (pyast.Expression, pyast.BinOp, pyast.UnaryOp, pyast.Constant, pyast.operator, pyast.unaryop)
     if not all(isinstance(n, ok) for n in pyast.walk(node)):

@@ -29,7 +29,7 @@ The engine is built in stages, one module each, stacked by inheritance on one st
 =========================  ==============================================================
 
 Slicing (this module): a variable whose value can decide nothing -- no address, guard,
-barrier or annotation depends on it (:func:`oracle.sdv_invariants.relevant_vars`), e.g. the
+barrier or annotation depends on it (:func:`oracle.sdv_slice.relevant_vars`), e.g. the
 float accumulator ``Csub += As[ty][k] * Bs[k][tx]`` -- is not computed: the memory reads of
 its right-hand side are still executed and logged (race detection sees every ACCESS), and
 the variable gets a fresh value per thread.  Sound by construction (an unconstrained value
@@ -46,9 +46,10 @@ import z3
 
 from kpl import ast as K
 from oracle.sdv_encode import fresh, to_bool
-from oracle.sdv_invariants import HoudiniMemo, relevant_vars
+from oracle.sdv_invariants import HoudiniMemo
 from oracle.sdv_loops import LoopExecutor
 from oracle.sdv_memory import Access
+from oracle.sdv_slice import relevant_vars
 from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported, expr_pure, stmt_exprs
 
 
@@ -88,7 +89,8 @@ class Executor(LoopExecutor):
     def sliced(self, name: str) -> bool:
         """``name``'s value can decide nothing (see the module docstring)."""
         if self._kept is None:
-            self._kept = relevant_vars(self.kernel, fixed_stores=True)
+            self._kept = relevant_vars(self.kernel, fixed_stores=True,
+                                       skipped=self.skipped_loops())
         return name not in self._kept
 
     def touch(self, e: K.Expr, t: int, pred: z3.BoolRef) -> None:

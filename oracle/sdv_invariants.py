@@ -9,12 +9,8 @@ and are preserved by one iteration.  Every z3 query of invariant inference is ma
 making it cheaper (slicing, an incremental solver, caching across candidate kernels) is a
 change to this module.
 
-Slicing (:func:`relevant_vars`): candidates are only guessed for variables that can reach an
-address of a conflicting access, a guard, or an annotation.  A float accumulator such as
-``Csub += As[ty][k] * Bs[k][tx]`` only ever flows into stored data; its invariants can
-neither decide a race nor help prove an invariant about a variable that does (that variable's
-update never reads it), so leaving it out keeps every verdict and removes the heaviest terms
-from the Houdini queries.  Dropping candidates is sound by construction: a loop head
+Slicing (:func:`oracle.sdv_slice.relevant_vars`): candidates are only guessed for variables
+that can decide a verdict; dropping candidates is sound by construction, since a loop head
 constrained by fewer invariants is a larger over-approximation.
 """
 
@@ -53,92 +49,6 @@ _LVALUES = (K.Var, K.VarField, K.MemElem)
 
 #: time bound of one Houdini candidate query (they take ~1 ms; see ``houdini``)
 HOUDINI_QUERY_MS = 1000
-
-def _written_memories(kernel: K.Kernel) -> set[str]:
-    """Names of the memories some statement stores to or updates atomically: reads of any
-    other memory can never be one side of a conflicting pair."""
-    out: set[str] = set()
-    for s in K.walk_stmts(kernel.body):
-        if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem):
-            out.add(s.target.mem.name)
-        for f in dataclasses.fields(s):
-            v = getattr(s, f.name)
-            for e in v if isinstance(v, tuple) else (v,):
-                if isinstance(e, K.Expr):  # type: ignore[arg-type,misc]
-                    out.update(x.mem.name for x in K.walk_expr(e) if isinstance(x, K.Atomic))
-    return out
-
-
-def _value_flow(e: K.Expr, written: set[str], deps: set[str], seeds: set[str]) -> None:
-    """Split the variables of a stored/assigned value ``e``: those its result depends on go to
-    ``deps``; those that decide an access (an index into a written memory) go to ``seeds``.
-    A memory access under a ``?:``, ``&&`` or ``||`` is predicated by the condition, so then
-    every variable of ``e`` is a seed."""
-    guarded = False
-    for x in K.walk_expr(e):
-        if isinstance(x, K.Cond) or (isinstance(x, K.Binary) and x.op in ("&&", "||")):
-            if not expr_pure(x):
-                guarded = True
-        if isinstance(x, K.Load) and x.mem.space == K.Space.LOCAL:
-            deps.add("@" + x.mem.name)
-            deps |= expr_vars(x.index)
-        elif isinstance(x, (K.Load, K.Atomic)) and x.mem.name in written:
-            seeds |= expr_vars(x.index)
-        elif isinstance(x, K.Var):
-            deps.add(x.name)
-    if guarded:
-        seeds |= expr_vars(e)
-
-
-def relevant_vars(kernel: K.Kernel, fixed_stores: bool = False) -> set[str]:
-    """The variables (``@name``: local arrays) whose values can decide a verdict: those that
-    flow, through assignments (flow-insensitively), into an index of a written memory, a
-    guard, a barrier or an annotation.  Every other variable only carries data to memory.
-    ``fixed_stores``: also those flowing into a value stored at a variable-free index of
-    shared/global memory (``s[0] = v``), which a benign-write check compares."""
-    written = _written_memories(kernel)
-    deps: dict[str, set[str]] = {}
-    seeds: set[str] = set()
-    for s in K.walk_stmts(kernel.body):
-        tgt: str | None = None
-        value: K.Expr | None = None
-        if isinstance(s, K.Decl):
-            tgt, value = s.var.name, s.init
-        elif isinstance(s, K.Assign):
-            t = s.target
-            value = s.value
-            if isinstance(t, K.Var):
-                tgt = t.name
-            elif isinstance(t, K.VarField):
-                tgt = t.var.name
-            elif t.mem.space == K.Space.LOCAL:
-                tgt = "@" + t.mem.name
-                deps.setdefault(tgt, set()).update(expr_vars(t.index))
-            else:
-                seeds |= expr_vars(t.index)
-                tgt = ""  # stored data of shared/global memory: nobody reads it back
-                if fixed_stores and not expr_vars(t.index):
-                    seeds |= expr_vars(s.value)
-        if tgt is not None:
-            if value is not None:
-                _value_flow(value, written, deps.setdefault(tgt, set()), seeds)
-            continue
-        if isinstance(s, K.Inline):
-            continue  # ``result`` is assigned by the body's return, not read here
-        for f in dataclasses.fields(s):
-            v = getattr(s, f.name)
-            for e in v if isinstance(v, tuple) else (v,):
-                if isinstance(e, K.Expr):  # type: ignore[arg-type,misc]
-                    seeds |= expr_vars(e)
-    out = set(seeds)
-    todo = list(seeds)
-    while todo:
-        for d in deps.get(todo.pop(), ()):
-            if d not in out:
-                out.add(d)
-                todo.append(d)
-    return out
-
 
 def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
                pe: list[z3.BoolRef]) -> list[Candidate]:

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 import z3
 
 from kpl import ast as K
-from kpl.ast import CType, Space
+from kpl.ast import CType
 from oracle.sdv_encode import Val, conv, fresh, is_false, is_true, ite, to_bool
-from oracle.sdv_invariants import HoudiniMemo, candidates, houdini, relevant_vars
+from oracle.sdv_invariants import HoudiniMemo, candidates, houdini
+from oracle.sdv_slice import LoopFacts, relevant_vars, skippable_loops
 from oracle.sdv_state import (
     FALSE,
     TRUE,
@@ -33,7 +34,6 @@ from oracle.sdv_state import (
     mk_not,
     mk_or,
     simp,
-    stmt_exprs,
     strip_casts,
 )
 from oracle.sdv_stmt import StmtExecutor
@@ -49,50 +49,6 @@ class LoopInfo:
     has_return: bool                      # a ``return`` leaves the kernel from it
     steps: dict[str, tuple[str, K.Expr]]  # counters: only ever ``v = v ± e``, e invariant
     invariants: list[K.Expr]              # user ``__invariant``s at the top of its body
-
-
-class _LoopFacts(K.NodeVisitor):
-    """Collects, over a loop's body and latch (nested statements included, in text order),
-    the assigned variables with their assigned values, and whether a barrier occurs."""
-
-    def __init__(self) -> None:
-        self.modified: dict[str, CType] = {}
-        self.assigns: dict[str, list[K.Expr | None]] = {}  # None: not a plain value
-        self.has_barrier = False
-
-    def visit(self, node: object) -> object:
-        if isinstance(node, K.Stmt):
-            for e in stmt_exprs(node):
-                for x in K.walk_expr(e):
-                    if isinstance(x, K.Call) and x.name.startswith("__syncthreads"):
-                        self.has_barrier = True
-        return super().visit(node)
-
-    def visit_Decl(self, s: K.Decl) -> None:
-        if s.array is not None:
-            self.modified["@" + s.array.name] = s.array.elem
-        self.modified[s.var.name] = s.var.type
-        self.assigns.setdefault(s.var.name, []).append(None)
-
-    def visit_Assign(self, s: K.Assign) -> None:
-        tgt = s.target
-        if isinstance(tgt, K.Var):
-            self.modified[tgt.name] = tgt.type
-            self.assigns.setdefault(tgt.name, []).append(s.value)
-        elif isinstance(tgt, K.VarField):
-            self.modified[tgt.var.name] = tgt.var.type
-            self.assigns.setdefault(tgt.var.name, []).append(None)
-        elif isinstance(tgt, K.MemElem) and tgt.mem.space == Space.LOCAL:
-            self.modified["@" + tgt.mem.name] = tgt.mem.elem
-
-    def visit_Inline(self, s: K.Inline) -> None:
-        if s.result is not None:
-            self.modified[s.result.name] = s.result.type
-            self.assigns.setdefault(s.result.name, []).append(None)
-        self.generic_visit(s)
-
-    def visit_Barrier(self, s: K.Barrier) -> None:
-        self.has_barrier = True
 
 
 class _Jumps(K.NodeVisitor):
@@ -166,15 +122,24 @@ class LoopExecutor(StmtExecutor):
     memo: HoudiniMemo | None = None
 
     def exec_loop(self, loop: K.Loop) -> None:
-        """Exact unrolling when the launch fixes the trip count, else the abstraction."""
-        if not self.try_exact(loop):
+        """Nothing for a loop that can decide no verdict; exact unrolling when the launch
+        fixes the trip count; else the abstraction."""
+        if loop.label in self.skipped_loops():
+            self.skip_loop(loop)
+        elif not self.try_exact(loop):
             self.abstract_loop(loop)
 
     def relevant(self) -> set[str]:
         """The variables that can decide a verdict (:func:`relevant_vars`), once per run."""
         if self._relevant is None:
-            self._relevant = relevant_vars(self.kernel)
+            self._relevant = relevant_vars(self.kernel, skipped=self.skipped_loops())
         return self._relevant
+
+    def skipped_loops(self) -> frozenset[int]:
+        """Labels of the loops not run (:func:`oracle.sdv_slice.skippable_loops`), once per run."""
+        if self._skipped is None:
+            self._skipped = skippable_loops(self.kernel)
+        return self._skipped
 
     def symbols(self, e: z3.ExprRef) -> set[str]:
         out: set[str] = set()
@@ -298,10 +263,7 @@ class LoopExecutor(StmtExecutor):
         info = self._loop_info.get(loop.label)
         if info is not None:
             return info
-        facts = _LoopFacts()
-        facts.visit(loop.body)
-        for s in loop.latch:
-            facts.visit(s)
+        facts = LoopFacts.of(loop)
         invariants = [a for s in loop.body.stmts if isinstance(s, K.Annotation)
                       and s.name.strip("_") in ("invariant", "candidate_invariant")
                       for a in s.args[:1]]
@@ -365,6 +327,32 @@ class LoopExecutor(StmtExecutor):
                 th.pred = mk_and(th.pred, g2)
         self.tags.pop()
         return [th.pred for th in self.th], act
+
+    def havoc_exit(self, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
+                   pe: list[z3.BoolRef]) -> list[dict[str, Val]]:
+        """The two threads' variables after ``loop``: those it modifies are fresh where the
+        thread entered it (``pe``), the others as at entry ``s0``."""
+        xs = [dict(s0[t]) for t in range(2)]
+        for name, ct in info.modified.items():
+            for t in range(2):
+                old = s0[t].get(name)
+                if isinstance(old, dict):
+                    new: Val = {f: z3.FreshConst(a.sort(), f"x{loop.label}.{name}")
+                                for f, a in old.items()}
+                elif isinstance(old, z3.ExprRef):
+                    new = z3.FreshConst(old.sort(), f"x{loop.label}.{name}")
+                else:
+                    new = fresh(ct, f"x{loop.label}.{name}")
+                xs[t][name] = ite(pe[t], new, old) if old is not None else new
+        return xs
+
+    def skip_loop(self, loop: K.Loop) -> None:
+        """Run a loop that can decide no verdict (:func:`oracle.sdv_slice.skippable_loops`): its variables
+        are havocked, nothing else happens."""
+        pe = self.preds()
+        xs = self.havoc_exit(loop, self.loop_info(loop), [dict(th.vars) for th in self.th], pe)
+        for t, th in enumerate(self.th):
+            th.vars = xs[t]
 
     def abstract_loop(self, loop: K.Loop) -> None:
         """Sound loop abstraction (GPUVerify style, [WarpsAtomics] Sec. 2.3).
@@ -447,18 +435,7 @@ class LoopExecutor(StmtExecutor):
                 r, _ = self.q.check(z3.And(la[0], la[1]), la_a[0] != la_a[1])
                 exit_uniform = r == z3.unsat
         # ---- after the loop
-        xs = [dict(s0[t]) for t in range(2)]
-        for name, ct in info.modified.items():
-            for t in range(2):
-                old = s0[t].get(name)
-                if isinstance(old, dict):
-                    new: Val = {f: z3.FreshConst(a.sort(), f"x{loop.label}.{name}")
-                                for f, a in old.items()}
-                elif isinstance(old, z3.ExprRef):
-                    new = z3.FreshConst(old.sort(), f"x{loop.label}.{name}")
-                else:
-                    new = fresh(ct, f"x{loop.label}.{name}")
-                xs[t][name] = ite(pe[t], new, old) if old is not None else new
+        xs = self.havoc_exit(loop, info, s0, pe)
         brk_x = [z3.FreshBool(f"x{loop.label}.brk") if info.has_break else FALSE
                  for _ in range(2)]
         ret_x = []

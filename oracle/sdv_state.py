@@ -294,6 +294,7 @@ class Machine:
         self._too_long: dict[tuple[object, ...], tuple[object, bool]] = {}  # predict_too_long
         self._fresh = 0                      # counter of fresh_name
         self._relevant: set[str] | None = None  # variables that can decide a verdict
+        self._skipped: frozenset[int] | None = None  # loops not run (skippable_loops)
         self._kept: set[str] | None = None   # variables whose values are computed (slicing)
         # symbolic thread and block ids; in ``same`` mode both threads share the block
         self.tid = [tuple(z3.BitVec(f"t{t + 1}.{d}", 32) for d in dims) for t in range(2)]

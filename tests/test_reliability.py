@@ -616,10 +616,56 @@ __global__ void k(int *out) {
 """
 
 
+FLOAT_BITWISE = """//pass
+//--blockDim=32 --gridDim=1
+__global__ void k(int *out) {
+  int it = threadIdx.x;
+  out[it] = EXPR;
+}
+"""
+
+
+SHARED_ARRAY = """//pass
+//--blockDim=32 --gridDim=1
+__global__ void k(float *out) {
+  __shared__ float s[SIZE];
+  s[threadIdx.x] = 1;
+  __syncthreads();
+  out[threadIdx.x] = s[31 - threadIdx.x];
+}
+"""
+
+
+def test_static_shared_memory_up_to_48_kb_is_accepted(tmp_path: Path) -> None:
+    """The limit counts the arrays a kernel uses: 48 KB exactly passes, an unused array does
+    not count (ptxas drops it), and dynamic ``extern __shared__`` memory is not static."""
+    src = tmp_path / "k.cu"
+    for text in (SHARED_ARRAY.replace("SIZE", "12288"),
+                 SHARED_ARRAY.replace("SIZE", "64").replace(
+                     "__global__", "__shared__ float unused[65536];\n__global__"),
+                 SHARED_ARRAY.replace("__shared__ float s[SIZE];", "extern __shared__ float s[];")):
+        src.write_text(text)
+        res = invoke("check", src)
+        assert res.exit_code == 0, res.output
+
+
 @pytest.mark.parametrize("text, message", [
     (KR_PARAMS, ":3:19: error: unsupported: K&R-style parameter list"),
     (UNBALANCED, ": error: syntax error"),
-], ids=["k_and_r", "unbalanced_braces"])
+    (FLOAT_BITWISE.replace("EXPR", "it & 1e30"), ":5:13: error: invalid operands to '&' (have 'int' and 'double')"),
+    (FLOAT_BITWISE.replace("EXPR", "2.5f % it"), ":5:13: error: invalid operands to '%' (have 'float' and 'int')"),
+    (FLOAT_BITWISE.replace("EXPR", "it << 1.0"), ":5:13: error: invalid operands to '<<'"),
+    (FLOAT_BITWISE.replace("EXPR", "~1.0f"), ":5:14: error: invalid operand to '~' (have 'float')"),
+    (FLOAT_BITWISE.replace("out[it] = EXPR", "out[it] ^= 0.5"), ":5:3: error: invalid operands to '^'"),
+    (SHARED_ARRAY.replace("SIZE", "-4"), ":4:20: error: size of array 's' is negative (-4)"),
+    (SHARED_ARRAY.replace("SIZE", "2147483647"),
+     ":4:20: error: too much static __shared__ memory: 8589934588 bytes, CUDA allows 49152"),
+    (SHARED_ARRAY.replace("SIZE", "12289"), ":4:20: error: too much static __shared__ memory: 49156"),
+    (SHARED_ARRAY.replace("SIZE", "4096").replace("s[threadIdx.x] = 1;", "s[threadIdx.x] = g[0];")
+     .replace("__global__", "__shared__ float g[8193];\n__global__"),
+     ":3:18: error: too much static __shared__ memory: 49156"),
+], ids=["k_and_r", "unbalanced_braces", "float_and", "float_mod", "float_shift", "float_not",
+        "float_xor_assign", "negative_size", "int_max_size", "over_48k", "over_48k_with_file_scope"])
 def test_fuzzer_findings_are_one_line_bad_input(tmp_path: Path, text: str, message: str) -> None:
     """Mutants the fuzzer found crashing the front end (exit 3: AttributeError on K&R parameter
     lists, pycparser's AssertionError on unbalanced braces) are bad input: one line, exit 2."""
@@ -629,3 +675,25 @@ def test_fuzzer_findings_are_one_line_bad_input(tmp_path: Path, text: str, messa
     assert res.exit_code == 2, res.output
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and message in lines[0], res.output
+
+
+LATIN1_LAUNCH = b"""//--blockDim=64 --gridDim=1
+__global__ void k(int *v) {
+  __shared__ int s[64];
+  s[threadIdx.x] = v[threadIdx.x];
+  v[threadIdx.x] = s[63 - threadIdx.x];
+}
+
+void run(int *d) { k<<<1, 6\xe94>>>(d); }
+"""
+
+
+def test_a_byte_that_is_not_utf8_in_a_launch_is_not_an_internal_error(tmp_path: Path) -> None:
+    """A fuzzer finding: a Latin-1 byte inside a host launch's ``<<<...>>>`` reached Python's
+    expression parser as a lone surrogate (UnicodeEncodeError, exit 3).  The launch is not a
+    constant, so the header's sizes are used and the race is found."""
+    src = tmp_path / "k.cu"
+    src.write_bytes(LATIN1_LAUNCH)
+    res = invoke("check", src)
+    assert res.exit_code == 1, res.output
+    assert "race on 's'" in res.output and "internal error" not in res.output

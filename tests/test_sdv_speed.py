@@ -113,7 +113,7 @@ def test_slicing_keeps_a_float_that_reaches_an_index() -> None:
     (uniform(f) proves the race-free twin) and the racy twin must still race; ``acc`` only
     flows into stored data and is sliced away."""
     from kpl.frontend import parse_kernel_text
-    from oracle.sdv_invariants import relevant_vars
+    from oracle.sdv_slice import relevant_vars
 
     ok = parse_kernel_text(_CAST_INDEX.format(index="tid + (int)f"))
     rel = relevant_vars(ok)
@@ -129,7 +129,7 @@ def test_slicing_keeps_a_float_that_reaches_an_index() -> None:
 def test_slicing_drops_the_matrix_accumulator() -> None:
     """matrixMul's ``Csub`` only flows into ``C``'s stored data; the tile counters decide
     addresses and guards.  Reads of never-written ``A``/``B`` decide nothing."""
-    from oracle.sdv_invariants import relevant_vars
+    from oracle.sdv_slice import relevant_vars
 
     k = load_kernel(os.path.join(ROOT, "sdk_kernels", "matrixMul.cu"))
     rel = relevant_vars(k)
@@ -180,7 +180,7 @@ def test_sliced_variable_still_reads_memory() -> None:
     """``x`` only flows into stored data, so its value is not computed -- but the read of a
     neighbour's cell in its right-hand side is still executed and races with the write."""
     from kpl.frontend import parse_kernel_text
-    from oracle.sdv_invariants import relevant_vars
+    from oracle.sdv_slice import relevant_vars
 
     text = ("//--blockDim=64 --gridDim=1\n__global__ void k(int *out) {\n"
             "  __shared__ int s[64];\n  int tid = threadIdx.x;\n  int x = tid;\n"
@@ -268,7 +268,7 @@ def test_unlogged_read_still_runs_the_reads_in_its_index() -> None:
             "__global__ void k(float *out) {\n  __shared__ int s[64];\n  float x = 0;\n"
             "  s[threadIdx.x] = threadIdx.x;\n  x += c[s[(threadIdx.x + 1) % 64]];\n"
             "  int i = blockIdx.x * 64 + threadIdx.x;\n  out[i] = x;\n}\n")
-    from oracle.sdv_invariants import relevant_vars
+    from oracle.sdv_slice import relevant_vars
 
     assert "x" not in relevant_vars(parse_kernel_text(text), fixed_stores=True)
     races = {(r.array, r.kinds) for r in SDVOracle().check(parse_kernel_text(text)).races}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
-from kpl.ctypes import binary_type, common_type, sizeof
+from kpl.ctypes import binary_type, common_type, invalid_operands, sizeof
 from kpl.fe.base import Alias, Binding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.fe.types import TypesLowering
 
@@ -296,6 +296,14 @@ class AccessLowering(TypesLowering):
             return target.mem.elem.elem or K.FLOAT
         return target.mem.elem
 
+    def binary(self, op: str, left: K.Expr, right: K.Expr, node: c_ast.Node) -> K.Binary:
+        """``left op right`` typed by C's rules; operands C does not allow are a user error
+        (exit 2), not a value the interpreters would have to invent."""
+        why = invalid_operands(op, left.type, right.type)
+        if why is not None:
+            raise self.error(why, node)
+        return K.Binary(op, left, right, binary_type(op, left.type, right.type))
+
     def assignment(self, node: c_ast.Assignment, scope: Scope) -> list[K.Stmt]:
         out: list[K.Stmt] = []
         if isinstance(node.lvalue, c_ast.ID):
@@ -307,7 +315,7 @@ class AccessLowering(TypesLowering):
         if node.op != "=":
             current = self.read_lvalue(target)
             op = node.op[:-1]  # `x op= v` computes `x op v` in C's type for it, then converts
-            value = K.Binary(op, current, value, binary_type(op, current.type, value.type))
+            value = self.binary(op, current, value, node)
         value = self._convert(value, self._lvalue_type(target))
         self.check_writable(target, node)
         out.append(K.Assign(target, value, label=self.label()))

@@ -93,6 +93,7 @@ class LowererBase:
         self.functions: dict[str, c_ast.FuncDef] = {}  # functions with a body, by C name
         self.declared_functions: set[str] = set()  # prototypes
         self.memories: dict[str, K.Memory] = {}  # every memory the kernel can touch
+        self.memory_decls: dict[str, c_ast.Node] = {}  # where each memory is declared
         self.requires: list[K.Expr] = []  # ``__requires`` preconditions
         #: ``__ensures`` (condition, where written) of each function being lowered
         self.ensures_stack: list[list[tuple[K.Expr, K.Span | None]]] = [[]]

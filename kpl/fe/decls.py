@@ -3,17 +3,48 @@ pointers."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 
 from pycparser import c_ast
 
 from kpl import ast as K
+from kpl.ctypes import sizeof
 from kpl.fe.base import PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.fe.members import MembersLowering
+
+#: bytes of static ``__shared__`` memory one block may use: ptxas rejects more ("uses too
+#: much shared data (…, 0xc000 max)") on every architecture; more needs dynamic shared memory
+STATIC_SHARED_LIMIT = 0xC000
 
 
 class DeclsLowering(MembersLowering):
     """Local declarations; memories declared inside the kernel join ``self.memories``."""
+
+    def check_static_shared(self, body: K.Block) -> None:
+        """Reject a kernel whose static ``__shared__`` arrays that it uses take more than
+        :data:`STATIC_SHARED_LIMIT` bytes, as nvcc does: such a kernel cannot run, and an
+        array of a fuzzed size like ``s[2147483647]`` would otherwise cost minutes of
+        unrolling.  Unused arrays do not count (ptxas drops them)."""
+        used = _memories_used(body)
+        sized: list[tuple[int, str]] = []
+        for name in used:
+            mem = self.memories.get(name)
+            if mem is None or mem.space != K.Space.SHARED or name not in self.memory_decls:
+                continue
+            size = sizeof(mem.elem)
+            if size is None or any(d is None for d in mem.dims):
+                continue  # ``extern __shared__`` (dynamic) or a layout not modelled
+            for d in mem.dims:
+                size *= d or 0
+            sized.append((size, name))
+        total = sum(size for size, _ in sized)
+        if total > STATIC_SHARED_LIMIT:
+            biggest = max(sized)[1]
+            raise self.error(
+                f"too much static __shared__ memory: {total} bytes, CUDA allows "
+                f"{STATIC_SHARED_LIMIT} (48 KB) per block; use extern __shared__ for more",
+                self.memory_decls[biggest])
 
     def declaration(self, decl: c_ast.Decl, scope: Scope) -> list[K.Stmt]:
         if decl.name is None:
@@ -41,6 +72,7 @@ class DeclsLowering(MembersLowering):
             scalar = not isinstance(decl.type, (c_ast.ArrayDecl, c_ast.PtrDecl))
             mem = K.Memory(unique, kind, elem, (1,) if scalar else dims)
             self.memories[unique] = mem
+            self.memory_decls[unique] = decl
             scope.names[name] = ScalarMemory(mem) if scalar else mem
             return []
         if isinstance(decl.type, c_ast.ArrayDecl):
@@ -90,3 +122,18 @@ class DeclsLowering(MembersLowering):
         stable, stmts = self._stable(binding)
         scope.names[decl.name] = stable
         return stmts
+
+
+def _memories_used(body: K.Block) -> set[str]:
+    """Names of the memories that some statement under ``body`` reads, writes or updates."""
+    out: set[str] = set()
+    for s in K.walk_stmts(body):
+        for f in dataclasses.fields(s):
+            v = getattr(s, f.name)
+            for e in v if isinstance(v, tuple) else (v,):
+                if isinstance(e, K.MemElem):
+                    out.add(e.mem.name)
+                    e = e.index
+                if isinstance(e, K.Expr):  # type: ignore[arg-type,misc]
+                    out.update(x.mem.name for x in K.walk_expr(e) if isinstance(x, (K.Load, K.Atomic)))
+    return out

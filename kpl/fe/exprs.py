@@ -9,7 +9,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from kpl import ast as K
-from kpl.ctypes import binary_type, common_type, sizeof, unary_type
+from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.fe.base import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.fe.decls import DeclsLowering
 from kpl.fe.names import (
@@ -211,6 +211,9 @@ class ExprsLowering(DeclsLowering):
         operand = self.expr(node.expr, scope, pre)
         if op == "+":
             return operand
+        why = invalid_operands(op, operand.type)
+        if why is not None:
+            raise self.error(why, node)
         return K.Unary(op, operand, unary_type(op, operand.type))
 
     def expr_BinaryOp(self, node: c_ast.BinaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
@@ -223,10 +226,10 @@ class ExprsLowering(DeclsLowering):
             right = self.expr(node.right, scope, right_pre)
             if right_pre:
                 raise self.error(f"unsupported: side effect on the right of '{op}'", node.right)
-            return K.Binary(op, left, right, binary_type(op, left.type, right.type))
+            return self.binary(op, left, right, node)
         left = self.expr(node.left, scope, pre)
         right = self.expr(node.right, scope, pre)
-        return K.Binary(op, left, right, binary_type(op, left.type, right.type))
+        return self.binary(op, left, right, node)
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         probe: list[K.Stmt] = []

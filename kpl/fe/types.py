@@ -159,6 +159,7 @@ class TypesLowering(LowererBase):
         mem = K.Memory(name, kind, elem, (1,) if scalar else dims)
         self.globals.names[name] = ScalarMemory(mem) if scalar else mem
         self.memories[name] = mem
+        self.memory_decls[name] = decl
 
     def _named_type(self, name: str, node: c_ast.Node | None) -> K.CType:
         if name in ("float",):
@@ -242,7 +243,10 @@ class TypesLowering(LowererBase):
         dims: list[int | None] = []
         while isinstance(node, (c_ast.ArrayDecl, c_ast.PtrDecl)):
             if isinstance(node, c_ast.ArrayDecl):
-                dims.append(self._const_int(node.dim) if node.dim is not None else None)
+                extent = self._const_int(node.dim) if node.dim is not None else None
+                if extent is not None and extent < 0:  # C11 6.7.6.2p1; nvcc rejects it too
+                    raise self.error(f"size of array '{getattr(where, 'name', None) or '?'}' is negative ({extent})", where)
+                dims.append(extent)
             else:
                 dims.append(None)
             node = node.type
