@@ -120,9 +120,15 @@ def _stmts_outside(block: K.Block, skipped: frozenset[int]) -> Iterator[K.Stmt]:
             yield from stmt.latch
 
 
+#: expressions a skipped loop may contain: values and reads, nothing the executor would
+#: answer "unknown" for (a ``Spec``) and no update of memory (an ``Atomic``)
+_DATA_EXPRS = (K.Const, K.Var, K.Builtin, K.Unary, K.Binary, K.Cond, K.Cast, K.Load, K.Call,
+               K.Field, K.VecInit)
+
+
 def _data_only(loop: K.Loop, written: set[str]) -> bool:
     """``loop`` (guard, body, latch) has no barrier, annotation, inlined call, ``return``,
-    impure call or write to shared/global memory, and reads only memory that nothing in the
+    impure call, atomic or write to shared/global memory, and reads only memory that nothing in the
     kernel writes: it can only move data between per-thread variables."""
     exprs = [loop.cond]
     for s in [*K.walk_stmts(loop.body), *loop.latch]:
@@ -135,8 +141,9 @@ def _data_only(loop: K.Loop, written: set[str]) -> bool:
         exprs += stmt_exprs(s)
     for e in exprs:
         for x in K.walk_expr(e):
-            if isinstance(x, K.Atomic) or (
-                    isinstance(x, K.Call) and x.name.startswith(("__sync", *IMPURE_PREFIXES))):
+            if not isinstance(x, _DATA_EXPRS) or (  # a Spec (annotation), an Atomic
+                    isinstance(x, K.Call) and x.name.startswith(("__sync", "__kpl_bar",
+                                                                 *IMPURE_PREFIXES))):
                 return False
             if isinstance(x, K.Load) and x.mem.can_race and x.mem.name in written:
                 return False
