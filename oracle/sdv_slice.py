@@ -163,12 +163,12 @@ def skippable_loops(kernel: K.Kernel) -> frozenset[int]:
     enclosing statement, and the variables it assigns are havocked after it, which
     over-approximates every way it could have ended (a non-terminating loop included)."""
     written = _written_memories(kernel)
-    loops = [s for s in K.walk_stmts(kernel.body) if isinstance(s, K.Loop)]
-    skipped = frozenset(lp.label for lp in loops if _data_only(lp, written))
+    assigned = {s.label: LoopFacts.of(s).modified.keys() for s in K.walk_stmts(kernel.body)
+                if isinstance(s, K.Loop) and _data_only(s, written)}
+    skipped = frozenset(assigned)
     while skipped:
         relevant = relevant_vars(kernel, fixed_stores=True, skipped=skipped)
-        keep = frozenset(lp.label for lp in loops if lp.label in skipped
-                         and not LoopFacts.of(lp).modified.keys() & relevant)
+        keep = frozenset(label for label in skipped if not assigned[label] & relevant)
         if keep == skipped:
             break
         skipped = keep

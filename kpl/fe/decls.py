@@ -4,6 +4,7 @@ pointers."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import replace
 
 from pycparser import c_ast
@@ -32,12 +33,10 @@ class DeclsLowering(MembersLowering):
             mem = self.memories.get(name)
             if mem is None or mem.space != K.Space.SHARED or name not in self.memory_decls:
                 continue
-            size = sizeof(mem.elem)
-            if size is None or any(d is None for d in mem.dims):
+            elem = sizeof(mem.elem)
+            if elem is None or any(d is None for d in mem.dims):
                 continue  # ``extern __shared__`` (dynamic) or a layout not modelled
-            for d in mem.dims:
-                size *= d or 0
-            sized.append((size, name))
+            sized.append((elem * math.prod(d or 0 for d in mem.dims), name))
         total = sum(size for size, _ in sized)
         if total > STATIC_SHARED_LIMIT:
             biggest = max(sized)[1]

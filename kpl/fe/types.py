@@ -245,7 +245,8 @@ class TypesLowering(LowererBase):
             if isinstance(node, c_ast.ArrayDecl):
                 extent = self._const_int(node.dim) if node.dim is not None else None
                 if extent is not None and extent < 0:  # C11 6.7.6.2p1; nvcc rejects it too
-                    raise self.error(f"size of array '{getattr(where, 'name', None) or '?'}' is negative ({extent})", where)
+                    name = getattr(where, "name", None) or "?"
+                    raise self.error(f"size of array '{name}' is negative ({extent})", where)
                 dims.append(extent)
             else:
                 dims.append(None)
