@@ -142,7 +142,7 @@ def with_named(kernel: Kernel, ops: Iterable[tuple[int, str, int, int]]) -> tupl
 def probe(kernel: Kernel, labels: list[int]) -> dict[int, Counter[int]]:
     """label -> how often each thread executes a statement right after it (one emulation of
     CTA 0 with an ``arrive`` probe after every label; probes change no value or branch)."""
-    from oracle.named_emulate import Emulator
+    from oracle.named.emulate import Emulator
 
     copy, new = with_named(kernel, ((lab, "arrive", 0, 0) for lab in labels))
     progs = Emulator(copy).run()
@@ -195,7 +195,7 @@ def lost_stage(kernel: Kernel, tree: LabelTree, pair: Pair, producers: set[int],
                consumers: set[int]) -> str | None:
     """Why ``pair`` discards a stage (module docstring), or None.  Emulates ``kernel`` with
     the pair inserted (barrier 0 is fine: only the program order of each thread matters)."""
-    from oracle.named_emulate import Emulator
+    from oracle.named.emulate import Emulator
 
     copy, new = with_named(kernel, [(pair.arrive.label, "arrive", 0, pair.count),
                                     (pair.sync.label, "sync", 0, pair.count)])

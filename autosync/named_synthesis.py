@@ -128,7 +128,7 @@ def arms_of(kernel: Kernel, tree: LabelTree, verdict: Verdict) -> Arms:
 
 
 def _used_ids(kernel: Kernel) -> set[int]:
-    from oracle.named_emulate import Emulator
+    from oracle.named.emulate import Emulator
 
     return {op.barrier for op in Emulator(kernel).run().ops} | {0}
 

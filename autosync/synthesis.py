@@ -196,7 +196,7 @@ def _set_aside_pending_benign(races: list[Race]) -> list[Race]:
     races remain: no barrier separates them, but under the benign-write default they may be
     benign once the others are fixed (the values stored come from reads that race today, and
     the oracle's equality abstraction promises races only up to the first racy read,
-    oracle.sdv_memfacts).  Never dropped: when they are all that is left they are added
+    oracle.sdv.memfacts).  Never dropped: when they are all that is left they are added
     (and explained as unfixable), and the answer is verified by the oracle in any case."""
     def pending(r: Race) -> bool:
         return (r.first == r.second and tuple(map(str, r.kinds)) == ("write", "write")
@@ -535,7 +535,7 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
             a.kind.warp for p in tried for a in p):
         return result
     # A warp barrier also changes what the oracle may assume about values: with one, reads
-    # of written shared data are no longer consistent across the block (oracle.sdv_memfacts),
+    # of written shared data are no longer consistent across the block (oracle.sdv.memfacts),
     # so a benign store can show up as an unfixable self-race.  Then __syncthreads() only.
     retry = run(None)
     if retry.status != "fixed":

@@ -1,4 +1,4 @@
-"""GPUVerify's annotation language (kpl.fe.annotations; sdv_stmt.visit_Assert; dynamic_exec).
+"""GPUVerify's annotation language (kpl.fe.annotations; oracle.sdv.stmt.visit_Assert; oracle.dynamic.executor).
 
 The construct kernels tests/kernels/constructs/18_* (a holding and a failing twin per
 annotation) are judged through ``autosync check`` by tests/test_constructs.py; here the

@@ -30,10 +30,10 @@ from kernelgen import kernels, render
 from kpl.ast import Kernel, Memory, Space
 from kpl.ctypes import sizeof
 from kpl.labels import LabelTree
-from oracle import dynamic_exec as dyn
 from oracle.base import Verdict
 from oracle.dynamic import DynamicOracle
-from oracle.dynamic_races import UNKNOWN, value_key
+from oracle.dynamic import executor as dyn
+from oracle.dynamic.races import UNKNOWN, value_key
 from oracle.sdv import SDVOracle
 
 
@@ -41,7 +41,7 @@ def disagreements(kernel: Kernel, dynamic: Verdict, sdv: Verdict,
                   racy_read: bool = False) -> list[str]:
     """Why ``sdv`` contradicts the concrete run, or [] when it does not.  ``racy_read``: the
     run read a value another thread wrote in the same interval; ``sdv``'s equality
-    abstraction promises the races of a run only up to such a read (oracle.sdv_memfacts),
+    abstraction promises the races of a run only up to such a read (oracle.sdv.memfacts),
     so then only "some race" is required of it."""
     problems: list[str] = []
     if sdv.unknowns:

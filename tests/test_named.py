@@ -41,7 +41,7 @@ from kpl.ast import INT, Binary, Builtin, Const, If, Param, Var
 from kpl.labels import LabelTree
 from oracle.base import Verdict
 from oracle.named import NamedBarrierOracle, describe_threads, uses_named_barriers
-from oracle.named_emulate import Emulator
+from oracle.named.emulate import Emulator
 from oracle.registry import get_oracle
 
 KDIR = Path(__file__).parent / "kernels" / "named"

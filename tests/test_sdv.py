@@ -494,8 +494,8 @@ def test_symbolic_shift_matches_ctypes(op: str, left: tuple[K.CType, int],
     import z3
 
     from kpl import ctypes
-    from oracle.sdv_exec import Executor, QueryEngine
-    from oracle.sdv_state import TRUE
+    from oracle.sdv.executor import Executor, QueryEngine
+    from oracle.sdv.state import TRUE
 
     (lt, a), (rt, n) = left, count
     rtype = ctypes.binary_type(op, lt, rt)

@@ -1,5 +1,5 @@
 """sdv: values nothing can read again are not kept -- those of a thread that has left the
-kernel (``oracle.sdv_state.ThreadState.value_guard``) and a variable's value before its
+kernel (``oracle.sdv.state.ThreadState.value_guard``) and a variable's value before its
 declaration (``visit_Decl``).
 
 After ``if (t >= n) return;`` every later assignment used to become ``ite(t < n, new, old)``,
@@ -75,7 +75,7 @@ def test_an_inlined_result_is_relevant_only_where_it_flows() -> None:
     """``__device__`` calls are inlined with a result variable; the call itself is no use of
     it.  A result that only reaches stored data is sliced away; one that reaches an index is
     kept, and the race through it is found."""
-    from oracle.sdv_slice import relevant_vars
+    from oracle.sdv.slice import relevant_vars
 
     text = ("//--blockDim=64 --gridDim=1\n__device__ unsigned mix(unsigned x) { return x * 7u + 3u; }\n"
             "__global__ void k(unsigned *out) {\n  __shared__ unsigned s[64];\n  unsigned t = threadIdx.x;\n"

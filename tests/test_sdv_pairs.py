@@ -1,4 +1,4 @@
-"""The race-pair enumeration of the sdv oracle (``oracle.sdv_pairs.pair_candidates``).
+"""The race-pair enumeration of the sdv oracle (``oracle.sdv.pairs.pair_candidates``).
 
 Indexing label pairs by barrier epoch must drop exactly the pairs that the pair query itself
 would dismiss (disjoint constant epochs in ``same`` mode) and no other: a dropped pair is a
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracle.base import AccessKind, conflicts
-from oracle.sdv_pairs import pair_candidates
+from oracle.sdv.pairs import pair_candidates
 
 KINDS = [AccessKind.READ, AccessKind.WRITE, AccessKind.ATOMIC]
 
@@ -56,8 +56,7 @@ def test_barriers_between_statements_keep_the_pairs_linear(monkeypatch: Any) -> 
     """400 statements alternating store / barrier / load / barrier: each label meets only the
     labels of its own barrier interval, and the one racy interval is still found."""
     from kpl.frontend import parse_kernel_text
-    from oracle import sdv
-    from oracle.sdv import SDVOracle
+    from oracle.sdv import SDVOracle, verifier
 
     visited: list[tuple[int, int]] = []
 
@@ -66,7 +65,7 @@ def test_barriers_between_statements_keep_the_pairs_linear(monkeypatch: Any) -> 
             visited.append(pair)
             yield pair
 
-    monkeypatch.setattr(sdv, "pair_candidates", counted)
+    monkeypatch.setattr(verifier, "pair_candidates", counted)
     body = []
     for i in range(100):
         body += [f"  s[tid] = x + {i};", "  __syncthreads();",

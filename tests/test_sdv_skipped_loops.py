@@ -1,4 +1,4 @@
-"""sdv: loops that can decide no verdict are not run (``oracle.sdv_slice.skippable_loops``).
+"""sdv: loops that can decide no verdict are not run (``oracle.sdv.slice.skippable_loops``).
 
 A grid-stride accumulation such as ``for (p = first + a; p < last; p += ACC) s += x[p] * y[p];``
 only reads memory nothing writes and only assigns a value that is stored.  Before, it was
@@ -18,7 +18,7 @@ import pytest
 from kpl import ast as K
 from kpl.frontend import parse_kernel_text
 from oracle.sdv import SDVOracle
-from oracle.sdv_slice import skippable_loops
+from oracle.sdv.slice import skippable_loops
 
 HEAD = "//--blockDim=64 --gridDim=2\n"
 

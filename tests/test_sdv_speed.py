@@ -5,7 +5,7 @@
   fresh oracle, and with fewer z3 queries;
 * the kinds of a race on a statement that both reads and writes the array are decided by
   sat/unsat only, so they no longer depend on what the solver did before;
-* the sort-id keyed function cache of :func:`oracle.sdv_encode.apply_uf` gives the very same
+* the sort-id keyed function cache of :func:`oracle.sdv.encode.apply_uf` gives the very same
   z3 function as the string-keyed one;
 * identical race-pair queries are asked once, sliced variables still execute their reads,
   the Houdini memo and the pair answers shared across candidates change no verdict (also
@@ -24,7 +24,7 @@ from kpl.frontend import load_kernel
 from kpl.transform import insert_barriers, strip_barriers
 from oracle.base import AccessKind, Verdict
 from oracle.sdv import SDVOracle
-from oracle.sdv_encode import FLOAT_SORT, apply_uf, bv_size, func, is_false, is_true
+from oracle.sdv.encode import FLOAT_SORT, apply_uf, bv_size, func, is_false, is_true
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -113,7 +113,7 @@ def test_slicing_keeps_a_float_that_reaches_an_index() -> None:
     (uniform(f) proves the race-free twin) and the racy twin must still race; ``acc`` only
     flows into stored data and is sliced away."""
     from kpl.frontend import parse_kernel_text
-    from oracle.sdv_slice import relevant_vars
+    from oracle.sdv.slice import relevant_vars
 
     ok = parse_kernel_text(_CAST_INDEX.format(index="tid + (int)f"))
     rel = relevant_vars(ok)
@@ -129,7 +129,7 @@ def test_slicing_keeps_a_float_that_reaches_an_index() -> None:
 def test_slicing_drops_the_matrix_accumulator() -> None:
     """matrixMul's ``Csub`` only flows into ``C``'s stored data; the tile counters decide
     addresses and guards.  Reads of never-written ``A``/``B`` decide nothing."""
-    from oracle.sdv_slice import relevant_vars
+    from oracle.sdv.slice import relevant_vars
 
     k = load_kernel(os.path.join(ROOT, "sdk_kernels", "matrixMul.cu"))
     rel = relevant_vars(k)
@@ -180,7 +180,7 @@ def test_sliced_variable_still_reads_memory() -> None:
     """``x`` only flows into stored data, so its value is not computed -- but the read of a
     neighbour's cell in its right-hand side is still executed and races with the write."""
     from kpl.frontend import parse_kernel_text
-    from oracle.sdv_slice import relevant_vars
+    from oracle.sdv.slice import relevant_vars
 
     text = ("//--blockDim=64 --gridDim=1\n__global__ void k(int *out) {\n"
             "  __shared__ int s[64];\n  int tid = threadIdx.x;\n  int x = tid;\n"
@@ -268,7 +268,7 @@ def test_unlogged_read_still_runs_the_reads_in_its_index() -> None:
             "__global__ void k(float *out) {\n  __shared__ int s[64];\n  float x = 0;\n"
             "  s[threadIdx.x] = threadIdx.x;\n  x += c[s[(threadIdx.x + 1) % 64]];\n"
             "  int i = blockIdx.x * 64 + threadIdx.x;\n  out[i] = x;\n}\n")
-    from oracle.sdv_slice import relevant_vars
+    from oracle.sdv.slice import relevant_vars
 
     assert "x" not in relevant_vars(parse_kernel_text(text), fixed_stores=True)
     races = {(r.array, r.kinds) for r in SDVOracle().check(parse_kernel_text(text)).races}
@@ -308,7 +308,7 @@ def test_query_resource_bound_is_per_query() -> None:
     """``QueryEngine.check(..., rlimit=N)`` gives up after N z3 resource units (a count, not
     a time: the bounded same-warp fact does not depend on the machine's load), and the
     next query runs without that bound."""
-    from oracle.sdv_state import QueryEngine
+    from oracle.sdv.state import QueryEngine
 
     x, y = z3.BitVecs("x y", 32)
     hard = z3.And(x * y == 1234567891, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, y))

@@ -1,5 +1,5 @@
 """Guards that are uniformly true (issue 16, item 4): the optional oracle fact
-``Verdict.uniform_guards`` (:mod:`oracle.sdv_facts`) and the cost model that uses it."""
+``Verdict.uniform_guards`` (:mod:`oracle.sdv.facts`) and the cost model that uses it."""
 
 from __future__ import annotations
 

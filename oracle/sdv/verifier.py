@@ -2,7 +2,7 @@
 
 [AutoSync] (Sec. V) uses GPUVerify as its oracle; this is our own implementation of the same
 idea: the *two-thread reduction* with predicated lock-step execution ([WarpsAtomics] Sec.
-2.3, [AutoSync] Fig. 9), encoded for z3.  The symbolic execution is :mod:`oracle.sdv_exec`;
+2.3, [AutoSync] Fig. 9), encoded for z3.  The symbolic execution is :mod:`oracle.sdv.executor`;
 this module runs it, turns the access log into race queries and the barrier log into
 divergence queries, and builds the :class:`~oracle.base.Verdict`.
 
@@ -31,7 +31,7 @@ What is decided, and how:
   ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query when the
   witness is such a pair; option ``warp_facts``, off for ``check``): a ``__syncwarp()`` may fix it;
   ``Verdict.uniform_guards`` names the ``if`` guards proved true for every thread
-  (:mod:`oracle.sdv_facts`, option ``uniform_guards``, on by default).
+  (:mod:`oracle.sdv.facts`, option ``uniform_guards``, on by default).
 
 Anything the encoder cannot model, and every z3 ``unknown``, becomes an
 :class:`~oracle.base.Unknown` -- never a silent pass.  ``timeout`` (seconds) bounds the whole
@@ -39,8 +39,8 @@ check; when it is reached :class:`~oracle.base.OracleError` with ``timeout=True`
 
 Why one piece over 400 lines: the decision stage -- the two runs' logs to the verdict (race
 queries per label pair, their decoding, divergence queries, the cross-block half and its
-cache), a named method each; location compares are :mod:`oracle.sdv_memory`'s, one pair
-query's data :mod:`oracle.sdv_pairs`'s.
+cache), a named method each; location compares are :mod:`oracle.sdv.memory`'s, one pair
+query's data :mod:`oracle.sdv.pairs`'s.
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ from oracle.base import (
     assertion_finding,
     conflicts,
 )
-from oracle.sdv_exec import Executor, QueryEngine
-from oracle.sdv_facts import GuardCache
-from oracle.sdv_invariants import HoudiniMemo
-from oracle.sdv_memfacts import mem_facts
-from oracle.sdv_memory import (
+from oracle.sdv.executor import Executor, QueryEngine
+from oracle.sdv.facts import GuardCache
+from oracle.sdv.invariants import HoudiniMemo
+from oracle.sdv.memfacts import mem_facts
+from oracle.sdv.memory import (
     Access,
     AccessSide,
     fields_compatible,
@@ -81,7 +81,7 @@ from oracle.sdv_memory import (
     shown_index,
     values_differ,
 )
-from oracle.sdv_pairs import (
+from oracle.sdv.pairs import (
     PairQuery,
     PairResult,
     Side,
@@ -89,8 +89,8 @@ from oracle.sdv_pairs import (
     pair_candidates,
     same_warp_only,
 )
-from oracle.sdv_state import stmt_exprs
-from oracle.sdv_stmt import AssertFailure
+from oracle.sdv.state import stmt_exprs
+from oracle.sdv.stmt import AssertFailure
 
 
 class SDVOracle(OracleBase):
@@ -123,7 +123,7 @@ class SDVOracle(OracleBase):
         # race-pair answers of the same kernel shape, by the run's decisions (``_races``)
         self._pairs: dict[tuple[Any, ...], dict[tuple[Any, ...], PairResult | None]] = {}
         self._pairs_for: HoudiniMemo | None = None
-        # optional fact: `if` guards true for every thread (sdv_facts), cached per kernel shape
+        # optional fact: `if` guards true for every thread (oracle.sdv.facts), cached per kernel shape
         self._guards = GuardCache() if options.get("uniform_guards", True) else None
 
     # ------------------------------------------------------------------ entry point
@@ -141,8 +141,8 @@ class SDVOracle(OracleBase):
         memo = None
         # Houdini results and race-pair answers are reused across candidates keyed on the
         # run's barrier-dependent decisions (``Executor.events``: the interval each read of
-        # the equality abstraction names, oracle.sdv_memory); distinct atomic results (per
-        # interval, oracle.sdv_memfacts) are not logged, so then each candidate is fresh
+        # the equality abstraction names, oracle.sdv.memory); distinct atomic results (per
+        # interval, oracle.sdv.memfacts) are not logged, so then each candidate is fresh
         if key is not None and not _values_follow_barriers(kernel):
             memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
                 else HoudiniMemo(key)
@@ -159,7 +159,7 @@ class SDVOracle(OracleBase):
         for race in self._races(same, tree, kernel, verdict, across):
             found[race.key] = race
         self._collect_unknowns(same, tree, verdict)
-        if self._guards is not None:  # optional fact: guards true for every thread (sdv_facts)
+        if self._guards is not None:  # optional fact: guards true for every thread (oracle.sdv.facts)
             verdict.uniform_guards = self._guards.get(kernel, same, tree)
         failed = list(same.failed_asserts)
 
@@ -304,7 +304,7 @@ class SDVOracle(OracleBase):
     def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel, verdict: Verdict,
                across: dict[tuple[Any, ...], PairResult | None] | None = None) -> list[Race]:
         """Every racing label pair, one query per pair -- but pairs whose queries are the same
-        formula up to the selector names are asked once (:class:`~oracle.sdv_pairs.Side`): a
+        formula up to the selector names are asked once (:class:`~oracle.sdv.pairs.Side`): a
         barrier-free kernel of n statements has ~n² label pairs over only a few distinct
         (predicate, index, epoch) shapes, e.g. every ``a[tid] = x`` against every
         ``y = a[(tid + 3) % 64]``.

@@ -1,10 +1,10 @@
 """Expression evaluation of the SDV executor: KPL expressions as z3 terms, per thread.
 
 Stage: expressions.  :meth:`ExprEvaluator.ev` is a visitor over the expression classes of
-:mod:`kpl.ast` (``ev_<ClassName>``, see :func:`oracle.sdv_state.method_for`); the memory
-nodes ``Load``/``Atomic`` are visited by :mod:`oracle.sdv_memory`.  Integers are exact
+:mod:`kpl.ast` (``ev_<ClassName>``, see :func:`oracle.sdv.state.method_for`); the memory
+nodes ``Load``/``Atomic`` are visited by :mod:`oracle.sdv.memory`.  Integers are exact
 bit-vectors with C's conversions, floats and opaque calls uninterpreted functions
-(:mod:`oracle.sdv_encode`).  ``&&``, ``||`` and ``?:`` evaluate their right operand/arms under
+(:mod:`oracle.sdv.encode`).  ``&&``, ``||`` and ``?:`` evaluate their right operand/arms under
 the predicate that they are evaluated (short-circuit reads, [LockStep]).
 """
 
@@ -15,7 +15,7 @@ import z3
 from kpl import ast as K
 from kpl.ast import CType
 from kpl.ctypes import binary_type, common_type, promote
-from oracle.sdv_encode import (
+from oracle.sdv.encode import (
     FLOAT_SORT,
     Val,
     apply_uf,
@@ -29,8 +29,8 @@ from oracle.sdv_encode import (
     vec_elem,
     vec_fields,
 )
-from oracle.sdv_memory import MemoryAccesses, z3_sort
-from oracle.sdv_state import IMPURE_PREFIXES, Unsupported, method_for, mk_and, mk_not, mk_or, simp
+from oracle.sdv.memory import MemoryAccesses, z3_sort
+from oracle.sdv.state import IMPURE_PREFIXES, Unsupported, method_for, mk_and, mk_not, mk_or, simp
 
 
 class ExprEvaluator(MemoryAccesses):

@@ -5,10 +5,10 @@ All threads of a block execute each statement in lock step; the set of enabled t
 (``act``, sorted thread ids) is the predicate.  ``if`` splits it, a loop iterates while any
 thread's guard holds, ``break``/``continue``/``return`` move threads into the masks of the
 enclosing :class:`_Frame`.  Barriers advance the race detector's epoch and are checked for
-divergence.  Expressions and memory are :class:`oracle.dynamic_eval.Evaluator`.
+divergence.  Expressions and memory are :class:`oracle.dynamic.evaluator.Evaluator`.
 
 Annotations (:class:`kpl.ast.Assert`) are checked for every enabled thread by
-:mod:`oracle.dynamic_annot`; a failed one is recorded, and the run goes on.
+:mod:`oracle.dynamic.annot`; a failed one is recorded, and the run goes on.
 
 Why one piece of ~400 lines: one visitor, one method per statement class; split, the
 statement semantics of one run would be spread over modules that share all its state.
@@ -48,10 +48,10 @@ from kpl.fe.names import WARP_SIZE
 from kpl.labels import LabelTree
 from kpl.placement import BarrierKind
 from oracle.base import Divergence, Witness
-from oracle.dynamic_annot import AnnotationChecks
-from oracle.dynamic_eval import Unsupported
-from oracle.dynamic_races import RaceLog, byte_viewed
-from oracle.dynamic_values import Dim3, Iters, linear_to_dim3, truthy
+from oracle.dynamic.annot import AnnotationChecks
+from oracle.dynamic.evaluator import Unsupported
+from oracle.dynamic.races import RaceLog, byte_viewed
+from oracle.dynamic.values import Dim3, Iters, linear_to_dim3, truthy
 
 __all__ = ["AssumeFailed", "Iters", "StepLimit", "Unsupported", "_Run"]
 

@@ -18,7 +18,7 @@ from typing import Any
 from kpl.ast import Kernel, Space
 from kpl.labels import LabelTree
 from oracle.base import AccessKind, OracleError, Race, Witness, conflicts
-from oracle.named_emulate import Programs
+from oracle.named.emulate import Programs
 
 __all__ = ["INF", "Generation", "RaceIntervals"]
 

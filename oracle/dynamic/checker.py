@@ -54,9 +54,9 @@ and random ones, until ``kernel.requires`` holds; failing that, the ``==`` conju
 requirements are solved by substitution.  Never-written memory cells and uninitialised
 locals read as deterministic pseudo-random values (memory) or 0 (locals).
 
-Stages (one module each): :mod:`kpl.ctypes` (C arithmetic), :mod:`oracle.dynamic_values`
-(defaults, opaque calls), :mod:`oracle.dynamic_eval` (expressions, memory),
-:mod:`oracle.dynamic_exec` (statements), :mod:`oracle.dynamic_races` (shadow memory); this
+Stages (one module each): :mod:`kpl.ctypes` (C arithmetic), :mod:`oracle.dynamic.values`
+(defaults, opaque calls), :mod:`oracle.dynamic.evaluator` (expressions, memory),
+:mod:`oracle.dynamic.executor` (statements), :mod:`oracle.dynamic.races` (shadow memory); this
 module chooses the inputs and turns one run into a :class:`~oracle.base.Verdict`.
 """
 
@@ -71,8 +71,8 @@ from kpl.ast import Binary, Cast, CType, Expr, Kernel, NamedBarrier, Var, walk_s
 from kpl.ctypes import convert
 from kpl.labels import LabelTree
 from oracle.base import OracleBase, Unknown, Verdict, assertion_finding
-from oracle.dynamic_exec import AssumeFailed, StepLimit, Unsupported, _Run
-from oracle.dynamic_values import det_hash, truthy
+from oracle.dynamic.executor import AssumeFailed, StepLimit, Unsupported, _Run
+from oracle.dynamic.values import det_hash, truthy
 
 __all__ = ["DynamicOracle"]
 

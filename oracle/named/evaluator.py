@@ -2,7 +2,7 @@
 expression class, vectorised over the active threads (a value is a scalar when it is the
 same in every active thread, else a list aligned with them).  Shared-memory reads and atomics
 are logged as accesses by the statement stage (:meth:`ExprEmulator._access`, defined by
-:class:`oracle.named_emulate.Emulator`).
+:class:`oracle.named.emulate.Emulator`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from kpl.ast import (
 )
 from kpl.ctypes import SHIFTS, promote
 from oracle.base import AccessKind
-from oracle.named_values import (
+from oracle.named.values import (
     PURE_CALLS,
     RT,
     EmulationAbort,
@@ -57,7 +57,7 @@ def line_of(stmt: Stmt | None) -> int | None:
 
 
 class ExprEmulator(NodeVisitor):
-    """The expression half of :class:`oracle.named_emulate.Emulator` (which owns the state
+    """The expression half of :class:`oracle.named.emulate.Emulator` (which owns the state
     declared here)."""
 
     kernel: Kernel

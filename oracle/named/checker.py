@@ -4,7 +4,7 @@ Warp-specialised kernels synchronise with PTX named barriers -- ``bar.sync b, n`
 ``bar.arrive b, n`` does not -- and can fail in ways ``__syncthreads()`` code cannot.  This
 oracle checks one CTA the way WEFT does:
 
-1. **Emulation** (Sec. 5.1, :mod:`oracle.named_emulate`): every thread of the CTA is run
+1. **Emulation** (Sec. 5.1, :mod:`oracle.named.emulate`): every thread of the CTA is run
    concretely to a straight-line program of ``read``/``write``/``sync``/``arrive`` commands;
    ``__syncthreads()`` is ``sync 0 N`` (Sec. 3.1).  Runtime-dependent control flow, barrier
    operands or shared addresses give ``Unknown("cannot analyze: ...")``.
@@ -31,7 +31,7 @@ oracle checks one CTA the way WEFT does:
 Scope as in WEFT (Sec. 3): shared memory only, one CTA (more when the code depends on
 ``blockIdx``), no reasoning about atomics-based synchronisation.
 
-Modules: step 1 is :mod:`oracle.named_emulate`, steps 3 and 5 :mod:`oracle.named_races`;
+Modules: step 1 is :mod:`oracle.named.emulate`, steps 3 and 5 :mod:`oracle.named.races`;
 this one holds the oracle, the barrier schedule (step 2) and the diagnostics of steps 2 and 4.
 It is one piece (over 400 lines) because every diagnostic is phrased from the simulated
 schedule's own state (units, generations, pending registrations).
@@ -56,14 +56,14 @@ from oracle.base import (
     Unknown,
     Verdict,
 )
-from oracle.named_emulate import (
+from oracle.named.emulate import (
     NUM_BARRIERS,
     EmulationAbort,
     Emulator,
     OpEvent,
     Programs,
 )
-from oracle.named_races import Generation, RaceIntervals
+from oracle.named.races import Generation, RaceIntervals
 
 #: the finding kinds this oracle reports (for CLI/SARIF rule tables)
 FINDING_KINDS = ("deadlock", "over-arrival", "count-mismatch", "arrivals-only",

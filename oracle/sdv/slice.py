@@ -5,8 +5,8 @@ variables that can reach an address of a conflicting access, a guard, or an anno
 float accumulator such as ``Csub += As[ty][k] * Bs[k][tx]`` only ever flows into stored
 data: its invariants can neither decide a race nor help prove an invariant about a variable
 that does (that variable's update never reads it), so the loop abstraction guesses none for
-it (:mod:`oracle.sdv_invariants`) and the executor need not compute its value
-(:meth:`oracle.sdv_exec.Executor.sliced`).  :func:`skippable_loops`: loops that move only
+it (:mod:`oracle.sdv.invariants`) and the executor need not compute its value
+(:meth:`oracle.sdv.executor.Executor.sliced`).  :func:`skippable_loops`: loops that move only
 such data, which the executor does not run at all.  :class:`LoopFacts`: what a loop assigns.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from kpl import ast as K
 from kpl.ast import CType
-from oracle.sdv_state import IMPURE_PREFIXES, expr_pure, expr_vars, stmt_exprs
+from oracle.sdv.state import IMPURE_PREFIXES, expr_pure, expr_vars, stmt_exprs
 
 
 def _written_memories(kernel: K.Kernel) -> set[str]:
@@ -152,7 +152,7 @@ def _data_only(loop: K.Loop, written: set[str]) -> bool:
 
 def skippable_loops(kernel: K.Kernel) -> frozenset[int]:
     """Labels of the loops whose execution can decide no verdict, so that the executor need
-    not run them (:meth:`oracle.sdv_loops.LoopExecutor.skip_loop`): data-only loops
+    not run them (:meth:`oracle.sdv.loops.LoopExecutor.skip_loop`): data-only loops
     (:func:`_data_only`) none of whose assigned variables is relevant once the skipped loops
     themselves are left out (their guards and counters then decide nothing).  A greatest
     fixpoint: start from every data-only loop and drop those that assign a relevant variable

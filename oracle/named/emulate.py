@@ -22,8 +22,8 @@ conditional statement, shared memory access, or barrier statement which cannot b
 because the inputs depend on dynamic parameters ... WEFT will raise an error" -- we report
 ``Unknown("cannot analyze: line L depends on runtime data")``, never a silent pass.
 
-Stages: values and their operators are :mod:`oracle.named_values` (on :mod:`kpl.ctypes`),
-expressions :mod:`oracle.named_eval`; this module is the statement visitor plus the two kinds
+Stages: values and their operators are :mod:`oracle.named.values` (on :mod:`kpl.ctypes`),
+expressions :mod:`oracle.named.evaluator`; this module is the statement visitor plus the two kinds
 of event it emits (barrier commands, shared accesses).  It is one piece (over 400 lines)
 because the events are positioned by the statement walk itself: a thread's segment number is
 the count of commands it has executed so far, so emission and control flow share one state.
@@ -67,8 +67,8 @@ from kpl.ast import (
 )
 from kpl.placement import BarrierKind
 from oracle.base import AccessKind, OracleError
-from oracle.named_eval import ExprEmulator, line_of
-from oracle.named_values import (
+from oracle.named.evaluator import ExprEmulator, line_of
+from oracle.named.values import (
     RT,
     EmulationAbort,
     RuntimeDependence,

@@ -19,15 +19,15 @@ from typing import Any
 from kpl.ast import Assert, Assume, CType, Expr, Kernel, Memory, Spec, walk_expr, walk_stmts
 from kpl.ctypes import sizeof
 from oracle.base import AccessKind, Witness
-from oracle.dynamic_eval import Evaluator, Unsupported
-from oracle.dynamic_races import UNKNOWN
-from oracle.dynamic_values import Dim3, truthy
+from oracle.dynamic.evaluator import Evaluator, Unsupported
+from oracle.dynamic.races import UNKNOWN
+from oracle.dynamic.values import Dim3, truthy
 
 __all__ = ["AnnotationChecks"]
 
 
 class AnnotationChecks(Evaluator):
-    """The annotation half of a concrete run (a base of :class:`oracle.dynamic_exec._Run`)."""
+    """The annotation half of a concrete run (a base of :class:`oracle.dynamic.executor._Run`)."""
 
     T: int
     tids: list[Dim3]

@@ -1,6 +1,6 @@
 """Values of the named-barrier emulator: concrete where known, :class:`RT` where not.
 
-The emulator (:mod:`oracle.named_emulate`) knows thread ids and launch sizes but not the
+The emulator (:mod:`oracle.named.emulate`) knows thread ids and launch sizes but not the
 kernel's data; an unknown value is :class:`RT`, which absorbs arithmetic and refuses to be
 branched on.  The operators below are the C operators of :mod:`kpl.ctypes` (one definition:
 division toward zero, unsigned wrap, the shift-count rule) lifted to let :class:`RT` through.

@@ -1,6 +1,6 @@
 """Static facts of the SDV memory model, computed once per kernel.
 
-Stage: what the value model of :mod:`oracle.sdv_memory` may assume about an array, decided
+Stage: what the value model of :mod:`oracle.sdv.memory` may assume about an array, decided
 from the kernel text alone:
 
 * **read-only arrays** (no store, no atomic anywhere): every read of one cell sees the same
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from kpl import ast as K
 from kpl.ast import Space
-from oracle.sdv_state import stmt_exprs, strip_casts
+from oracle.sdv.state import stmt_exprs, strip_casts
 
 _UP = {"atomicAdd", "atomic_add"}
 _DOWN = {"atomicSub", "atomic_sub"}

@@ -5,13 +5,13 @@ Stage: loops.  Under SDV a loop iterates while its guard holds for either thread
 count is decided by the launch configuration (the guard only mentions constants and
 thread/block ids), up to ``max_unroll`` iterations; otherwise it abstracts the loop soundly
 (:meth:`LoopExecutor.abstract_loop`: havoc the modified variables, assume the invariants that
-:mod:`oracle.sdv_invariants` proved, run one or two arbitrary iterations).  The static facts
+:mod:`oracle.sdv.invariants` proved, run one or two arbitrary iterations).  The static facts
 about a loop (:class:`LoopInfo`) are computed once per loop by a visitor.
 
 Why one piece over 400 lines: the abstraction is one soundness argument (the docstring of
 :meth:`LoopExecutor.abstract_loop`) over the head state, the A/B iterations, the epoch
 constraints and the exit state; splitting it would scatter that argument.  The parts that are
-separable -- invariant guessing and checking -- are in :mod:`oracle.sdv_invariants`.
+separable -- invariant guessing and checking -- are in :mod:`oracle.sdv.invariants`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import z3
 
 from kpl import ast as K
 from kpl.ast import CType
-from oracle.sdv_encode import Val, conv, fresh, is_false, is_true, ite, to_bool
-from oracle.sdv_invariants import HoudiniMemo, candidates, houdini
-from oracle.sdv_slice import LoopFacts, relevant_vars, skippable_loops
-from oracle.sdv_state import (
+from oracle.sdv.encode import Val, conv, fresh, is_false, is_true, ite, to_bool
+from oracle.sdv.invariants import HoudiniMemo, candidates, houdini
+from oracle.sdv.slice import LoopFacts, relevant_vars, skippable_loops
+from oracle.sdv.state import (
     FALSE,
     TRUE,
     expr_pure,
@@ -36,7 +36,7 @@ from oracle.sdv_state import (
     simp,
     strip_casts,
 )
-from oracle.sdv_stmt import StmtExecutor
+from oracle.sdv.stmt import StmtExecutor
 
 
 @dataclass
@@ -117,7 +117,7 @@ class LoopExecutor(StmtExecutor):
 
     ``memo``: Houdini results shared across the checks of one oracle (set by the oracle;
     None: not shared); ``events``: the barrier-dependent decisions and Houdini calls of
-    this run, in order, which key the memo (:class:`oracle.sdv_invariants.HoudiniMemo`)."""
+    this run, in order, which key the memo (:class:`oracle.sdv.invariants.HoudiniMemo`)."""
 
     memo: HoudiniMemo | None = None
 
@@ -136,7 +136,7 @@ class LoopExecutor(StmtExecutor):
         return self._relevant
 
     def skipped_loops(self) -> frozenset[int]:
-        """Labels of the loops not run (:func:`oracle.sdv_slice.skippable_loops`), once per run."""
+        """Labels of the loops not run (:func:`oracle.sdv.slice.skippable_loops`), once per run."""
         if self._skipped is None:
             self._skipped = skippable_loops(self.kernel)
         return self._skipped
@@ -347,7 +347,7 @@ class LoopExecutor(StmtExecutor):
         return xs
 
     def skip_loop(self, loop: K.Loop) -> None:
-        """Run a loop that can decide no verdict (:func:`oracle.sdv_slice.skippable_loops`): its variables
+        """Run a loop that can decide no verdict (:func:`oracle.sdv.slice.skippable_loops`): its variables
         are havocked, nothing else happens."""
         pe = self.preds()
         xs = self.havoc_exit(loop, self.loop_info(loop), [dict(th.vars) for th in self.th], pe)

@@ -18,7 +18,7 @@ that knows how a location is computed or compared is in this module (the race qu
 ranges is a change here.
 
 Values (issue 12): a read returns :meth:`MemoryAccesses.read_value` (the equality abstraction
-of :mod:`oracle.sdv_memfacts`, else fresh), an atomic :meth:`MemoryAccesses.atomic_value`,
+of :mod:`oracle.sdv.memfacts`, else fresh), an atomic :meth:`MemoryAccesses.atomic_value`,
 and a write logs its stored value for the benign-write test (:func:`values_differ`).  Why one
 piece over 400 lines: what a location is, what it holds and how two of them compare are one
 model -- the benign test needs the shapes the byte-range test uses, and the read model the
@@ -36,7 +36,7 @@ from kpl import ast as K
 from kpl.ast import CType, Memory, Space
 from kpl.ctypes import sizeof
 from oracle.base import AccessKind
-from oracle.sdv_encode import (
+from oracle.sdv.encode import (
     Val,
     apply_uf,
     conv,
@@ -48,8 +48,8 @@ from oracle.sdv_encode import (
     vec_elem,
     vec_fields,
 )
-from oracle.sdv_memfacts import MemFacts, mem_facts
-from oracle.sdv_state import Machine, simp
+from oracle.sdv.memfacts import MemFacts, mem_facts
+from oracle.sdv.state import Machine, simp
 
 #: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
 KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
@@ -304,7 +304,7 @@ class MemoryAccesses(Machine):
         return self._mem_facts  # type: ignore[no-any-return]
 
     def read_value(self, e: K.Load, idx: z3.BitVecRef, t: int) -> Val:
-        """The value thread ``t`` reads from ``e.mem[idx]`` (see :mod:`oracle.sdv_memfacts`):
+        """The value thread ``t`` reads from ``e.mem[idx]`` (see :mod:`oracle.sdv.memfacts`):
         one function of the cell for a read-only array; one function of (interval, cell),
         the same for both threads, where the equality abstraction applies, the interval's
         epoch is a known number, no loop around is abstracted (earlier iterations' own
@@ -348,7 +348,7 @@ class MemoryAccesses(Machine):
 
     def atomic_value(self, e: K.Atomic, idx: z3.BitVecRef, t: int, pred: z3.BoolRef) -> Val:
         """The old value an atomic returns: fresh, but for a repetition-free counter
-        (:mod:`oracle.sdv_memfacts`) distinct from the other thread's results on the same
+        (:mod:`oracle.sdv.memfacts`) distinct from the other thread's results on the same
         cell in the same interval ([WarpsAtomics] Sec. 4.2); in ``cross`` mode (two blocks)
         only for global counters, over the whole launch."""
         r = fresh(e.type, f"atomic.{e.mem.name}")

@@ -4,7 +4,7 @@ expression class, vectorised over the enabled threads.
 An expression node evaluated once yields the values of all enabled threads (the reads of one
 lock-step instruction happen before its writes, as on the hardware).  Memory reads and
 writes go through :meth:`Evaluator._read` / :meth:`Evaluator._write`, which log each access
-of a shared or global cell to the race detector (:class:`oracle.dynamic_races.RaceLog`).  The
+of a shared or global cell to the race detector (:class:`oracle.dynamic.races.RaceLog`).  The
 C arithmetic is :mod:`kpl.ctypes`.
 """
 
@@ -46,8 +46,8 @@ from kpl.ctypes import (
     wrap_int,
 )
 from oracle.base import AccessKind
-from oracle.dynamic_races import UNKNOWN, RaceLog
-from oracle.dynamic_values import COMPARE, call_value, default_value, truthy
+from oracle.dynamic.races import UNKNOWN, RaceLog
+from oracle.dynamic.values import COMPARE, call_value, default_value, truthy
 
 __all__ = ["Evaluator", "Unsupported"]
 
@@ -61,7 +61,7 @@ class Unsupported(Exception):
 
 
 class Evaluator(RaceLog, NodeVisitor):
-    """Expressions and memory of a concrete run; :class:`oracle.dynamic_exec._Run` adds the
+    """Expressions and memory of a concrete run; :class:`oracle.dynamic.executor._Run` adds the
     statements and owns the state declared here."""
 
     T: int

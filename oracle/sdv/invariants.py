@@ -1,6 +1,6 @@
 """Loop invariant inference of the SDV executor: candidate invariants and Houdini.
 
-Stage: invariants of the loop abstraction (:mod:`oracle.sdv_loops`).  GPUVerify-style
+Stage: invariants of the loop abstraction (:mod:`oracle.sdv.loops`).  GPUVerify-style
 guesses ([WarpsAtomics] Sec. 2.3) are generated from the loop's static facts
 (:func:`candidates`: loop-activity and value uniformity, constant offsets between the
 threads, strides and monotonicity of counters, bounds derived from the guard, user
@@ -9,7 +9,7 @@ and are preserved by one iteration.  Every z3 query of invariant inference is ma
 making it cheaper (slicing, an incremental solver, caching across candidate kernels) is a
 change to this module.
 
-Slicing (:func:`oracle.sdv_slice.relevant_vars`): candidates are only guessed for variables
+Slicing (:func:`oracle.sdv.slice.relevant_vars`): candidates are only guessed for variables
 that can decide a verdict; dropping candidates is sound by construction, since a loop head
 constrained by fewer invariants is a larger over-approximation.
 """
@@ -26,11 +26,11 @@ import z3
 from kpl import ast as K
 from kpl.ast import CType
 from kpl.ctypes import common_type
-from oracle.sdv_encode import Val, conv, is_true, to_bool, values_equal
-from oracle.sdv_state import TRUE, expr_pure, expr_vars, strip_casts
+from oracle.sdv.encode import Val, conv, is_true, to_bool, values_equal
+from oracle.sdv.state import TRUE, expr_pure, expr_vars, strip_casts
 
 if TYPE_CHECKING:
-    from oracle.sdv_loops import LoopExecutor, LoopInfo
+    from oracle.sdv.loops import LoopExecutor, LoopInfo
 
 
 @dataclass
@@ -211,7 +211,7 @@ class HoudiniMemo:
     Why a result can be reused without re-checking: the candidate kernels differ only in
     barriers, and a barrier changes no variable, predicate or assumption -- only the epoch
     terms and the epoch constraints of the loop abstraction, and the values of reads under
-    the equality abstraction (:mod:`oracle.sdv_memfacts`), which name their interval: each
+    the equality abstraction (:mod:`oracle.sdv.memfacts`), which name their interval: each
     such read logs the concrete epoch it names, or that it is fresh, in ``events``, so
     equal keys mean syntactically equal read values.  Those constrain fresh epoch
     and iteration variables by lower bounds and one ordering disjunction, so any model of

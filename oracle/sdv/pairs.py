@@ -19,10 +19,10 @@ import z3
 
 from kpl.fe.names import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
-from oracle.sdv_memory import Access, AccessSide
+from oracle.sdv.memory import Access, AccessSide
 
 if TYPE_CHECKING:
-    from oracle.sdv_exec import Executor
+    from oracle.sdv.executor import Executor
 
 #: bound of the optional ``same_warp`` query in z3 resource units, ~0.2 s (hard bit-vector
 #: addresses: one query of convolution rows needs past 4.8M, its others 0.4-0.7M, those of

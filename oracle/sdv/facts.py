@@ -27,7 +27,7 @@ import z3
 from kpl.ast import Kernel
 from kpl.labels import IF, LabelTree
 from kpl.transform import strip_barriers
-from oracle.sdv_state import Machine, mk_and, mk_not, mk_or
+from oracle.sdv.state import Machine, mk_and, mk_not, mk_or
 
 #: most kernels remembered per oracle instance
 CACHE_SIZE = 64

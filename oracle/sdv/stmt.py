@@ -13,7 +13,7 @@ the statement classes of :mod:`kpl.ast` (``visit_<ClassName>``, through
   the divergence check (``same`` mode); a ``__syncwarp()`` does so only when the two threads
   are lanes of one warp (so it orders nothing across warps, and diverges only when lanes of
   one warp disagree) -- [WarpsAtomics] Sec. 3: without lock-step, a warp is just threads;
-* loops are handed to :mod:`oracle.sdv_loops`;
+* loops are handed to :mod:`oracle.sdv.loops`;
 * an :class:`~kpl.ast.Assert` is checked at once, for both threads under their predicates
   (:meth:`StmtExecutor.visit_Assert`; GPUVerify's annotations, the two-thread reading of
   ``__other_int`` & co. in :meth:`StmtExecutor.ev_Spec`), and never assumed.
@@ -30,10 +30,10 @@ from kpl import ast as K
 from kpl.fe.names import WARP_SIZE
 from kpl.placement import BarrierKind
 from oracle.base import AccessKind
-from oracle.sdv_encode import Val, conv, fresh, is_false, to_bool, vec_elem
-from oracle.sdv_expr import ExprEvaluator
-from oracle.sdv_memory import byte_range
-from oracle.sdv_state import (
+from oracle.sdv.encode import Val, conv, fresh, is_false, to_bool, vec_elem
+from oracle.sdv.expr import ExprEvaluator
+from oracle.sdv.memory import byte_range
+from oracle.sdv.state import (
     FALSE,
     TRUE,
     BarrierHit,
@@ -347,7 +347,7 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
     def visit_If(self, s: K.If) -> None:
         pre = self.preds()
         cs = [to_bool(self.ev(s.cond, t, pre[t])) for t in range(2)]
-        if self.same:  # for the optional fact "this guard is uniformly true" (oracle.sdv_facts)
+        if self.same:  # for the optional fact "this guard is uniformly true" (oracle.sdv.facts)
             self.guards.append((s.label, pre[0], cs[0]))
         for t in range(2):
             self.th[t].pred = mk_and(pre[t], cs[t])

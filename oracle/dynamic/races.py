@@ -1,6 +1,6 @@
 """``dynamic``, race detection: the shadow memory that turns the access log into races.
 
-The interpreter (:mod:`oracle.dynamic_exec`) calls :meth:`RaceLog._access` for every access
+The interpreter (:mod:`oracle.dynamic.executor`) calls :meth:`RaceLog._access` for every access
 of a shared or global cell; this stage decides, from the accesses recorded since the last
 barrier, whether it races (BARRACUDA-style shadow memory, [BARRACUDA] Sec. 3.3 and 4.3.3,
 simplified by lock-step execution -- see :mod:`oracle.dynamic` for the full rule).  An array
@@ -24,7 +24,7 @@ from kpl.ctypes import sizeof
 from kpl.fe.names import WARP_SIZE
 from kpl.labels import LabelTree
 from oracle.base import AccessKind, Race, Witness, conflicts
-from oracle.dynamic_values import Dim3, Iters, linear_to_dim3
+from oracle.dynamic.values import Dim3, Iters, linear_to_dim3
 
 __all__ = ["UNKNOWN", "RaceLog", "byte_viewed", "value_key"]
 
@@ -121,7 +121,7 @@ class RaceLog:
         #: two writes of one value are no race (GPUVerify's default; False: --no-benign)
         self.benign = True
         #: some read saw a value another thread wrote in the same interval (or another block
-        #: wrote): races after it may depend on that racy value (see oracle.sdv_memfacts)
+        #: wrote): races after it may depend on that racy value (see oracle.sdv.memfacts)
         self.racy_read = False
         self.reset_shadow()
 

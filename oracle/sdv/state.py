@@ -1,7 +1,7 @@
 """The state of the two-thread SDV executor, and the primitives every stage shares.
 
-This is the base of the executor's stages (:mod:`oracle.sdv_memory`, :mod:`oracle.sdv_expr`,
-:mod:`oracle.sdv_stmt`, :mod:`oracle.sdv_loops`; assembled in :mod:`oracle.sdv_exec`): the
+This is the base of the executor's stages (:mod:`oracle.sdv.memory`, :mod:`oracle.sdv.expr`,
+:mod:`oracle.sdv.stmt`, :mod:`oracle.sdv.loops`; assembled in :mod:`oracle.sdv.executor`): the
 machine state is declared once here (:class:`Machine`, one comment per field), together with
 what all stages use -- the z3 query engine, predicate combinators that fold constants, the
 snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
@@ -19,11 +19,11 @@ import z3
 
 from kpl import ast as K
 from oracle.base import OracleError
-from oracle.sdv_encode import Val, is_false, is_true, ite
+from oracle.sdv.encode import Val, is_false, is_true, ite
 
 if TYPE_CHECKING:
-    from oracle.sdv_loops import LoopInfo
-    from oracle.sdv_memory import Access
+    from oracle.sdv.loops import LoopInfo
+    from oracle.sdv.memory import Access
 
 #: calls whose value depends on other threads or on time: a fresh value per call and thread
 IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
@@ -305,15 +305,15 @@ class Machine:
             self.bid = [tuple(z3.BitVec(f"b{t + 1}.{d}", 32) for d in dims) for t in range(2)]
         self.launch_syms = {str(x) for ids in self.tid + self.bid for x in ids}
         self.th = [ThreadState({}), ThreadState({})]  # the two threads' states
-        # memory values (oracle.sdv_memory): (array, concrete epoch) pairs each thread may
+        # memory values (oracle.sdv.memory): (array, concrete epoch) pairs each thread may
         # have written, results of repetition-free atomics, abstracted loops entered
         self.dirty: list[frozenset[tuple[str, int | None]]] = [frozenset(), frozenset()]
         self.atomic_results: list[tuple[int, str, Any, z3.BoolRef, z3.ArithRef, Any]] = []
         self.abstract_depth = 0
-        self._mem_facts: Any = None          # oracle.sdv_memory.MemFacts, once per run
+        self._mem_facts: Any = None          # oracle.sdv.memory.MemFacts, once per run
         # the barrier-dependent decisions of this run, in order (loop abstraction, reads
         # under the equality abstraction): they key answers shared across the candidate
-        # kernels of a synthesis run (oracle.sdv_invariants.HoudiniMemo, oracle.sdv)
+        # kernels of a synthesis run (oracle.sdv.invariants.HoudiniMemo, oracle.sdv)
         self.events: list[object] = []
         # the race queries' symbolic accesses, built once per run (AccessSide.of)
         self.sides: dict[tuple[Any, ...], Any] = {}

@@ -20,16 +20,16 @@ and their divergence across blocks is checked).
 The engine is built in stages, one module each, stacked by inheritance on one state:
 
 =========================  ==============================================================
-:mod:`oracle.sdv_state`    the machine state, solver, predicate combinators, dispatch
-:mod:`oracle.sdv_memory`   memory accesses: locations, the access log, local arrays
-:mod:`oracle.sdv_expr`     expression evaluation (z3 bit-vectors, uninterpreted floats)
-:mod:`oracle.sdv_stmt`     statement execution (predicated lock-step)
-:mod:`oracle.sdv_loops`    loops: exact unrolling or havoc-based abstraction
-:mod:`oracle.sdv_invariants`  candidate loop invariants and Houdini
+:mod:`oracle.sdv.state`    the machine state, solver, predicate combinators, dispatch
+:mod:`oracle.sdv.memory`   memory accesses: locations, the access log, local arrays
+:mod:`oracle.sdv.expr`     expression evaluation (z3 bit-vectors, uninterpreted floats)
+:mod:`oracle.sdv.stmt`     statement execution (predicated lock-step)
+:mod:`oracle.sdv.loops`    loops: exact unrolling or havoc-based abstraction
+:mod:`oracle.sdv.invariants`  candidate loop invariants and Houdini
 =========================  ==============================================================
 
 Slicing (this module): a variable whose value can decide nothing -- no address, guard,
-barrier or annotation depends on it (:func:`oracle.sdv_slice.relevant_vars`), e.g. the
+barrier or annotation depends on it (:func:`oracle.sdv.slice.relevant_vars`), e.g. the
 float accumulator ``Csub += As[ty][k] * Bs[k][tx]`` -- is not computed: the memory reads of
 its right-hand side are still executed and logged (race detection sees every ACCESS), and
 the variable gets a fresh value per thread.  Sound by construction (an unconstrained value
@@ -45,12 +45,12 @@ from __future__ import annotations
 import z3
 
 from kpl import ast as K
-from oracle.sdv_encode import fresh, to_bool
-from oracle.sdv_invariants import HoudiniMemo
-from oracle.sdv_loops import LoopExecutor
-from oracle.sdv_memory import Access
-from oracle.sdv_slice import relevant_vars
-from oracle.sdv_state import TRUE, BarrierHit, QueryEngine, Unsupported, expr_pure, stmt_exprs
+from oracle.sdv.encode import fresh, to_bool
+from oracle.sdv.invariants import HoudiniMemo
+from oracle.sdv.loops import LoopExecutor
+from oracle.sdv.memory import Access
+from oracle.sdv.slice import relevant_vars
+from oracle.sdv.state import TRUE, BarrierHit, QueryEngine, Unsupported, expr_pure, stmt_exprs
 
 
 class Executor(LoopExecutor):

@@ -1,0 +1,5 @@
+"""``dynamic``: placeholder."""
+
+from oracle.dynamic.checker import DynamicOracle
+
+__all__ = ["DynamicOracle"]
