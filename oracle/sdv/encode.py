@@ -88,6 +88,12 @@ def sort_of(ct: CType) -> z3.SortRef | None:
     return None
 
 
+def z3_sort(ct: CType) -> z3.SortRef:
+    """The z3 sort of a scalar type (32-bit bit-vectors where there is none)."""
+    s = sort_of(ct)
+    return s if s is not None else z3.BitVecSort(32)
+
+
 def vec_fields(ct: CType) -> tuple[str, ...]:
     return ct.fields or ("x", "y", "z", "w")
 

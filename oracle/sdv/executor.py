@@ -17,16 +17,20 @@ in different blocks -- only global memory; block barriers order nothing there, o
 barriers (``BarrierKind.GRID``, cooperative groups' ``grid_group::sync``) bump the epoch,
 and their divergence across blocks is checked).
 
-The engine is built in stages, one module each, stacked by inheritance on one state:
+The engine is built in stages, one module each, stacked by inheritance on one state, each
+importing only the stages below it (the layers of :mod:`oracle.sdv`):
 
-=========================  ==============================================================
-:mod:`oracle.sdv.state`    the machine state, solver, predicate combinators, dispatch
-:mod:`oracle.sdv.memory`   memory accesses: locations, the access log, local arrays
-:mod:`oracle.sdv.expr`     expression evaluation (z3 bit-vectors, uninterpreted floats)
-:mod:`oracle.sdv.stmt`     statement execution (predicated lock-step)
-:mod:`oracle.sdv.loops`    loops: exact unrolling or havoc-based abstraction
-:mod:`oracle.sdv.invariants`  candidate loop invariants and Houdini
-=========================  ==============================================================
+=============================  ==========================================================
+:mod:`oracle.sdv.state`        the machine state and access log, solver, predicate
+                               combinators, dispatch
+:mod:`oracle.sdv.expr`         expression evaluation (z3 bit-vectors, uninterpreted floats)
+:mod:`oracle.sdv.memory`       memory accesses: locations, ``Load``/``Atomic``, local arrays
+:mod:`oracle.sdv.stmt`         statement execution (predicated lock-step)
+:mod:`oracle.sdv.loops`        loops: exact unrolling or havoc-based abstraction (its
+                               ``visit_Loop`` joins the statement dispatch)
+:mod:`oracle.sdv.invariants`   candidate loop invariants and Houdini (below ``loops``: it
+                               runs iterations through the ``LoopRunner`` protocol)
+=============================  ==========================================================
 
 Slicing (this module): a variable whose value can decide nothing -- no address, guard,
 barrier or annotation depends on it (:func:`oracle.sdv.slice.relevant_vars`), e.g. the
@@ -48,9 +52,16 @@ from kpl import ast as K
 from oracle.sdv.encode import fresh, to_bool
 from oracle.sdv.invariants import HoudiniMemo
 from oracle.sdv.loops import LoopExecutor
-from oracle.sdv.memory import Access
 from oracle.sdv.slice import relevant_vars
-from oracle.sdv.state import TRUE, BarrierHit, QueryEngine, Unsupported, expr_pure, stmt_exprs
+from oracle.sdv.state import (
+    TRUE,
+    Access,
+    BarrierHit,
+    QueryEngine,
+    Unsupported,
+    expr_pure,
+    stmt_exprs,
+)
 
 
 class Executor(LoopExecutor):

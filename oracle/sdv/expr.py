@@ -2,7 +2,8 @@
 
 Stage: expressions.  :meth:`ExprEvaluator.ev` is a visitor over the expression classes of
 :mod:`kpl.ast` (``ev_<ClassName>``, see :func:`oracle.sdv.state.method_for`); the memory
-nodes ``Load``/``Atomic`` are visited by :mod:`oracle.sdv.memory`.  Integers are exact
+nodes ``Load``/``Atomic`` are visited by :mod:`oracle.sdv.memory` (the layer above: it extends
+:class:`ExprEvaluator`, and the dispatch finds its ``ev_Load``).  Integers are exact
 bit-vectors with C's conversions, floats and opaque calls uninterpreted functions
 (:mod:`oracle.sdv.encode`).  ``&&``, ``||`` and ``?:`` evaluate their right operand/arms under
 the predicate that they are evaluated (short-circuit reads, [LockStep]).
@@ -28,12 +29,21 @@ from oracle.sdv.encode import (
     to_bool,
     vec_elem,
     vec_fields,
+    z3_sort,
 )
-from oracle.sdv.memory import MemoryAccesses, z3_sort
-from oracle.sdv.state import IMPURE_PREFIXES, Unsupported, method_for, mk_and, mk_not, mk_or, simp
+from oracle.sdv.state import (
+    IMPURE_PREFIXES,
+    Machine,
+    Unsupported,
+    method_for,
+    mk_and,
+    mk_not,
+    mk_or,
+    simp,
+)
 
 
-class ExprEvaluator(MemoryAccesses):
+class ExprEvaluator(Machine):
     """Stage: the value of an expression for one thread, reads logged under a predicate."""
 
     def ev(self, e: K.Expr, t: int, pred: z3.BoolRef) -> Val:

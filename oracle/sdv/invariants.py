@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import z3
 
@@ -27,10 +27,38 @@ from kpl import ast as K
 from kpl.ast import CType
 from kpl.ctypes import common_type
 from oracle.sdv.encode import Val, conv, is_true, to_bool, values_equal
-from oracle.sdv.state import TRUE, expr_pure, expr_vars, strip_casts
+from oracle.sdv.loopinfo import LoopInfo
+from oracle.sdv.state import TRUE, QueryEngine, ThreadState, expr_pure, expr_vars, strip_casts
 
-if TYPE_CHECKING:
-    from oracle.sdv.loops import LoopExecutor, LoopInfo
+
+class LoopRunner(Protocol):
+    """What invariant inference needs from the loop executor: the machine state, the
+    evaluation of an expression in a given state, and one havocked loop iteration.
+
+    :class:`oracle.sdv.loops.LoopExecutor` satisfies it and hands itself in; invariant
+    inference is thereby below the loop abstraction that calls it, and does not import it
+    back (its iterations are the loop layer's, reached through this protocol)."""
+
+    same: bool
+    mode: str
+    q: QueryEngine
+    th: list[ThreadState]
+    epoch: z3.ArithRef
+    events: list[object]
+
+    def relevant(self) -> set[str]: ...
+
+    def eval_in(self, e: K.Expr, t: int, vars_: dict[str, Val], pred: z3.BoolRef) -> Val: ...
+
+    def snapshot(self) -> tuple[Any, ...]: ...
+
+    def restore(self, snap: tuple[Any, ...]) -> None: ...
+
+    def havoc(self, info: LoopInfo, s0: list[dict[str, Val]], pe: list[z3.BoolRef],
+              tag: str) -> tuple[list[dict[str, Val]], list[z3.BoolRef], z3.ArithRef]: ...
+
+    def run_iteration(self, loop: K.Loop, vs: list[dict[str, Val]], la: list[z3.BoolRef],
+                      k: z3.ArithRef) -> tuple[list[z3.BoolRef], list[z3.BoolRef]]: ...
 
 
 @dataclass
@@ -50,7 +78,7 @@ _LVALUES = (K.Var, K.VarField, K.MemElem)
 #: time bound of one Houdini candidate query (they take ~1 ms; see ``houdini``)
 HOUDINI_QUERY_MS = 1000
 
-def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
+def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
                pe: list[z3.BoolRef]) -> list[Candidate]:
     """Candidate invariants of the loop head (GPUVerify-style guesses, checked by Houdini)."""
     cands: list[Candidate] = []
@@ -142,7 +170,7 @@ def candidates(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str
     return cands
 
 
-def houdini(ex: LoopExecutor, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
+def houdini(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
             pe: list[z3.BoolRef], cands: list[Candidate]) -> tuple[list[Candidate], bool]:
     """Keep the candidates that hold at loop entry and are inductive (Houdini).  The body
     is run once from an unconstrained head state (speculatively: its log is discarded);
@@ -217,11 +245,12 @@ class HoudiniMemo:
     and iteration variables by lower bounds and one ordering disjunction, so any model of
     the other variables extends to them: a Houdini query (which mentions no epoch) has the
     same answer with or without them.  What barriers do change is a decision of the loop
-    abstraction -- whether iteration B runs from A's state (:meth:`LoopExecutor.abstract_loop`,
-    ``consecutive``) -- and that changes which facts later code adds.  So the key is the
+    abstraction -- whether iteration B runs from A's state
+    (:meth:`oracle.sdv.loops.LoopExecutor.abstract_loop`, ``consecutive``) -- and that
+    changes which facts later code adds.  So the key is the
     kernel without its plain barriers, the mode, the names of the candidates, and the
     sequence of every such decision and Houdini call made so far in the run
-    (``LoopExecutor.events``; the kernel part is ``kernel_key``, one memo per kernel shape):
+    (``Machine.events``; the kernel part is ``kernel_key``, one memo per kernel shape):
     equal keys mean the same execution up to the names of fresh
     variables and the epoch terms, hence the same queries, and Houdini's result (the
     greatest inductive subset) does not depend on the order in which candidates were
@@ -233,7 +262,7 @@ class HoudiniMemo:
     results: dict[tuple[object, ...], tuple[frozenset[str], tuple[object, ...]]] = \
         dataclasses.field(default_factory=dict)
 
-    def invariants(self, ex: LoopExecutor, loop: K.Loop, info: LoopInfo,
+    def invariants(self, ex: LoopRunner, loop: K.Loop, info: LoopInfo,
                    s0: list[dict[str, Val]], pe: list[z3.BoolRef]) -> list[Candidate]:
         """:func:`houdini` over :func:`candidates`, answered from the memo when it can."""
         cands = candidates(ex, loop, info, s0, pe)

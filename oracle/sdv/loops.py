@@ -1,12 +1,18 @@
 """Loops of the SDV executor: exact unrolling, or GPUVerify-style abstraction.
 
 Stage: loops.  Under SDV a loop iterates while its guard holds for either thread
-([AutoSync] Fig. 9).  :meth:`LoopExecutor.exec_loop` unrolls a loop exactly when its trip
+([AutoSync] Fig. 9).  :meth:`LoopExecutor.visit_Loop` unrolls a loop exactly when its trip
 count is decided by the launch configuration (the guard only mentions constants and
 thread/block ids), up to ``max_unroll`` iterations; otherwise it abstracts the loop soundly
 (:meth:`LoopExecutor.abstract_loop`: havoc the modified variables, assume the invariants that
 :mod:`oracle.sdv.invariants` proved, run one or two arbitrary iterations).  The static facts
-about a loop (:class:`LoopInfo`) are computed once per loop by a visitor.
+about a loop (:class:`oracle.sdv.loopinfo.LoopInfo`) are computed once per loop.
+
+The recursion between statements and loops is one dispatch: :class:`LoopExecutor` adds
+``visit_Loop`` to the statement visitor of :mod:`oracle.sdv.stmt` (which it extends), and
+runs loop bodies with the inherited ``exec_block``; :mod:`oracle.sdv.stmt` never refers to
+loops.  Invariant inference runs iterations through this class too, but only via the
+:class:`oracle.sdv.invariants.LoopRunner` protocol that it is handed (``self``).
 
 Why one piece over 400 lines: the abstraction is one soundness argument (the docstring of
 :meth:`LoopExecutor.abstract_loop`) over the head state, the A/B iterations, the epoch
@@ -16,15 +22,15 @@ separable -- invariant guessing and checking -- are in :mod:`oracle.sdv.invarian
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import z3
 
 from kpl import ast as K
-from kpl.ast import CType
 from oracle.sdv.encode import Val, conv, fresh, is_false, is_true, ite, to_bool
 from oracle.sdv.invariants import HoudiniMemo, candidates, houdini
-from oracle.sdv.slice import LoopFacts, relevant_vars, skippable_loops
+from oracle.sdv.loopinfo import LoopInfo
+from oracle.sdv.slice import relevant_vars, skippable_loops
 from oracle.sdv.state import (
     FALSE,
     TRUE,
@@ -39,79 +45,6 @@ from oracle.sdv.state import (
 from oracle.sdv.stmt import StmtExecutor
 
 
-@dataclass
-class LoopInfo:
-    """Static facts about one loop, computed once."""
-
-    modified: dict[str, CType]            # variables (``@name``: local arrays) it assigns
-    has_barrier: bool                     # it contains a barrier
-    has_break: bool                       # a ``break`` leaves it
-    has_return: bool                      # a ``return`` leaves the kernel from it
-    steps: dict[str, tuple[str, K.Expr]]  # counters: only ever ``v = v ± e``, e invariant
-    invariants: list[K.Expr]              # user ``__invariant``s at the top of its body
-
-
-class _Jumps(K.NodeVisitor):
-    """Finds a ``kind`` statement that leaves the enclosing loop (``Break``: not inside a
-    nested loop or switch) or the kernel (``Return``: not inside an Inline)."""
-
-    def __init__(self, kind: type) -> None:
-        self.kind = kind
-        self.found = False
-
-    def visit_Break(self, s: K.Break) -> None:
-        self.found = self.found or self.kind is K.Break
-
-    def visit_Return(self, s: K.Return) -> None:
-        self.found = self.found or self.kind is K.Return
-
-    def visit_Loop(self, s: K.Loop) -> None:
-        if self.kind is not K.Break:
-            self.visit(s.body)
-
-    def visit_Switch(self, s: K.Switch) -> None:
-        if self.kind is not K.Break:
-            self.visit(s.body)
-
-    def visit_Inline(self, s: K.Inline) -> None:
-        if self.kind is not K.Return:
-            self.visit(s.body)
-
-
-def _has_jump(block: K.Block, kind: type) -> bool:
-    finder = _Jumps(kind)
-    finder.visit(block)
-    return finder.found
-
-
-def _steps(modified: dict[str, CType],
-           assigns: dict[str, list[K.Expr | None]]) -> dict[str, tuple[str, K.Expr]]:
-    """The counters among the assigned variables: every assignment is ``v = v ± e`` with one
-    loop-invariant, pure ``e``."""
-    steps: dict[str, tuple[str, K.Expr]] = {}
-    for name, vals in assigns.items():
-        forms = set()
-        step: tuple[str, K.Expr] | None = None
-        good = True
-        for v in vals:
-            if v is None:
-                good = False
-                break
-            b = strip_casts(v)
-            if (isinstance(b, K.Binary) and b.op in ("+", "-")
-                    and isinstance(strip_casts(b.left), K.Var)
-                    and strip_casts(b.left).name == name  # type: ignore[union-attr]
-                    and not (expr_vars(b.right) & set(modified)) and expr_pure(b.right)):
-                forms.add((b.op, b.right))
-                step = (b.op, b.right)
-            else:
-                good = False
-                break
-        if good and len(forms) == 1 and step is not None:
-            steps[name] = step
-    return steps
-
-
 class LoopExecutor(StmtExecutor):
     """Stage: loops, exact or abstracted.
 
@@ -121,9 +54,14 @@ class LoopExecutor(StmtExecutor):
 
     memo: HoudiniMemo | None = None
 
-    def exec_loop(self, loop: K.Loop) -> None:
-        """Nothing for a loop that can decide no verdict; exact unrolling when the launch
-        fixes the trip count; else the abstraction."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
+
+    def visit_Loop(self, loop: K.Loop) -> None:
+        """The statement dispatch's entry for a loop (:meth:`StmtExecutor.exec_stmt`): nothing
+        for a loop that can decide no verdict; exact unrolling when the launch fixes the trip
+        count; else the abstraction.  Both run the body through ``exec_block``."""
         if loop.label in self.skipped_loops():
             self.skip_loop(loop)
         elif not self.try_exact(loop):
@@ -260,17 +198,10 @@ class LoopExecutor(StmtExecutor):
     # .................................................................. abstraction
 
     def loop_info(self, loop: K.Loop) -> LoopInfo:
+        """The static facts of ``loop`` (:meth:`LoopInfo.of`), once per run."""
         info = self._loop_info.get(loop.label)
-        if info is not None:
-            return info
-        facts = LoopFacts.of(loop)
-        invariants = [a for s in loop.body.stmts if isinstance(s, K.Annotation)
-                      and s.name.strip("_") in ("invariant", "candidate_invariant")
-                      for a in s.args[:1]]
-        info = LoopInfo(facts.modified, facts.has_barrier, _has_jump(loop.body, K.Break),
-                        _has_jump(loop.body, K.Return), _steps(facts.modified, facts.assigns),
-                        invariants)
-        self._loop_info[loop.label] = info
+        if info is None:
+            info = self._loop_info[loop.label] = LoopInfo.of(loop)
         return info
 
     def havoc(self, info: LoopInfo, s0: list[dict[str, Val]], pe: list[z3.BoolRef],

@@ -1,8 +1,10 @@
 """The memory model of the SDV executor: what an access of an array is, and where it goes.
 
-Stage: memory accesses.  Shared and global arrays are not stored -- every access is *logged*
-(:class:`Access`: label, kind, thread, location, predicate, barrier epoch, enclosing loop
-iterations) and every read returns a fresh value (the adversarial abstraction of GPUVerify,
+Stage: memory accesses (above expressions: :class:`MemoryAccesses` extends
+:class:`oracle.sdv.expr.ExprEvaluator` with ``ev_Load``/``ev_Atomic``).  Shared and global
+arrays are not stored -- every access is *logged* (:class:`oracle.sdv.state.Access`: label,
+kind, thread, location, predicate, barrier epoch, enclosing loop iterations) and every read
+returns a fresh value (the adversarial abstraction of GPUVerify,
 [WarpsAtomics] Sec. 2.3: another thread may have written anything).  Thread-local arrays are z3
 arrays in the thread's variables; constant and texture memory is an uninterpreted function
 of the index, the same for every thread.
@@ -27,7 +29,6 @@ update log the race query uses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import z3
@@ -47,29 +48,14 @@ from oracle.sdv.encode import (
     sort_of,
     vec_elem,
     vec_fields,
+    z3_sort,
 )
+from oracle.sdv.expr import ExprEvaluator
 from oracle.sdv.memfacts import MemFacts, mem_facts
-from oracle.sdv.state import Machine, simp
+from oracle.sdv.state import Access, simp
 
 #: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
 KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
-
-
-@dataclass
-class Access:
-    """One logged access of a shared/global array by one of the two threads."""
-
-    label: int                                # the leaf statement performing it
-    kind: AccessKind
-    mem: Memory
-    thread: int                               # 0 or 1
-    index: z3.BitVecRef                       # element index, 64 bits
-    pred: z3.BoolRef                          # the thread performs it
-    epoch: z3.ArithRef                        # barrier epoch it happens in
-    tags: tuple[tuple[int, z3.ArithRef], ...]  # (loop label, iteration), outermost first
-    field: str | None                         # vector component, None for the whole element
-    view: CType | None = None                 # byte view: ``index`` is a byte offset
-    value: Val = None                         # a write's stored value (None: not known)
 
 
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -273,13 +259,7 @@ def fields_compatible(a1: AccessSide, a2: AccessSide) -> z3.BoolRef | None:
     return None
 
 
-def z3_sort(ct: CType) -> z3.SortRef:
-    """The z3 sort of a scalar type (32-bit bit-vectors where there is none)."""
-    s = sort_of(ct)
-    return s if s is not None else z3.BitVecSort(32)
-
-
-class MemoryAccesses(Machine):
+class MemoryAccesses(ExprEvaluator):
     """Stage: the executor's visitor methods for memory nodes (``Load``, ``Atomic``, stores
     to ``MemElem``) and the access log."""
 

@@ -19,7 +19,8 @@ import z3
 
 from kpl.fe.names import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
-from oracle.sdv.memory import Access, AccessSide
+from oracle.sdv.memory import AccessSide
+from oracle.sdv.state import Access
 
 if TYPE_CHECKING:
     from oracle.sdv.executor import Executor

@@ -1,8 +1,10 @@
 """The state of the two-thread SDV executor, and the primitives every stage shares.
 
-This is the base of the executor's stages (:mod:`oracle.sdv.memory`, :mod:`oracle.sdv.expr`,
-:mod:`oracle.sdv.stmt`, :mod:`oracle.sdv.loops`; assembled in :mod:`oracle.sdv.executor`): the
-machine state is declared once here (:class:`Machine`, one comment per field), together with
+This is the bottom layer of the executor (above it, one subclass each: :mod:`oracle.sdv.expr`,
+:mod:`oracle.sdv.memory`, :mod:`oracle.sdv.stmt`, :mod:`oracle.sdv.loops`; assembled in
+:mod:`oracle.sdv.executor`), so it imports none of them, not even for types: the
+machine state is declared once here (:class:`Machine`, one comment per field; the access log's
+record :class:`Access` with it), together with
 what all stages use -- the z3 query engine, predicate combinators that fold constants, the
 snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
 a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
@@ -13,17 +15,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import z3
 
 from kpl import ast as K
-from oracle.base import OracleError
+from oracle.base import AccessKind, OracleError
 from oracle.sdv.encode import Val, is_false, is_true, ite
-
-if TYPE_CHECKING:
-    from oracle.sdv.loops import LoopInfo
-    from oracle.sdv.memory import Access
 
 #: calls whose value depends on other threads or on time: a fresh value per call and thread
 IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
@@ -222,6 +220,27 @@ class BarrierHit:
 
 
 @dataclass
+class Access:
+    """One logged access of a shared/global array by one of the two threads.
+
+    Declared with the machine state because the access log (``Machine.accesses``) is part of
+    it: snapshots cut it back, and every stage from expressions up appends to or trims it.
+    What an access's location means and how two are compared is :mod:`oracle.sdv.memory`."""
+
+    label: int                                # the leaf statement performing it
+    kind: AccessKind
+    mem: K.Memory
+    thread: int                               # 0 or 1
+    index: z3.BitVecRef                       # element index, 64 bits
+    pred: z3.BoolRef                          # the thread performs it
+    epoch: z3.ArithRef                        # barrier epoch it happens in
+    tags: tuple[tuple[int, z3.ArithRef], ...]  # (loop label, iteration), outermost first
+    field: str | None                         # vector component, None for the whole element
+    view: K.CType | None = None               # byte view: ``index`` is a byte offset
+    value: Val = None                         # a write's stored value (None: not known)
+
+
+@dataclass
 class ThreadState:
     """One thread's part of the lock-step state: its variables and control masks."""
 
@@ -266,8 +285,9 @@ def _conjuncts(x: z3.BoolRef) -> list[z3.BoolRef]:
 class Machine:
     """The executor's state, for two symbolic threads in one mode (``same`` or ``cross``).
 
-    The stages add behaviour on top (memory, expressions, statements, loops); ``ev`` and
-    ``exec_block`` are theirs, declared here because every stage calls them."""
+    The layers of :mod:`oracle.sdv` add behaviour on top, one subclass each (expressions,
+    memory, statements, loops); a layer calls only what it or a layer below defines, so
+    this class declares no hooks for the layers above."""
 
     def __init__(self, kernel: K.Kernel, mode: str, engine: QueryEngine, *,
                  max_unroll: int = 64, unroll_budget: int = 512) -> None:
@@ -290,7 +310,6 @@ class Machine:
         self.epoch: z3.ArithRef = z3.IntVal(0)  # barrier epoch: bumped by each barrier
         self.label: int = kernel.body.label  # label of the statement being executed
         self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
-        self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
         self._too_long: dict[tuple[object, ...], tuple[object, bool]] = {}  # predict_too_long
         self._fresh = 0                      # counter of fresh_name
         self._relevant: set[str] | None = None  # variables that can decide a verdict
@@ -310,21 +329,13 @@ class Machine:
         self.dirty: list[frozenset[tuple[str, int | None]]] = [frozenset(), frozenset()]
         self.atomic_results: list[tuple[int, str, Any, z3.BoolRef, z3.ArithRef, Any]] = []
         self.abstract_depth = 0
-        self._mem_facts: Any = None          # oracle.sdv.memory.MemFacts, once per run
+        self._mem_facts: Any = None          # oracle.sdv.memfacts.MemFacts, once per run
         # the barrier-dependent decisions of this run, in order (loop abstraction, reads
         # under the equality abstraction): they key answers shared across the candidate
         # kernels of a synthesis run (oracle.sdv.invariants.HoudiniMemo, oracle.sdv)
         self.events: list[object] = []
         # the race queries' symbolic accesses, built once per run (AccessSide.of)
         self.sides: dict[tuple[Any, ...], Any] = {}
-
-    # ------------------------------------------------------------------ stage hooks
-
-    def ev(self, e: K.Expr, t: int, pred: z3.BoolRef) -> Val:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def exec_block(self, block: K.Block) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ setup
 

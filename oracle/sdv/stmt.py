@@ -13,7 +13,10 @@ the statement classes of :mod:`kpl.ast` (``visit_<ClassName>``, through
   the divergence check (``same`` mode); a ``__syncwarp()`` does so only when the two threads
   are lanes of one warp (so it orders nothing across warps, and diverges only when lanes of
   one warp disagree) -- [WarpsAtomics] Sec. 3: without lock-step, a warp is just threads;
-* loops are handed to :mod:`oracle.sdv.loops`;
+* a loop has no visitor here: the layer above (:mod:`oracle.sdv.loops`) adds
+  ``visit_Loop`` to this same dispatch and runs the body through :meth:`exec_block`, so the
+  mutual recursion of statements and loops is one dispatch on the node class, not two
+  modules importing each other;
 * an :class:`~kpl.ast.Assert` is checked at once, for both threads under their predicates
   (:meth:`StmtExecutor.visit_Assert`; GPUVerify's annotations, the two-thread reading of
   ``__other_int`` & co. in :meth:`StmtExecutor.ev_Spec`), and never assumed.
@@ -31,8 +34,7 @@ from kpl.fe.names import WARP_SIZE
 from kpl.placement import BarrierKind
 from oracle.base import AccessKind
 from oracle.sdv.encode import Val, conv, fresh, is_false, to_bool, vec_elem
-from oracle.sdv.expr import ExprEvaluator
-from oracle.sdv.memory import byte_range
+from oracle.sdv.memory import MemoryAccesses, byte_range
 from oracle.sdv.state import (
     FALSE,
     TRUE,
@@ -65,7 +67,7 @@ def pair_assert(s: K.Assert) -> bool:
     return any(isinstance(x, K.Spec) and x.name in _PAIR_SPECS for x in K.walk_expr(s.cond))
 
 
-class StmtExecutor(ExprEvaluator, K.NodeVisitor):
+class StmtExecutor(MemoryAccesses, K.NodeVisitor):
     """Stage: one statement (or block) for both threads under their predicates."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -80,9 +82,6 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
         base, n = snap
         super().restore(base)
         del self.failed_asserts[n:]  # a speculative run's failures are not the kernel's
-
-    def exec_loop(self, loop: K.Loop) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def exec_block(self, block: K.Block) -> None:
         for s in block.stmts:
@@ -362,9 +361,6 @@ class StmtExecutor(ExprEvaluator, K.NodeVisitor):
         for t, th in enumerate(self.th):
             th.pred = mk_and(pre[t], mk_not(th.ret), mk_not(th.brk), mk_not(th.cont))
 
-
-    def visit_Loop(self, s: K.Loop) -> None:
-        self.exec_loop(s)
 
     def visit_Switch(self, s: K.Switch) -> None:
         pre = self.preds()
