@@ -91,3 +91,120 @@ def test_module_size(name: str) -> None:
         doc = ast.get_docstring(ast.parse(text)) or ""
         assert re.search(r"one piece|why one module|one module \(|over 400 lines", doc, re.I), (
             f"{path.relative_to(ROOT)} has {lines} lines: its docstring must say why it is one piece")
+
+
+# --------------------------------------------------------------------------- oracle/
+
+
+def _every_import(name: str, path: Path) -> set[str]:
+    """Every module of the repository that ``path`` imports ANYWHERE: at the top, inside a
+    function, and under ``if TYPE_CHECKING:`` too.  Why type-only imports count here: a
+    module that names a type of a module above it still has to know that module, and the
+    circle that made ``oracle/`` a package tree (sdv's state, loops, statements, memory,
+    invariants, ...) ran through exactly such imports -- a check that skips them passed on
+    the tangled code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package[:len(package) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in MODULES else base)
+    return {m for m in found if m in MODULES} - {name}
+
+
+ORACLE_IMPORTS = {name: _every_import(name, path) for name, path in MODULES.items()
+                  if name.split(".")[0] == "oracle"}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: one path per strongly connected component of more
+    than one module (Tarjan), closed back on its first module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in graph:
+                continue
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp: list[str] = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp) + [min(comp)])
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_cycle_finder_finds_a_circle_through_a_function_body() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_in_oracle() -> None:
+    """No import circle among the modules of ``oracle/``, counting imports inside functions
+    and type-only ones (see :func:`_every_import`)."""
+    assert not _cycles(ORACLE_IMPORTS), f"import circles in oracle/: {_cycles(ORACLE_IMPORTS)}"
+
+
+#: the layers of ``oracle.sdv``, bottom first (its package docstring says what each holds)
+SDV_LAYERS = [
+    ("state and encoding", {"encode", "state"}),
+    ("expressions", {"expr"}),
+    ("memory", {"memfacts", "memory"}),
+    ("statements", {"stmt"}),
+    ("loops and invariants", {"slice", "loopinfo", "invariants", "loops"}),
+    ("the verifier", {"executor", "facts", "pairs", "verifier"}),
+]
+
+
+def test_sdv_layers_go_one_way() -> None:
+    """Inside ``oracle.sdv`` a module imports only its own layer or lower ones; every module
+    has a layer (a new one must be placed)."""
+    level = {f"oracle.sdv.{m}": i for i, (_, mods) in enumerate(SDV_LAYERS) for m in mods}
+    sdv = {m for m in ORACLE_IMPORTS if m.startswith("oracle.sdv.")}
+    assert sdv == set(level), f"oracle.sdv modules and SDV_LAYERS differ: {sorted(sdv ^ set(level))}"
+    upward = [(m, d) for m in sorted(sdv) for d in sorted(ORACLE_IMPORTS[m])
+              if d in level and level[d] > level[m]]
+    assert not upward, f"oracle.sdv imports against its layer order: {upward}"
+
+
+def test_oracle_packages_import_only_base_and_themselves() -> None:
+    """The oracle packages (``sdv``, ``dynamic``, ``named``, any new one) stand side by side
+    behind ``oracle.base`` and the registry: none imports another, and ``base``/``registry``
+    import none of them."""
+    families = {m.split(".")[1] for m in ORACLE_IMPORTS if m.count(".") >= 2}
+    assert {"sdv", "dynamic", "named"} <= families
+    crossing = []
+    for m, deps in sorted(ORACLE_IMPORTS.items()):
+        own = m.split(".")[1] if m.count(".") else ""
+        for d in sorted(deps):
+            if d.startswith("oracle.") and d.split(".")[1] in families and d.split(".")[1] != own:
+                crossing.append((m, d))
+    assert not crossing, f"imports across the oracle packages: {crossing}"

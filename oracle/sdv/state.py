@@ -1,10 +1,8 @@
 """The state of the two-thread SDV executor, and the primitives every stage shares.
 
-This is the bottom layer of the executor (above it, one subclass each: :mod:`oracle.sdv.expr`,
-:mod:`oracle.sdv.memory`, :mod:`oracle.sdv.stmt`, :mod:`oracle.sdv.loops`; assembled in
-:mod:`oracle.sdv.executor`), so it imports none of them, not even for types: the
-machine state is declared once here (:class:`Machine`, one comment per field; the access log's
-record :class:`Access` with it), together with
+The bottom layer of the executor (the stages above subclass :class:`Machine`, see
+:mod:`oracle.sdv.executor`; none is imported here, not even for types): the machine state is
+declared once here (:class:`Machine`, one comment per field; the log's :class:`Access`), with
 what all stages use -- the z3 query engine, predicate combinators that fold constants, the
 snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
 a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
@@ -221,11 +219,8 @@ class BarrierHit:
 
 @dataclass
 class Access:
-    """One logged access of a shared/global array by one of the two threads.
-
-    Declared with the machine state because the access log (``Machine.accesses``) is part of
-    it: snapshots cut it back, and every stage from expressions up appends to or trims it.
-    What an access's location means and how two are compared is :mod:`oracle.sdv.memory`."""
+    """One logged access of a shared/global array by one of the two threads (declared with
+    the log, ``Machine.accesses``; what its location means is :mod:`oracle.sdv.memory`)."""
 
     label: int                                # the leaf statement performing it
     kind: AccessKind
