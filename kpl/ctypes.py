@@ -1,7 +1,7 @@
 """C value semantics shared by the front end and every interpreter (one definition).
 
 Three parts of AutoSync compute with C values: the front end types every expression
-(:mod:`kpl.frontend`), the symbolic verifier encodes it in bit-vectors (``oracle.sdv*``) and
+(:mod:`kpl.frontend`), the symbolic verifier encodes it in bit-vectors (``oracle.sdv``) and
 the concrete checkers run it (``oracle.dynamic``, the named-barrier emulator).  When each of
 them carried its own conversion rules they disagreed (``float4 * float`` was ``float`` in the
 front end and ``float4`` in the oracles; a shift by 40 gave different answers in ``dynamic``

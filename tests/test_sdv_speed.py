@@ -1,6 +1,6 @@
 """Speed-ups of the ``sdv`` oracle must not change what it says (count-based, no timings).
 
-* the cross-block cache (:meth:`oracle.sdv.SDVOracle._cross_part`) answers the candidate
+* the cross-block cache (:meth:`oracle.sdv.verifier.SDVOracle._cross_part`) answers the candidate
   kernels of a synthesis run -- which differ only by barriers -- with the same verdict as a
   fresh oracle, and with fewer z3 queries;
 * the kinds of a race on a statement that both reads and writes the array are decided by

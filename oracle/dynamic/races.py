@@ -3,7 +3,7 @@
 The interpreter (:mod:`oracle.dynamic.executor`) calls :meth:`RaceLog._access` for every access
 of a shared or global cell; this stage decides, from the accesses recorded since the last
 barrier, whether it races (BARRACUDA-style shadow memory, [BARRACUDA] Sec. 3.3 and 4.3.3,
-simplified by lock-step execution -- see :mod:`oracle.dynamic` for the full rule).  An array
+simplified by lock-step execution -- see :mod:`oracle.dynamic.checker` for the full rule).  An array
 that some access reaches through a pointer cast (a *byte view*, ``view`` on the KPL access,
 :func:`byte_viewed`) is shadowed per BYTE, every access covering its bytes
 ``[offset, offset + width)``, so a byte store and a word store that share a byte conflict;

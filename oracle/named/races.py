@@ -1,5 +1,5 @@
 """Named-barrier oracle, race intervals: happens-before windows and the race tests
-([WEFT] Sec. 5.2; steps 3 and 5 of :mod:`oracle.named`).
+([WEFT] Sec. 5.2; steps 3 and 5 of :mod:`oracle.named.checker`).
 
 Each completed barrier generation (:class:`Generation`) is a node of the barrier dependence
 graph; for every node and scheduling unit we keep the latest op that happens before it (LHB)
@@ -41,7 +41,7 @@ class Generation:
 
 
 class RaceIntervals:
-    """Steps 3 and 5 of :mod:`oracle.named` (a base class of its analysis, which owns the
+    """Steps 3 and 5 of :mod:`oracle.named.checker` (a base class of its analysis, which owns the
     state declared here): the happens-before windows of the barrier dependence graph and
     the race tests that search them."""
 

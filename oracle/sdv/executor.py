@@ -11,7 +11,7 @@ Every access of a shared/global array is logged with its predicate, its location
 epoch) and the iteration numbers of its enclosing loops (for ``loop_depth``).  Reads of
 shared/global memory return fresh values (adversarial abstraction, [WarpsAtomics] Sec. 2.3).
 
-Two *modes* are run by :mod:`oracle.sdv`: ``same`` (t1, t2 distinct threads of one block --
+Two *modes* are run by :mod:`oracle.sdv.verifier`: ``same`` (t1, t2 distinct threads of one block --
 shared and global memory, epochs matter, barrier divergence is checked) and ``cross`` (t1, t2
 in different blocks -- only global memory; block barriers order nothing there, only grid
 barriers (``BarrierKind.GRID``, cooperative groups' ``grid_group::sync``) bump the epoch,

@@ -16,7 +16,7 @@ side of a query has one, both sides are compared as byte ranges ``[offset, offse
 (:func:`byte_range`), which overlap by one unsigned comparison.  Kernels that never cast
 keep the plain equality test.  Everything
 that knows how a location is computed or compared is in this module (the race query of
-:mod:`oracle.sdv` only combines :class:`AccessSide` terms), so turning locations into byte
+:mod:`oracle.sdv.pairs` only combines :class:`AccessSide` terms), so turning locations into byte
 ranges is a change here.
 
 Values (issue 12): a read returns :meth:`MemoryAccesses.read_value` (the equality abstraction

@@ -1,9 +1,9 @@
 """Race-pair queries of the SDV verifier: what one label pair's query is, and its answer.
 
-Stage: the data of :meth:`oracle.sdv.SDVOracle._races` -- a label's accesses with the facts
+Stage: the data of :meth:`oracle.sdv.verifier.SDVOracle._races` -- a label's accesses with the facts
 the pair loop needs without building z3 terms (:class:`Side`), the query of one pair
 (:class:`PairQuery`) and its answer, shared by every pair asking the same formula
-(:class:`PairResult`).  Split from :mod:`oracle.sdv` so that the decision stage stays one
+(:class:`PairResult`).  Split from :mod:`oracle.sdv.verifier` so that the decision stage stays one
 readable module.
 """
 

@@ -327,7 +327,7 @@ class Machine:
         self._mem_facts: Any = None          # oracle.sdv.memfacts.MemFacts, once per run
         # the barrier-dependent decisions of this run, in order (loop abstraction, reads
         # under the equality abstraction): they key answers shared across the candidate
-        # kernels of a synthesis run (oracle.sdv.invariants.HoudiniMemo, oracle.sdv)
+        # kernels of a synthesis run (oracle.sdv.invariants.HoudiniMemo, oracle.sdv.verifier)
         self.events: list[object] = []
         # the race queries' symbolic accesses, built once per run (AccessSide.of)
         self.sides: dict[tuple[Any, ...], Any] = {}
