@@ -91,3 +91,81 @@ def test_module_size(name: str) -> None:
         doc = ast.get_docstring(ast.parse(text)) or ""
         assert re.search(r"one piece|why one module|one module \(|over 400 lines", doc, re.I), (
             f"{path.relative_to(ROOT)} has {lines} lines: its docstring must say why it is one piece")
+
+
+# --------------------------------------------------------------------------- every import
+
+
+def _all_imports(name: str, path: Path) -> set[str]:
+    """Every module ``path`` imports anywhere: at the top, inside functions, under
+    ``if __name__ == "__main__"``, and under ``if TYPE_CHECKING:`` too (never run, but a
+    dependency all the same: the reader and mypy follow it)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def resolve(module: str) -> str | None:
+        while module and module not in MODULES:
+            module = module.rpartition(".")[0]
+        return module or None
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(m for alias in node.names if (m := resolve(alias.name)))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                target = sub if sub in MODULES else resolve(base)
+                if target:
+                    found.add(target)
+    return found - {name}
+
+
+ALL_IMPORTS = {name: _all_imports(name, path) for name, path in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(mod: str) -> None:
+        index[mod] = low[mod] = len(index)
+        stack.append(mod)
+        on_stack.add(mod)
+        for dep in sorted(graph[mod]):
+            if dep not in index:
+                connect(dep)
+                low[mod] = min(low[mod], low[dep])
+            elif dep in on_stack:
+                low[mod] = min(low[mod], index[dep])
+        if low[mod] == index[mod]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == mod:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for mod in sorted(graph):
+        if mod not in index:
+            connect(mod)
+    return sorted(found)
+
+
+def test_no_import_cycles() -> None:
+    """No circle at all, counting every import: a lazy or type-only import hides a circle from
+    start-up but not from the reader, who can no longer say which module is under which (the
+    top-level rule alone is :func:`test_no_import_cycle`)."""
+    cycles = _cycles(ALL_IMPORTS)
+    assert not cycles, "import cycles (every import counted):\n" + "\n".join(
+        " ↔ ".join(c) for c in cycles)
