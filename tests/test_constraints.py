@@ -23,8 +23,8 @@ from fractions import Fraction
 import pytest
 from conftest import EVEN, by_name, fig6, if_, leaf, lt, paper_kernel, v, while_
 
-from autosync.constraints import Clause, ConstraintSystem
-from autosync.maxsat import RC2Solver
+from autosync.algorithm.constraints import Clause, ConstraintSystem
+from autosync.algorithm.maxsat import RC2Solver
 from kpl.ast import Kernel
 from kpl.labels import LabelTree
 

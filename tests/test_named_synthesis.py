@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.bench import bench_file
-from autosync.cli import app
-from autosync.named_synthesis import NoNamedFix, spelling, synthesize_named
+from autosync.algorithm.named_synthesis import NoNamedFix, spelling, synthesize_named
+from autosync.commands.bench import bench_file
+from autosync.commands.cli import app
 from kpl.frontend import load_kernels, parse_kernel_text
 from oracle.registry import get_oracle
 

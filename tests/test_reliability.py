@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync import pipeline, pipeline_io
-from autosync.cli import app
+from autosync.commands.cli import app
+from autosync.pipeline import core as pipeline
+from autosync.pipeline import files as pipeline_io
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = ROOT / "microbench" / "2-2-loop-both.cu"
@@ -446,7 +447,7 @@ def test_progress_line_names_kernel_iteration_and_oracle_calls(monkeypatch: pyte
     the oracle calls so far; nothing in the first 2 s; cleared at the end."""
     import io
 
-    from autosync import cli_common
+    from autosync.commands import cli_common
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from autosync.cost import DEFAULT_WARP_COST, CostModel
-from autosync.render import render_patch
-from autosync.synthesis import IterationRecord, SynthesisResult, synthesize
+from autosync.algorithm.cost import DEFAULT_WARP_COST, CostModel
+from autosync.algorithm.synthesis import IterationRecord, SynthesisResult, synthesize
+from autosync.render.patch import render_patch
 from kpl.ast import Barrier, Kernel
 from kpl.frontend import parse_kernel_text
 from kpl.labels import LabelTree

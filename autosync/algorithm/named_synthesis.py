@@ -31,17 +31,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from autosync.cost import DEFAULT_IC, DEFAULT_LC, CostModel
-from autosync.named_search import Search, search
+from autosync.algorithm.cost import DEFAULT_IC, DEFAULT_LC, CostModel
+from autosync.algorithm.named_search import Search, search
 from kpl.ast import If, Kernel, NamedBarrier, Space, walk_stmts
 from kpl.labels import LabelTree
 from kpl.placement import Anchor, Placement
 from oracle.base import AccessKind, Oracle, Verdict
 
 if TYPE_CHECKING:
-    from autosync.pipeline import FixOutcome
-    from autosync.render import Edit
-    from autosync.synthesis import SynthesisResult
+    from autosync.algorithm.synthesis import SynthesisResult
+    from autosync.pipeline.core import FixOutcome
+    from autosync.render.patch import Edit
 
 #: PTX has 16 named barriers per CTA; 0 is the one ``__syncthreads()`` uses
 NUM_BARRIERS = 16
@@ -166,7 +166,7 @@ def synthesize_named(kernel: Kernel, verdict: Verdict, oracle: Oracle, *,
     ``verdict``, checked by ``oracle`` (the ``named`` checker) on the candidate kernel and
     again on the re-parsed text; C(ℓ) with ``lc``/``ic`` as for Algorithm 1.
     :class:`NoNamedFix` says why there is none."""
-    from autosync.render import apply_edits, plan_edits
+    from autosync.render.patch import apply_edits, plan_edits
     from kpl.frontend import parse_kernel_text
 
     if not verdict.races or verdict.divergences or verdict.unknowns or verdict.findings:
@@ -209,7 +209,7 @@ def named_synthesize(kernel: Kernel, res: SynthesisResult, *, lc: int | float | 
     ``placement`` the two anchors with their C(ℓ)); None when there is no such pair."""
     import dataclasses
 
-    from autosync.synthesis import FIXED
+    from autosync.algorithm.synthesis import FIXED
     from oracle.registry import get_oracle
 
     verdict = res.verdict
@@ -236,11 +236,11 @@ def named_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome],
     ``outcome`` with the reason extended when no pair is proposed."""
     import dataclasses
 
-    from autosync.errors import InternalError
-    from autosync.pipeline_io import keep_line_endings, to_lf
-    from autosync.render import apply_edits
-    from autosync.split import explain_unfixed
-    from autosync.synthesis import FIXED
+    from autosync.algorithm.split import explain_unfixed
+    from autosync.algorithm.synthesis import FIXED
+    from autosync.pipeline.errors import InternalError
+    from autosync.pipeline.files import keep_line_endings, to_lf
+    from autosync.render.patch import apply_edits
     from oracle.registry import get_oracle
 
     bad = [f for f in outcome.fixes if not f.result.ok]

@@ -30,8 +30,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 if TYPE_CHECKING:
-    from autosync.launch import LaunchChoice
-    from autosync.pipeline import KernelOptions
+    from autosync.pipeline.core import KernelOptions
+    from autosync.pipeline.launch import LaunchChoice
     from kpl.ast import Kernel
 
 Dim3 = tuple[int, int, int]
@@ -95,7 +95,7 @@ def find_config(file: str) -> ProjectConfig:
 def _read(path: str) -> str:
     """The file as the front end sees it: decoded losslessly (non-UTF-8 bytes kept), with LF
     line endings (as ``fix`` parses it; line and column numbers are unchanged)."""
-    from autosync.pipeline_io import read_source, to_lf
+    from autosync.pipeline.files import read_source, to_lf
 
     return to_lf(read_source(path))
 
@@ -103,7 +103,10 @@ def _read(path: str) -> str:
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file``, each lowered under its own launch (one Kernel per distinct
     host launch), with notes for the user appended to ``opts.notes``."""
-    from autosync.launch import SOURCES, host_launches  # not at the top: a cache hit needs only find_config
+    from autosync.pipeline.launch import (  # not at the top: a cache hit needs only find_config
+        SOURCES,
+        host_launches,
+    )
     from kpl import frontend
     from kpl.header import parse_header
 
@@ -117,7 +120,7 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     # a first lowering names the kernels (and their __launch_bounds__)
     kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**build, **config.defines(""),
                                                                                **opts.defines} or None})
-    from autosync.pipeline import check_unique_names
+    from autosync.pipeline.core import check_unique_names
 
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
@@ -147,7 +150,7 @@ def read_compile_command(opts: KernelOptions) -> None:
     """Take the file's ``compile_commands.json`` entry into ``opts`` once (:mod:`autosync.compdb`):
     its ``-D`` as ``build_defines`` (under the command line and the configuration), its ``-I``
     after the command line's, its ``-include`` after ``--include``."""
-    from autosync import compdb
+    from autosync.pipeline import compdb
 
     if opts.build_read:
         return
@@ -165,7 +168,7 @@ def read_compile_command(opts: KernelOptions) -> None:
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],
              unknown_at: tuple[int, int] | None) -> list[LaunchChoice]:
     """Every launch ``kernel`` is checked under (the order of :mod:`autosync.launch`)."""
-    from autosync.launch import DEFAULT_BLOCK, DEFAULT_GRID, LaunchChoice, distinct
+    from autosync.pipeline.launch import DEFAULT_BLOCK, DEFAULT_GRID, LaunchChoice, distinct
     name = kernel.name
     defines = tuple(sorted(config.defines(name).items()))
     block: tuple[Dim3 | None, str] = (None, "")

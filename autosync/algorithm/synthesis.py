@@ -50,8 +50,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from autosync.constraints import Clause, ConstraintSystem, RaceKey
-from autosync.cost import DEFAULT_WARP_COST
+from autosync.algorithm.constraints import Clause, ConstraintSystem, RaceKey
+from autosync.algorithm.cost import DEFAULT_WARP_COST
 from kpl.ast import Barrier, Kernel, walk_stmts
 from kpl.labels import LabelTree
 from kpl.placement import EMPTY, BarrierKind, Placement
@@ -212,7 +212,7 @@ def _unique_keys(tree: LabelTree, races: list[Race]) -> list[RaceKey]:
 
 def _describe_label(tree: LabelTree, label: int) -> str:
     """A label as the user sees it: ``file:line:col`` of its statement (never a label number)."""
-    from autosync.report import Locator
+    from autosync.report.verdicts import Locator
 
     where = Locator(tree.kernel).location(label) if label in tree.nodes else None
     return str(where) if where is not None else tree.name(label)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from autosync.report import (
+from autosync.report.verdicts import (
     DIVERGENCE_MESSAGE,
     Location,
     Locator,

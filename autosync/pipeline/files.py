@@ -11,10 +11,10 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from autosync.errors import BadInput
+from autosync.pipeline.errors import BadInput
 
 if TYPE_CHECKING:
-    from autosync.render import Edit
+    from autosync.render.patch import Edit
 
 
 def read_source(path: str) -> str:

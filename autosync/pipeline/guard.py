@@ -11,8 +11,8 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from autosync.errors import Interrupted, Timeout, Unsupported
-from autosync.pipeline_io import read_source
+from autosync.pipeline.errors import Interrupted, Timeout, Unsupported
+from autosync.pipeline.files import read_source
 
 if TYPE_CHECKING:
     from oracle.base import Oracle

@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING
 from kpl.ast import Assign, Atomic, Block, Kernel, MemElem, Stmt, child_blocks, walk_expr, walk_stmts
 
 if TYPE_CHECKING:
-    from autosync.pipeline import FixOutcome
-    from autosync.render import Edit
-    from autosync.synthesis import SynthesisResult
+    from autosync.algorithm.synthesis import SynthesisResult
+    from autosync.pipeline.core import FixOutcome
+    from autosync.render.patch import Edit
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -143,7 +143,7 @@ def _parent_block(kernel: Kernel, stmt: Stmt) -> Block | None:
 def plan_split(kernel: Kernel, label: int, taken: set[str], file: str) -> Split:
     """The split of the statement labelled ``label``; :class:`NoSplit` with the reason when
     it cannot be split safely."""
-    from autosync.macro_sites import macro_site
+    from autosync.algorithm.macro_sites import macro_site
 
     stmt = next((s for s in walk_stmts(kernel.body) if s.label == label), None)
     span = stmt.span if stmt is not None else None
@@ -221,7 +221,7 @@ def split_synthesize(kernel: Kernel, res: SynthesisResult, file: str,
     """For a kernel-level caller (``bench``): ``synth`` on ``kernel`` with its self-racing
     statements split (the oracle calls of the failed ``res`` counted in), or None when
     ``res`` is not unfixable because of a splittable self-race."""
-    from autosync.render import apply_edits
+    from autosync.render.patch import apply_edits
     from kpl.frontend import load_kernels
 
     if res.ok or not self_race_labels(res):
@@ -238,7 +238,7 @@ def split_synthesize(kernel: Kernel, res: SynthesisResult, file: str,
 
 
 def _edit(start: int, end: int, text: str) -> Edit:
-    from autosync.render import Edit
+    from autosync.render.patch import Edit
 
     return Edit(start, end, text)
 
@@ -299,9 +299,9 @@ def split_and_fix(outcome: FixOutcome, rerun: Callable[[str], FixOutcome]) -> Fi
     the whole fix pipeline (``rerun``) on the split text.  Returns the new outcome, its edits
     and ``original`` those of the user's file; or ``outcome`` with the reason extended when
     nothing can be split or the split text still cannot be fixed."""
-    from autosync.errors import InternalError
-    from autosync.pipeline_io import keep_line_endings, to_lf
-    from autosync.render import apply_edits
+    from autosync.pipeline.errors import InternalError
+    from autosync.pipeline.files import keep_line_endings, to_lf
+    from autosync.render.patch import apply_edits
     from kpl.errors import KplError
 
     bad = [f for f in outcome.fixes if not f.result.ok]

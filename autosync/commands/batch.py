@@ -20,8 +20,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from typing import Any
 
-from autosync import cache
-from autosync.pipeline import BadInput
+from autosync.commands import cache
+from autosync.pipeline.core import BadInput
 
 SUFFIXES = (".cu", ".cuh")
 
@@ -53,7 +53,7 @@ def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
 
     for path in paths:
         if os.path.isdir(path):
-            from autosync import compdb
+            from autosync.pipeline import compdb
 
             try:  # files the compilation database compiles as CUDA (``-x cuda``), any suffix
                 out.update(os.path.relpath(f) if not os.path.isabs(path) else f
@@ -98,8 +98,8 @@ def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str
     batch and single-file runs, so they share entries.  The project configuration, the
     compilation database (its text, its ``-I`` folders) and the forced includes (``--include``,
     ``-include``) are part of the key."""
-    from autosync import compdb
-    from autosync.project import find_config
+    from autosync.pipeline import compdb
+    from autosync.pipeline.project import find_config
 
     try:
         config = find_config(file)
@@ -130,7 +130,7 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
             hit = cache.get(folder, digest)
             if hit is not None:
                 return FileResult(file, hit.code, hit.stdout, hit.stderr, cached=True)
-    from autosync.cli import app
+    from autosync.commands.cli import app
 
     out, err = io.StringIO(), io.StringIO()
     IN_WORKER = True
@@ -210,7 +210,7 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any] | None:
     """ONE SARIF run holding every file's results and artifacts (the first file's run is the
     frame); its invocation has the run's worst exit code and every file's tool notifications
     (the bad-input errors), and it is made ready for code scanning again after the merge."""
-    from autosync.report_sarif import for_code_scanning
+    from autosync.report.sarif import for_code_scanning
 
     merged: dict[str, Any] | None = None
     invocations: list[dict[str, Any]] = []

@@ -21,8 +21,8 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from autosync.cost import CostModel
-from autosync.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, SynthesisResult, _unknown_reason
+from autosync.algorithm.cost import CostModel
+from autosync.algorithm.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, SynthesisResult, _unknown_reason
 from kpl.ast import Kernel
 from kpl.labels import LabelTree
 from kpl.placement import Placement

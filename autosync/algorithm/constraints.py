@@ -37,8 +37,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from autosync.cost import CostModel, integer_weights
-from autosync.maxsat import MaxSatSolver, make_solver
+from autosync.algorithm.cost import CostModel, integer_weights
+from autosync.algorithm.maxsat import MaxSatSolver, make_solver
 from kpl.labels import START, LabelTree
 from kpl.placement import BarrierKind, Placement
 
@@ -208,7 +208,7 @@ class ConstraintSystem:
 
     def where(self, label: int) -> str:
         """``file:line:col`` of a label's statement: what messages show instead of labels."""
-        from autosync.report import Locator
+        from autosync.report.verdicts import Locator
 
         loc = Locator(self.tree.kernel).location(label)
         return str(loc) if loc is not None else f"line {self.tree.name(label)}"

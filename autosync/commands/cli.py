@@ -36,8 +36,7 @@ import typer
 import typer.main
 from typer.core import TyperGroup
 
-from autosync import pipeline
-from autosync.cli_common import (
+from autosync.commands.cli_common import (
     DEFAULT_TIMEOUT,
     DEFAULT_WARP_BARRIER_COST,
     EXIT_BAD_INPUT,
@@ -76,19 +75,20 @@ from autosync.cli_common import (
     version,
     warp_cost_arg,
 )
-from autosync.pipeline import BadInput, FixOutcome, KernelOptions, write_file
+from autosync.pipeline import core as pipeline
+from autosync.pipeline.core import BadInput, FixOutcome, KernelOptions, write_file
 
 # --------------------------------------------------------------------------- app
 
 if TYPE_CHECKING:  # imported lazily at run time: start-up time
-    from autosync.batch import FileResult
+    from autosync.commands.batch import FileResult
 
 
 #: command name -> module defining ``register(app)``; imported on first use (see docstring)
 LAZY_COMMANDS: dict[str, str] = {
-    "compare": "autosync.compare_cli",
-    "bench": "autosync.bench_cli",
-    "lsp": "autosync.lsp",
+    "compare": "autosync.commands.compare_cli",
+    "bench": "autosync.commands.bench_cli",
+    "lsp": "autosync.lsp.server",
 }
 
 
@@ -168,7 +168,7 @@ def _error_document(fmt: Format, base: dict[str, Any] | None = None) -> ErrorDoc
 @kernel_flags
 def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> None:
     """Print the label tree (Sec. III-A): each label's paper-style name, kind and source line."""
-    from autosync import report
+    from autosync.report import verdicts as report
 
     with guard(file, _error_document(fmt, {"file": file, "kernels": []})):
         opts = flags.options()
@@ -201,7 +201,7 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
     Several files or folders: one summary line, the worst exit code (see autosync.batch).
     Results are cached (autosync.cache) unless --no-cache."""
-    from autosync import batch, cache
+    from autosync.commands import batch, cache
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         with guard(None):
@@ -221,7 +221,7 @@ def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, f
 def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> int:
     """``check FILE`` through the result cache (:mod:`autosync.cache`, the entries batch runs
     use): a hit prints the stored output; a miss runs the check, keeping what it prints."""
-    from autosync import batch, cache
+    from autosync.commands import batch, cache
 
     folder, digest = batch.cache_slot(file, _check_args(flags, oracle, timeout, fmt), flags.include_dir or [],
                                       version())
@@ -246,7 +246,8 @@ def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: fl
 
 def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> None:
     """``check`` of one file; raises ``typer.Exit`` with the exit code."""
-    from autosync import report, report_sarif
+    from autosync.report import sarif as report_sarif
+    from autosync.report import verdicts as report
 
     base: dict[str, Any] = {"file": file, "kernel": None, "kernels": [], "verified": False, "races": [], "divergences": [],
             "unknowns": [], "findings": []}
@@ -271,13 +272,13 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
         for note in opts.notes:
             err(note)
         if fmt is Format.json:
-            from autosync.launch import add_launches
+            from autosync.pipeline.launch import add_launches
 
             emit(report.dumps(add_launches(report.check_json(file, results, seconds), results)))
         elif fmt is Format.sarif:
             emit(report.dumps(report_sarif.check_sarif(results, file, version=version())))
         else:
-            from autosync.launch import launch_text
+            from autosync.pipeline.launch import launch_text
 
             names = [loc.kernel.name for loc, _, _ in results]
             for loc, v, name in results:
@@ -291,7 +292,7 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
                 jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
     """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
-    from autosync import batch, cache
+    from autosync.commands import batch, cache
 
     args = _check_args(flags, oracle, timeout, fmt)
     files = batch.shard(batch.expand(paths, exclude or []), shard)
@@ -305,7 +306,8 @@ def _emit_batch(results: list[FileResult], fmt: Format, summary: str,
                 json_summary: dict[str, int] | None = None) -> None:
     """A many-file run's output: one JSON/SARIF document, or each file's report; then the
     summary line (on stderr when stdout carries a document)."""
-    from autosync import batch, report
+    from autosync.commands import batch
+    from autosync.report import verdicts as report
 
     if fmt is Format.json:
         doc = batch.json_document(results)
@@ -353,7 +355,8 @@ def fix(
 ) -> None:
     """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check.
     Several files or folders: each fixed in place, one summary line, the worst exit code."""
-    from autosync import batch, report_fix
+    from autosync.commands import batch
+    from autosync.report import fix as report_fix
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         args = ["--oracle", oracle] if oracle else []
@@ -374,7 +377,7 @@ def fix(
         if lc <= 0 or ic <= 0:
             raise BadInput("--lc and --ic must be positive", file)
         warp_cost = warp_cost_arg(warp_barrier_cost, file) if target == "cuda" else None
-        from autosync.render import available_targets
+        from autosync.render.patch import available_targets
 
         if target not in available_targets():
             raise BadInput(f"unknown target '{target}' (known: {', '.join(available_targets())})", file)
@@ -400,7 +403,7 @@ def batch_fix(paths: list[str], flags: KernelFlags, args: list[str], fmt: Format
               exclude: list[str] | None, shard: str | None, exit_non_zero_on_fix: bool) -> int:
     """``fix`` over many files (:mod:`autosync.batch`, no cache: it writes); returns the worst
     exit code (1 instead of 0 when a file was rewritten and ``exit_non_zero_on_fix``)."""
-    from autosync import batch
+    from autosync.commands import batch
 
     files = batch.shard(batch.expand(paths, exclude or []), shard)
     results = batch.run(files, flags.argv() + args, jobs=jobs, use_cache=False,
@@ -415,7 +418,9 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
                 fmt: Format, target: str) -> int:
     """Write (or diff) and report; returns the exit code: 0 verified/fixed (written), 1 not
     fixable -- or, with ``--diff``/``--check``, 1 when the file would change (as ``ruff``)."""
-    from autosync import report, report_fix, report_sarif
+    from autosync.report import fix as report_fix
+    from autosync.report import sarif as report_sarif
+    from autosync.report import verdicts as report
 
     written: str | None = None
     diff_text: str | None = None

@@ -29,8 +29,8 @@ from typing import Annotated, Any
 
 import typer
 
-from autosync.cost import DEFAULT_WARP_COST
-from autosync.pipeline import (
+from autosync.algorithm.cost import DEFAULT_WARP_COST
+from autosync.pipeline.core import (
     PROGRESS_AFTER_S,
     BadInput,
     CancelToken,
@@ -153,7 +153,7 @@ def error_json(base: dict[str, Any] | None = None) -> ErrorDocument:
 def error_sarif(failure: Failure) -> dict[str, Any]:
     """``--format sarif``: a valid SARIF log with no results and the failure as the run's tool
     execution notification (``executionSuccessful: false``)."""
-    from autosync import report_sarif
+    from autosync.report import sarif as report_sarif
 
     note: dict[str, Any] = {"level": "error", "message": {"text": failure.message},
                             "properties": {"exit": failure.exit}}
@@ -294,7 +294,7 @@ DEFAULT_WARP_BARRIER_COST = float(DEFAULT_WARP_COST)
 
 def warp_cost_arg(value: float, file: str) -> Fraction | int | None:
     """``--warp-barrier-cost`` as the synthesizer's ``warp_cost`` (None: warp barriers off)."""
-    from autosync.pipeline import BadInput, lc_ic
+    from autosync.pipeline.core import BadInput, lc_ic
 
     if value < 0:
         raise BadInput("--warp-barrier-cost must be 0 (off) or positive", file)

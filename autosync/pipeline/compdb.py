@@ -26,7 +26,7 @@ import os
 import shlex
 from dataclasses import dataclass, field
 
-from autosync.errors import BadInput
+from autosync.pipeline.errors import BadInput
 
 NAME = "compile_commands.json"
 

@@ -31,8 +31,17 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from autosync.errors import BadInput, InternalError, Interrupted, Timeout, Unsupported
-from autosync.pipeline_guard import (
+from autosync.pipeline.errors import BadInput, InternalError, Interrupted, Timeout, Unsupported
+from autosync.pipeline.files import (
+    check_writable,
+    keep_line_endings,
+    line_ending_at,
+    read_source,
+    temp_name,
+    to_lf,
+    write_file,
+)
+from autosync.pipeline.guard import (
     PROGRESS_AFTER_S,
     CancelToken,
     current_token,
@@ -42,19 +51,10 @@ from autosync.pipeline_guard import (
     run_guarded,
     watch,
 )
-from autosync.pipeline_io import (
-    check_writable,
-    keep_line_endings,
-    line_ending_at,
-    read_source,
-    temp_name,
-    to_lf,
-    write_file,
-)
 
 if TYPE_CHECKING:
-    from autosync.render import Edit
-    from autosync.synthesis import SynthesisResult
+    from autosync.algorithm.synthesis import SynthesisResult
+    from autosync.render.patch import Edit
     from kpl.ast import Kernel
     from oracle.base import Oracle, Verdict
 
@@ -138,7 +138,7 @@ class KernelOptions:
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file`` (or of ``text`` parsed as that file): all of them, in file
     order, or the one named by ``--kernel`` (unknown name -> KplError listing the names)."""
-    from autosync import project  # the launch of each kernel: flags, header, config, host code
+    from autosync.pipeline import project  # the launch of each kernel: flags, header, config, host code
 
     kernels = project.load(opts, text)
     source = kernels[0].source_text if kernels else (text or "")
@@ -306,8 +306,8 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     outcome = once(text)
     if not split or outcome.status != "unfixable":
         return outcome
-    from autosync.named_synthesis import named_and_fix
-    from autosync.split import split_and_fix
+    from autosync.algorithm.named_synthesis import named_and_fix
+    from autosync.algorithm.split import split_and_fix
 
     outcome = split_and_fix(outcome, once)
     if outcome.status != "unfixable":
@@ -325,7 +325,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     then the end-to-end check (re-parse the patched text, verify it with the same oracle, and
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
     caller ever receives an unverified patch."""
-    from autosync.render import apply_edits, plan_edits
+    from autosync.render.patch import apply_edits, plan_edits
     from kpl.templates import shared_template
 
     raw = text if text is not None else read_source(opts.file)
@@ -336,15 +336,15 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         note_kernel(k.name, i + 1, len(kernels))
         name, orc = pick_oracle(oracle, k, timeout, opts.file, benign=opts.benign)
         if launches[k.name]:  # one placement verified under every launch of the kernel
-            from autosync.all_launches import AllLaunches
+            from autosync.algorithm.all_launches import AllLaunches
 
             orc = AllLaunches(orc, k, launches[k.name])  # type: ignore[assignment]
         if naive:
-            from autosync.naive import naive_synthesize
+            from autosync.algorithm.naive import naive_synthesize
 
             res = naive_synthesize(k, orc, lc=lc_ic(lc), ic=lc_ic(ic))
         else:
-            from autosync.synthesis import synthesize
+            from autosync.algorithm.synthesis import synthesize
 
             res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
                              warp_cost=warp_cost,
@@ -361,7 +361,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     if bad:
         outcome.status = "unfixable"
         outcome.reason = "; ".join(f"kernel '{f.kernel.name}': {f.result.reason or f.result.status}" for f in bad)
-        from autosync.macro_sites import macro_note
+        from autosync.algorithm.macro_sites import macro_note
 
         for f in bad:
             races = list(f.result.races_initial) or (list(f.result.verdict.races) if f.result.verdict else [])
@@ -372,7 +372,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     todo = [f for f in fixes if f.result.status == "fixed"]
     if not todo:
         return outcome
-    from autosync.macro_sites import macro_conflict
+    from autosync.algorithm.macro_sites import macro_conflict
 
     edits = []
     for f in todo:
@@ -426,7 +426,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
 def _by_name(kernels: list[Kernel], file: str, naive: bool) -> tuple[list[Kernel], dict[str, list[Kernel]]]:
     """The kernels to fix (the first lowering of each name) and, per name, its lowerings under
     the OTHER launches of the file (:mod:`autosync.all_launches` verifies under all of them)."""
-    from autosync.all_launches import same_shape
+    from autosync.algorithm.all_launches import same_shape
 
     first: dict[str, Kernel] = {}
     others: dict[str, list[Kernel]] = {}

@@ -75,7 +75,7 @@ def macro_site(kernel: Kernel, labels: list[int], file: str) -> tuple[int, int, 
     """(label, line, col, use) of the first of ``labels`` whose statement lies inside a macro
     expansion of ``kernel``'s own text, at the macro's use (the user's text: the column
     inside the expansion is nowhere in the file); None when all are outside."""
-    from autosync.report import Locator
+    from autosync.report.verdicts import Locator
 
     text = kernel.source_text
     uses = macro_uses(text, kernel.macros)

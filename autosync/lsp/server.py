@@ -45,8 +45,8 @@ from pygls import uris
 from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
 
-from autosync.cli_common import version
-from autosync.lsp_pipeline import (
+from autosync.commands.cli_common import version
+from autosync.lsp.analysis import (
     ERROR,
     HINT,
     INFORMATION,
@@ -59,7 +59,7 @@ from autosync.lsp_pipeline import (
     analyze,
     improve,
 )
-from autosync.lsp_runner import JobFailed, JobTimeout, Runner
+from autosync.lsp.runner import JobFailed, JobTimeout, Runner
 
 SERVER_NAME = "autosync"
 SOURCE = "autosync"
@@ -506,6 +506,6 @@ def register(app: Any) -> None:
 
 
 if __name__ == "__main__":
-    from autosync.cli import main
+    from autosync.commands.cli import main
 
     main(["lsp", *sys.argv[1:]])

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from autosync.cli_common import (
+from autosync.commands.cli_common import (
     DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
     EXIT_OK,
@@ -27,7 +27,7 @@ from autosync.cli_common import (
     progress_line,
     warp_cost_arg,
 )
-from autosync.pipeline import BadInput, run_guarded
+from autosync.pipeline.core import BadInput, run_guarded
 
 
 def register(app: typer.Typer) -> None:
@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
         """Reproduce Table I (micro-benchmarks) or Table II (SDK kernels) of the paper."""
         import json
 
-        from autosync.bench import bench_folder, format_table, machine
+        from autosync.commands.bench import bench_folder, format_table, machine
 
         document = error_json({"folder": folder, "rows": []}) if fmt is Format.json else None
         with guard(folder, document):

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from autosync import pipeline
+from autosync.pipeline import core as pipeline
 
 if TYPE_CHECKING:
     from kpl.ast import Kernel
@@ -519,8 +519,8 @@ def redundant_barriers(path: str, text: str, options: Options) -> list[Problem]:
     """The developer barriers ``autosync compare`` calls redundant (dropped by the from-scratch
     synthesis of Sec. IV-B AND the kernel still verifies without that one barrier -- see
     :func:`autosync.compare.compare_kernel`), each with the edit deleting it."""
-    from autosync.compare import compare_kernel
-    from autosync.render import plan_edits
+    from autosync.commands.compare import compare_kernel
+    from autosync.render.patch import plan_edits
     from kpl.transform import barrier_anchors
 
     index = LineIndex(text)

@@ -14,13 +14,14 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from autosync import report, report_sarif
-from autosync.pipeline import FixOutcome
+from autosync.pipeline.core import FixOutcome
+from autosync.report import sarif as report_sarif
+from autosync.report import verdicts as report
 from kpl.lineindex import LineIndex
 from oracle.base import Divergence, Verdict
 
 if TYPE_CHECKING:
-    from autosync.synthesis import SynthesisResult
+    from autosync.algorithm.synthesis import SynthesisResult
 
 Locators = dict[str, report.Locator]
 

@@ -5,8 +5,7 @@ No ``from __future__ import annotations`` here: typer reads the annotations at r
 
 import typer
 
-from autosync import pipeline
-from autosync.cli_common import (
+from autosync.commands.cli_common import (
     DEFAULT_TIMEOUT,
     DEFAULT_WARP_BARRIER_COST,
     EXIT_FAIL,
@@ -33,6 +32,7 @@ from autosync.cli_common import (
     progress_line,
     warp_cost_arg,
 )
+from autosync.pipeline import core as pipeline
 
 
 def register(app: typer.Typer) -> None:
@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
         """Developer's barriers vs synthesized ones: count, cost, lines, verdict and a diff."""
         import json
 
-        from autosync.compare import Comparison, compare_kernel, comparison_json, comparison_text
+        from autosync.commands.compare import Comparison, compare_kernel, comparison_json, comparison_text
 
         document = error_json({"file": file, "kernels": []}) if fmt is Format.json else None
         with guard(file, document):

@@ -51,7 +51,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from autosync.cost import CostModel
+from autosync.algorithm.cost import CostModel
 from kpl.ast import Barrier, Block, Const, Kernel, Loop, NamedBarrier, Stmt, child_blocks, walk_stmts
 from kpl.labels import LabelTree
 from kpl.placement import Placement

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from autosync.compare import compare_kernel
-from autosync.cost import DEFAULT_WARP_COST
-from autosync.naive import naive_synthesize
-from autosync.named_synthesis import named_synthesize
-from autosync.pipeline import note_iteration, note_kernel, pick_oracle
-from autosync.split import split_synthesize
-from autosync.synthesis import count_barriers, synthesize
+from autosync.algorithm.cost import DEFAULT_WARP_COST
+from autosync.algorithm.naive import naive_synthesize
+from autosync.algorithm.named_synthesis import named_synthesize
+from autosync.algorithm.split import split_synthesize
+from autosync.algorithm.synthesis import count_barriers, synthesize
+from autosync.commands.compare import compare_kernel
+from autosync.pipeline.core import note_iteration, note_kernel, pick_oracle
 from kpl.ast import Kernel
 from kpl.frontend import load_kernels
 from kpl.textio import read_source
