@@ -1,4 +1,4 @@
-"""The placement constraints of [AutoSync] Alg. 1 on their own (``autosync.constraints``).
+"""The placement constraints of [AutoSync] Alg. 1 on their own (``autosync.algorithm.constraints``).
 
 Each clause family is checked against the paper's definitions on small hand-built label trees
 (the shared builder of ``tests/conftest.py``, paper naming ``3``, ``2:4``, ``2:4_s``):

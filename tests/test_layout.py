@@ -169,3 +169,44 @@ def test_no_import_cycles() -> None:
     cycles = _cycles(ALL_IMPORTS)
     assert not cycles, "import cycles (every import counted):\n" + "\n".join(
         " ↔ ".join(c) for c in cycles)
+
+
+#: autosync's packages and the ones each may import (besides itself, ``oracle`` and ``kpl``):
+#: the algorithm and the rendering at the bottom, the pipeline on both, the reports on the
+#: pipeline's outcome, the doors on top (CONTRIBUTING.md, "Layout"; each package's docstring)
+AUTOSYNC_PACKAGES: dict[str, set[str]] = {
+    "algorithm": set(),
+    "render": set(),
+    "pipeline": {"algorithm", "render"},
+    "report": {"algorithm", "render", "pipeline"},
+    "commands": {"algorithm", "render", "pipeline", "report"},
+    "lsp": {"algorithm", "render", "pipeline", "report", "commands"},
+}
+
+
+def _package(mod: str) -> str | None:
+    """``algorithm`` for ``autosync.algorithm.cost`` (and for the package itself); None outside
+    autosync's packages (``autosync``, ``autosync.__main__``, ``oracle.*``, ``kpl.*``)."""
+    parts = mod.split(".")
+    return parts[1] if parts[0] == "autosync" and len(parts) > 1 and parts[1] != "__main__" else None
+
+
+def test_algorithm_imports_no_machinery() -> None:
+    """The algorithm (cost, constraints, MaxSAT, Algorithm 1, the searches beyond it) takes
+    kernels and verdicts and hands back data: it imports no pipeline, command, rendering,
+    report or language-server module, so it reads and tests on its own."""
+    algorithm = [m for m in ALL_IMPORTS if _package(m) == "algorithm"]
+    assert algorithm, "autosync/algorithm/ has no modules"
+    wrong = sorted((m, d) for m in algorithm for d in ALL_IMPORTS[m]
+                   if d.split(".")[0] == "autosync" and _package(d) != "algorithm")
+    assert not wrong, f"the algorithm imports the machinery around it: {wrong}"
+
+
+def test_autosync_packages_import_downward() -> None:
+    """Every autosync module is in one of the packages, and imports only its own package and
+    those listed below it in :data:`AUTOSYNC_PACKAGES`."""
+    loose = sorted(m for m in ALL_IMPORTS if (pkg := _package(m)) is not None and pkg not in AUTOSYNC_PACKAGES)
+    assert not loose, f"autosync modules outside the packages: {loose}"
+    wrong = sorted((m, d) for m in ALL_IMPORTS if (pkg := _package(m)) is not None for d in ALL_IMPORTS[m]
+                   if (dep := _package(d)) is not None and dep != pkg and dep not in AUTOSYNC_PACKAGES[pkg])
+    assert not wrong, f"imports against the autosync layers: {wrong}"

@@ -2,7 +2,7 @@
 the job runner (time-out, cancellation) and of the editor-neutral pipeline.
 
 The quick-fix test checks the issue's promise end to end: the WorkspaceEdit of "Insert optimal
-barriers" applied to the buffer gives exactly :func:`autosync.lsp_pipeline.fix_text` (the
+barriers" applied to the buffer gives exactly :func:`autosync.lsp.analysis.fix_text` (the
 ``autosync fix`` code path) and a kernel the oracle verifies after a fresh parse.
 """
 

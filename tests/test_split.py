@@ -1,4 +1,4 @@
-"""Splitting a statement that races with itself (issue 16, item 3; :mod:`autosync.split`).
+"""Splitting a statement that races with itself (issue 16, item 3; :mod:`autosync.algorithm.split`).
 
 The patched texts are pinned byte for byte: the split stays on the statement's line, the
 barrier goes between the read and the write, every other byte (comments, CRLF) is kept."""

@@ -2,7 +2,7 @@
 that verifies under all of them.
 
 A file that launches one kernel with several configurations (``k<<<1, 32>>>(…)`` and
-``k<<<1, 64>>>(…)``) is lowered once per distinct configuration (:mod:`autosync.project`):
+``k<<<1, 64>>>(…)``) is lowered once per distinct configuration (:mod:`autosync.pipeline.project`):
 the same text, so the same statements and labels, but different ``blockDim``/``gridDim``.  A
 race may exist under one launch only.  [AutoSync] Alg. 1 needs one oracle; :class:`AllLaunches`
 is that oracle: it answers for the first configuration, and when that verifies it transplants

@@ -3,7 +3,7 @@
 :class:`ConstraintSystem` owns the propositional variables (L_ℓ for every placeable label,
 P^0..P^d per race location), the soft constraints of line 3 and every hard constraint
 Algorithm 1 asserts, each tagged with the line it comes from.  It feeds them to a
-:class:`~autosync.maxsat.MaxSatSolver` incrementally, and keeps them so that it can
+:class:`~autosync.algorithm.maxsat.MaxSatSolver` incrementally, and keeps them so that it can
 
 * rebuild the solver without the *retractable* clauses (the oracle-fact shortcuts, which are
   hints and must be withdrawn when the oracle refutes them), and
@@ -208,9 +208,9 @@ class ConstraintSystem:
 
     def where(self, label: int) -> str:
         """``file:line:col`` of a label's statement: what messages show instead of labels."""
-        from autosync.report.verdicts import Locator
+        from kpl.locations import LabelLocator
 
-        loc = Locator(self.tree.kernel).location(label)
+        loc = LabelLocator(self.tree.kernel).location(label)
         return str(loc) if loc is not None else f"line {self.tree.name(label)}"
 
     def race_where(self, key: RaceKey) -> str:

@@ -75,14 +75,14 @@ def macro_site(kernel: Kernel, labels: list[int], file: str) -> tuple[int, int, 
     """(label, line, col, use) of the first of ``labels`` whose statement lies inside a macro
     expansion of ``kernel``'s own text, at the macro's use (the user's text: the column
     inside the expansion is nowhere in the file); None when all are outside."""
-    from autosync.report.verdicts import Locator
+    from kpl.locations import LabelLocator
 
     text = kernel.source_text
     uses = macro_uses(text, kernel.macros)
     if not uses:
         return None
     index = LineIndex(text)
-    loc = Locator(kernel, file)
+    loc = LabelLocator(kernel, file)
     for label in labels:
         span = loc.span(label)
         if span is None or span.line <= 0 or (span.file and span.file not in (kernel.source_path, file)):

@@ -12,7 +12,7 @@ Contract of :class:`MaxSatSolver` (modelled on python-sat's ``examples/rc2.py``)
 * ``add_hard(clause)`` — a disjunction of literals that every model must satisfy; the empty
   clause makes the problem UNSAT;
 * ``add_soft(lit, weight)`` — a unit soft clause with a positive INTEGER weight (costs are
-  scaled exactly by :mod:`autosync.cost`; a back end must never round them);
+  scaled exactly by :mod:`autosync.algorithm.cost`; a back end must never round them);
 * ``solve()`` — a model minimising the total weight of falsified soft clauses, as the set of
   variables that are TRUE (variables the back end leaves unassigned are false), or ``None``
   when the hard clauses are UNSAT.  May be called again after more ``add_hard``/``add_soft``;

@@ -13,7 +13,7 @@ candidate verifies.  The result is verified (every accepted state was), not nece
 optimal: it depends on the removal order and ignores the cost model.
 
 Every ``oracle.check`` call counts, including the initial one on the input (as for
-:func:`autosync.synthesis.synthesize`).
+:func:`autosync.algorithm.synthesis.synthesize`).
 """
 
 from __future__ import annotations

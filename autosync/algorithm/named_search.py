@@ -1,13 +1,13 @@
 """The least-cost ``bar.arrive``/``bar.sync`` pair: candidate positions, their cost, and the
 cost-ordered search checked by the named-barrier oracle ([WEFT]; issue 16, item 2).
 
-:mod:`autosync.named_synthesis` finds the producer arm and the consumer arm of a
+:mod:`autosync.algorithm.named_synthesis` finds the producer arm and the consumer arm of a
 warp-specialised ``if``/``else`` and the racing statements; this module chooses WHERE the pair
 goes.  A *position* is a label ℓ of the arm (the arm's start ℓ_s, any statement of it, inside
 loops and nested blocks too); the barrier goes right after ℓ, exactly where INSERTBARRIERS
 ([AutoSync] Alg. 1, line 20; :func:`kpl.transform.insert_barriers`) puts a ``__syncthreads()``
 and where :mod:`autosync.render` writes it.  A position costs C(ℓ) = LC^|loops(ℓ)| ×
-IC^|conds(ℓ)|, the one cost model of :class:`autosync.cost.CostModel` with the same LC and IC
+IC^|conds(ℓ)|, the one cost model of :class:`autosync.algorithm.cost.CostModel` with the same LC and IC
 as ``fix`` gives Algorithm 1 -- a barrier in a loop runs more often, so it costs more.  A pair
 costs C(arrive) + C(sync).
 

@@ -5,8 +5,8 @@
 oracle-facts shortcut below; :func:`synthesize` is the entry point other modules call.
 
 SYNTHESIZE asks the oracle for the race locations of the input kernel, turns each into
-placement constraints (lines 6–12, :mod:`autosync.constraints`) on top of the soft
-constraints ¬L_ℓ weighted by C(ℓ) (line 3, :mod:`autosync.cost`), and hands over to REFINE,
+placement constraints (lines 6–12, :mod:`autosync.algorithm.constraints`) on top of the soft
+constraints ¬L_ℓ weighted by C(ℓ) (line 3, :mod:`autosync.algorithm.cost`), and hands over to REFINE,
 which alternates between the MaxSAT solver (least-cost placement 𝓛, line 19) and the oracle
 (is kernel' = INSERTBARRIERS(kernel, 𝓛) correctly synchronized?, lines 20–29):
 
@@ -30,7 +30,7 @@ facts at all.
 
 Two barrier kinds (``warp_cost``, on by default, off under ``--warp-sync``): a race the
 oracle says is between lanes of one warp (``Race.same_warp``) may be fixed by a
-``__syncwarp()`` costing WC·C(ℓ) (:mod:`autosync.constraints`); if a candidate shows it also
+``__syncwarp()`` costing WC·C(ℓ) (:mod:`autosync.algorithm.constraints`); if a candidate shows it also
 crosses warps, it is restricted to ``__syncthreads()`` instead of blocking the P-assignment.
 
 Every ``oracle.check`` call counts in ``oracle_calls`` (Tables I/II), including the initial
@@ -212,9 +212,9 @@ def _unique_keys(tree: LabelTree, races: list[Race]) -> list[RaceKey]:
 
 def _describe_label(tree: LabelTree, label: int) -> str:
     """A label as the user sees it: ``file:line:col`` of its statement (never a label number)."""
-    from autosync.report.verdicts import Locator
+    from kpl.locations import LabelLocator
 
-    where = Locator(tree.kernel).location(label) if label in tree.nodes else None
+    where = LabelLocator(tree.kernel).location(label) if label in tree.nodes else None
     return str(where) if where is not None else tree.name(label)
 
 

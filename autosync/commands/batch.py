@@ -4,7 +4,7 @@ cache (``check`` only: ``fix`` writes files).
 
 Each file is handled by the ordinary single-file command, run in a worker process
 (``concurrent.futures``) with its output captured, so a file's report in a batch is exactly
-what ``autosync check FILE`` prints, and a cache hit (:mod:`autosync.cache`) replays it.
+what ``autosync check FILE`` prints, and a cache hit (:mod:`autosync.commands.cache`) replays it.
 """
 
 from __future__ import annotations
@@ -14,16 +14,18 @@ import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from typing import Any
 
 from autosync.commands import cache
-from autosync.pipeline.core import BadInput
+from autosync.pipeline.errors import BadInput
 
 SUFFIXES = (".cu", ".cuh")
+#: the CLI run on an argument list without exiting (:func:`autosync.commands.cli.invoke`)
+Invoke = Callable[[list[str]], Any]
 
 #: True inside a worker: the ``check`` command then checks its one file directly
 IN_WORKER = False
@@ -117,10 +119,10 @@ def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str
     return folder, cache.key(file, args, dirs, config.path if config else None, version, extra)
 
 
-def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str,
+def _run_one(invoke: Invoke, file: str, args: list[str], use_cache: bool, include_dirs: list[str], version: str,
              command: str = "check") -> FileResult:
-    """Run ``command`` on one file with the ordinary command (in this process), through the
-    cache for ``check``."""
+    """Run ``command`` on one file with the ordinary command (``invoke``, in this process),
+    through the cache for ``check``."""
     global IN_WORKER
     folder, digest = "", None
     before = _read_bytes(file) if command == "fix" else None
@@ -130,14 +132,12 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
             hit = cache.get(folder, digest)
             if hit is not None:
                 return FileResult(file, hit.code, hit.stdout, hit.stderr, cached=True)
-    from autosync.commands.cli import app
-
     out, err = io.StringIO(), io.StringIO()
     IN_WORKER = True
     try:
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = app(args=[command, file, *args], prog_name="autosync", standalone_mode=False)
+                code = invoke([command, file, *args])
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 3
             except Exception as exc:  # noqa: BLE001 - click usage errors and the like
@@ -152,13 +152,16 @@ def _run_one(file: str, args: list[str], use_cache: bool, include_dirs: list[str
     return result
 
 
-def run(files: list[str], args: list[str], *, jobs: int | None, use_cache: bool, include_dirs: list[str],
-        version: str, command: str = "check") -> list[FileResult]:
-    """Run ``command`` on every file (in order of ``files``), ``jobs`` processes at a time."""
+def run(invoke: Invoke, files: list[str], args: list[str], *, jobs: int | None, use_cache: bool,
+        include_dirs: list[str], version: str, command: str = "check") -> list[FileResult]:
+    """Run ``command`` on every file (in order of ``files``), ``jobs`` processes at a time;
+    ``invoke`` is the CLI itself (a module-level function, so a worker process finds it by
+    name), given by the caller: the batch sits below the CLI and does not import it."""
     if len(files) <= 1 or jobs == 1:
-        return [_run_one(f, args, use_cache, include_dirs, version, command) for f in files]
+        return [_run_one(invoke, f, args, use_cache, include_dirs, version, command) for f in files]
     with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        futures = [pool.submit(_run_one, f, args, use_cache, include_dirs, version, command) for f in files]
+        futures = [pool.submit(_run_one, invoke, f, args, use_cache, include_dirs, version, command)
+                   for f in files]
         return [fut.result() for fut in futures]
 
 

@@ -24,11 +24,11 @@ from typing import Any
 
 from autosync.algorithm.cost import DEFAULT_WARP_COST
 from autosync.algorithm.naive import naive_synthesize
-from autosync.algorithm.named_synthesis import named_synthesize
-from autosync.algorithm.split import split_synthesize
 from autosync.algorithm.synthesis import count_barriers, synthesize
 from autosync.commands.compare import compare_kernel
 from autosync.pipeline.core import note_iteration, note_kernel, pick_oracle
+from autosync.pipeline.named_fix import named_synthesize
+from autosync.pipeline.split_fix import split_synthesize
 from kpl.ast import Kernel
 from kpl.frontend import load_kernels
 from kpl.textio import read_source
@@ -114,8 +114,8 @@ class Row:
     verdict: str | None = None
     compare_time: float | None = None
     ok: bool = True
-    split: bool = False  # a self-racing statement was split (autosync.split) before synthesis
-    named: bool = False  # fixed with a bar.arrive/bar.sync pair (autosync.named_synthesis)
+    split: bool = False  # a self-racing statement was split (autosync.algorithm.split) before synthesis
+    named: bool = False  # fixed with a bar.arrive/bar.sync pair (autosync.algorithm.named_synthesis)
     named_v: int = 0  # of AS-V, the calls of the named-barrier oracle choosing that pair
     oracle: str = ""  # the oracle of Algorithm 1 on this kernel
     problems: list[str] = field(default_factory=list)
@@ -173,7 +173,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
             t0 = time.perf_counter()
             res = synthesize(kernel, _oracle(oracle_name, kernel, timeout, path), solver=solver, lc=lc, ic=ic,
                              use_facts=use_facts, warp_cost=warp_cost, on_iteration=note_iteration)
-            # a statement that races with itself is split, as `fix` does (autosync.split); the
+            # a statement that races with itself is split, as `fix` does (autosync.algorithm.split); the
             # naive baseline then starts from the split kernel too
             split = split_synthesize(kernel, res, path, lambda k: synthesize(
                 k, _oracle(oracle_name, k, timeout, path), solver=solver, lc=lc, ic=ic,
@@ -182,7 +182,7 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
                 start_kernel, res = split
                 row.split = True
             # a producer/consumer race between warp-specialised arms: the least costly named
-            # pair, as `fix` inserts it (autosync.named_synthesis); its calls counted in
+            # pair, as `fix` inserts it (autosync.algorithm.named_synthesis); its calls counted in
             named = named_synthesize(kernel, res, lc=lc, ic=ic) if split is None else None
             if named is not None:
                 row.named, row.named_v = True, named.oracle_calls - res.oracle_calls

@@ -7,7 +7,7 @@ recursively), the project configuration's and the compilation database's texts, 
 version, and the file's name as typed and the current folder (both are printed: messages name
 the file as given, SARIF URIs are relative to the current folder).  The value is the finished
 output of the check (exit code, stdout, stderr), so a hit prints exactly what the miss
-printed.  Single-file and batch runs share entries (:func:`autosync.batch.cache_slot`).  Only
+printed.  Single-file and batch runs share entries (:func:`autosync.commands.batch.cache_slot`).  Only
 ``check`` is cached: ``fix`` writes files.
 
 The folder is ``$AUTOSYNC_CACHE_DIR``, else ``.autosync_cache/`` next to the project

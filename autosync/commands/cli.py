@@ -8,9 +8,9 @@ What the user does (the README's "What the user does"):
     autosync fix kernel.cu       # [AutoSync] Alg. 1: least-cost verified __syncthreads() placement
 
 This module is only the front door: the work is :mod:`autosync.pipeline` (loading, oracle
-choice, the fix pipeline), the wording :mod:`autosync.report` / :mod:`autosync.report_fix` /
-:mod:`autosync.report_sarif`, and the flags, exit codes and the one-line error guard
-:mod:`autosync.cli_common` (shared with the lazily loaded commands).
+choice, the fix pipeline), the wording :mod:`autosync.report` / :mod:`autosync.report.fix` /
+:mod:`autosync.report.sarif`, and the flags, exit codes and the one-line error guard
+:mod:`autosync.commands.cli_common` (shared with the lazily loaded commands).
 
 Heavy modules (the front end, z3, the MaxSAT back ends) are imported inside the commands, so
 ``autosync --version`` and ``--help`` stay fast.  A command module that defines
@@ -199,8 +199,8 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
           fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
           exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False) -> None:
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
-    Several files or folders: one summary line, the worst exit code (see autosync.batch).
-    Results are cached (autosync.cache) unless --no-cache."""
+    Several files or folders: one summary line, the worst exit code (see autosync.commands.batch).
+    Results are cached (autosync.commands.cache) unless --no-cache."""
     from autosync.commands import batch, cache
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
@@ -219,7 +219,7 @@ def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, f
 
 
 def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> int:
-    """``check FILE`` through the result cache (:mod:`autosync.cache`, the entries batch runs
+    """``check FILE`` through the result cache (:mod:`autosync.commands.cache`, the entries batch runs
     use): a hit prints the stored output; a miss runs the check, keeping what it prints."""
     from autosync.commands import batch, cache
 
@@ -248,6 +248,7 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
     """``check`` of one file; raises ``typer.Exit`` with the exit code."""
     from autosync.report import sarif as report_sarif
     from autosync.report import verdicts as report
+    from kpl.locations import LabelLocator
 
     base: dict[str, Any] = {"file": file, "kernel": None, "kernels": [], "verified": False, "races": [], "divergences": [],
             "unknowns": [], "findings": []}
@@ -256,14 +257,14 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
         check_timeout(timeout, file)
         t0 = time.perf_counter()
 
-        def work() -> list[tuple[report.Locator, Any, str]]:
+        def work() -> list[tuple[LabelLocator, Any, str]]:
             results = []
             kernels = pipeline.load(opts)
             for i, k in enumerate(kernels):
                 pipeline.note_kernel(k.name, i + 1, len(kernels))
                 name, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign,
                                                  synthesis=False)
-                results.append((report.Locator(k, file), pipeline.run_oracle(orc, k), name))
+                results.append((LabelLocator(k, file), pipeline.run_oracle(orc, k), name))
             return results
 
         results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
@@ -291,12 +292,12 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
 
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
                 jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
-    """``check`` over many files (:mod:`autosync.batch`); returns the worst exit code."""
+    """``check`` over many files (:mod:`autosync.commands.batch`); returns the worst exit code."""
     from autosync.commands import batch, cache
 
     args = _check_args(flags, oracle, timeout, fmt)
     files = batch.shard(batch.expand(paths, exclude or []), shard)
-    results = batch.run(files, args, jobs=jobs, use_cache=not (no_cache or cache.disabled()), include_dirs=flags.include_dir or [],
+    results = batch.run(invoke, files, args, jobs=jobs, use_cache=not (no_cache or cache.disabled()), include_dirs=flags.include_dir or [],
                         version=version())
     _emit_batch(results, fmt, batch.summary_line(results))
     return batch.worst([r.code for r in results])
@@ -401,12 +402,12 @@ def fix(
 
 def batch_fix(paths: list[str], flags: KernelFlags, args: list[str], fmt: Format, jobs: int | None,
               exclude: list[str] | None, shard: str | None, exit_non_zero_on_fix: bool) -> int:
-    """``fix`` over many files (:mod:`autosync.batch`, no cache: it writes); returns the worst
+    """``fix`` over many files (:mod:`autosync.commands.batch`, no cache: it writes); returns the worst
     exit code (1 instead of 0 when a file was rewritten and ``exit_non_zero_on_fix``)."""
     from autosync.commands import batch
 
     files = batch.shard(batch.expand(paths, exclude or []), shard)
-    results = batch.run(files, flags.argv() + args, jobs=jobs, use_cache=False,
+    results = batch.run(invoke, files, flags.argv() + args, jobs=jobs, use_cache=False,
                         include_dirs=flags.include_dir or [], version=version(), command="fix")
     _emit_batch(results, fmt, batch.fix_summary_line(results),
                 {"changed": sum(r.changed for r in results)})
@@ -478,8 +479,14 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
 # --------------------------------------------------------------------------- entry point
 
 
+def invoke(args: list[str]) -> Any:
+    """The app on ``args`` as a library call (click's ``standalone_mode=False``: no exit): how a
+    batch runs each file, in this process or a worker (:func:`autosync.commands.batch.run`)."""
+    return app(args=args, prog_name="autosync", standalone_mode=False)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (``autosync = autosync.cli:main``)."""
+    """Console-script entry point (``autosync = autosync.commands.cli:main``)."""
     STATE.hard_exit = True
     try:
         app(args=argv, prog_name="autosync")

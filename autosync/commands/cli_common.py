@@ -286,9 +286,9 @@ WarpCostOpt = Annotated[float, typer.Option(
     help="Cost of a __syncwarp() relative to a __syncthreads() at the same position: fix may "
          "use one where a race is between lanes of one warp (not under --warp-sync).  Default "
          "0.05, from measurement on an H100 (microbench/barrier_cost.py: 0.74 vs 24.9 cycles "
-         "per barrier at 256 threads; see autosync/cost.py).  0: __syncthreads() only, as "
+         "per barrier at 256 threads; see autosync/algorithm/cost.py).  0: __syncthreads() only, as "
          "[AutoSync].")]
-#: the default ``--warp-barrier-cost`` (WC of :mod:`autosync.cost`)
+#: the default ``--warp-barrier-cost`` (WC of :mod:`autosync.algorithm.cost`)
 DEFAULT_WARP_BARRIER_COST = float(DEFAULT_WARP_COST)
 
 

@@ -11,7 +11,7 @@ Three entry points:
 * :func:`analyze` -- GETRACES/divergences of every kernel (one oracle call each, the minimal
   oracle interface of [AutoSync] Sec. V) turned into editor problems with 0-based UTF-16
   ranges (the LSP's default position encoding);
-* :func:`fix_file` / :func:`fix_text` -- :func:`autosync.pipeline.fix_kernels`, the one fix
+* :func:`fix_file` / :func:`fix_text` -- :func:`autosync.pipeline.core.fix_kernels`, the one fix
   pipeline (SYNTHESIZE of [AutoSync] Alg. 1 per kernel, rendering into the ORIGINAL text, the
   end-to-end re-parse and re-verification); ``None`` when anything fails, so an editor never
   receives an unverified patch;
@@ -26,8 +26,8 @@ Why one module of ~550 lines: the three entry points share the editor's vocabula
 :class:`Options`, UTF-16 positions (:class:`LineIndex`), :class:`Problem` and the label ->
 range mapping -- and each is short; splitting would scatter that vocabulary.
 
-Kernels are loaded and oracles chosen by :mod:`autosync.pipeline` (:func:`~autosync.pipeline.load`,
-:func:`~autosync.pipeline.pick_oracle`), exactly as ``autosync check`` does, so the editor and
+Kernels are loaded and oracles chosen by :mod:`autosync.pipeline` (:func:`~autosync.pipeline.core.load`,
+:func:`~autosync.pipeline.core.pick_oracle`), exactly as ``autosync check`` does, so the editor and
 the command line never judge a kernel with different oracles.
 """
 
@@ -268,7 +268,7 @@ class Analysis:
 
 @dataclass
 class QuickFix:
-    """What the editor keeps of a :class:`autosync.pipeline.FixOutcome` (small and picklable:
+    """What the editor keeps of a :class:`autosync.pipeline.outcome.FixOutcome` (small and picklable:
     it crosses from the analysis process to the server): ``status`` is ``verified`` (``text``
     is the input, unchanged), ``fixed`` (``text`` is the patched, re-verified file) or
     ``unfixable``/``error`` (``text`` is None, ``reason`` says why)."""
@@ -293,12 +293,12 @@ class Improvement:
 
 
 def load(path: str, text: str, options: Options) -> list[Kernel]:
-    """The kernels of the buffer ``text`` (raises KplError), via :func:`autosync.pipeline.load`."""
+    """The kernels of the buffer ``text`` (raises KplError), via :func:`autosync.pipeline.core.load`."""
     return pipeline.load(options.kernel_options(path), text)
 
 
 def pick_oracle(kernel: Kernel, options: Options, path: str) -> tuple[str, Oracle]:
-    """The oracle ``autosync check`` would use for ``kernel`` (:func:`autosync.pipeline.pick_oracle`)."""
+    """The oracle ``autosync check`` would use for ``kernel`` (:func:`autosync.pipeline.core.pick_oracle`)."""
     return pipeline.pick_oracle(options.oracle_flag, kernel, options.timeout, path)
 
 
@@ -481,7 +481,7 @@ def _analyze(path: str, text: str, options: Options) -> Analysis:
 
 def fix_file(path: str, text: str, options: Options) -> QuickFix:
     """``autosync fix`` without the writing, on the buffer ``text``: the CLI's own pipeline
-    (:func:`autosync.pipeline.fix_kernels`: synthesis, rendering, the end-to-end re-parse and
+    (:func:`autosync.pipeline.core.fix_kernels`: synthesis, rendering, the end-to-end re-parse and
     re-verification, the nvcc check when nvcc is installed), so the quick-fix's edit is exactly
     the text ``autosync fix`` writes."""
     from kpl.errors import KplError
@@ -518,7 +518,7 @@ def fix_text(path: str, text: str, options: Options | None = None) -> str | None
 def redundant_barriers(path: str, text: str, options: Options) -> list[Problem]:
     """The developer barriers ``autosync compare`` calls redundant (dropped by the from-scratch
     synthesis of Sec. IV-B AND the kernel still verifies without that one barrier -- see
-    :func:`autosync.compare.compare_kernel`), each with the edit deleting it."""
+    :func:`autosync.commands.compare.compare_kernel`), each with the edit deleting it."""
     from autosync.commands.compare import compare_kernel
     from autosync.render.patch import plan_edits
     from kpl.transform import barrier_anchors

@@ -23,9 +23,9 @@ from typing import Any
 log = logging.getLogger("autosync.lsp")
 
 #: imported once in the fork server so that each analysis process starts warm
-PRELOAD = ["autosync.lsp_pipeline", "kpl.frontend", "kpl.labels", "kpl.transform", "kpl.preprocess",
-           "oracle.registry", "oracle.sdv", "oracle.named", "oracle.dynamic", "autosync.synthesis",
-           "autosync.render", "autosync.constraints", "autosync.maxsat", "pysat.examples.rc2", "z3"]
+PRELOAD = ["autosync.lsp.analysis", "kpl.frontend", "kpl.labels", "kpl.transform", "kpl.preprocess",
+           "oracle.registry", "oracle.sdv", "oracle.named", "oracle.dynamic", "autosync.algorithm.synthesis",
+           "autosync.render.patch", "autosync.algorithm.constraints", "autosync.algorithm.maxsat", "pysat.examples.rc2", "z3"]
 
 
 # --------------------------------------------------------------------------- jobs

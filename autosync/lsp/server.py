@@ -6,12 +6,12 @@ Every editor with an LSP client gets, for ``.cu``/``.cuh`` documents:
   witness threads in the message), divergent barriers, named-barrier findings, "unknown"
   verdicts and parse errors -- published on open and save, and on change after a debounce;
 * code actions of kind ``quickfix``: "Insert optimal barriers (AutoSync)", whose edit is the
-  text :func:`autosync.lsp_pipeline.fix_text` computes ([AutoSync] Alg. 1 plus the end-to-end
+  text :func:`autosync.lsp.analysis.fix_text` computes ([AutoSync] Alg. 1 plus the end-to-end
   re-verification of the patched text, the same code path as ``autosync fix``), and "Remove
   redundant barrier" on developer barriers that ``compare`` ([AutoSync] Sec. IV-B) drops.
 
 The editor must never wait for an analysis (one keystroke may cost seconds of SMT), so
-analyses run through :class:`autosync.lsp_runner.Runner`, in a child process
+analyses run through :class:`autosync.lsp.runner.Runner`, in a child process
 (``isolation="process"``, the default) that the server kills when a newer version of the
 document arrives or the time limit passes (``initializationOptions.timeout``, default 20 s);
 with ``isolation="thread"`` a stale or timed-out result is discarded instead.  Bad input becomes a diagnostic; any other failure
@@ -25,8 +25,8 @@ app); ``python -m autosync.lsp`` runs the same command.
 Why one module of ~500 lines: it is the protocol layer only -- per-document state, the
 two-phase scheduling (diagnostics, then the quick-fix text), the LSP conversions and the
 feature handlers -- and these share :class:`DocState` and the version checks that keep a
-stale result from reaching the editor; the analysis itself is :mod:`autosync.lsp_pipeline`,
-the process machinery :mod:`autosync.lsp_runner`.
+stale result from reaching the editor; the analysis itself is :mod:`autosync.lsp.analysis`,
+the process machinery :mod:`autosync.lsp.runner`.
 """
 
 from __future__ import annotations

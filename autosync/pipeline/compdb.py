@@ -16,7 +16,7 @@ what changes the kernel it sees:
   then found in a folder, see :func:`cuda_files`).
 
 Command-line ``-D``/``-I`` win over the database; the database wins over nothing else (the
-launch configuration has its own order, :mod:`autosync.launch`).
+launch configuration has its own order, :mod:`autosync.pipeline.launch`).
 """
 
 from __future__ import annotations

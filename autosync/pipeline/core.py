@@ -8,12 +8,12 @@ synthesis, rendering, end-to-end re-verification, nvcc).  The command line and t
 these, so ``autosync check`` and the editor's diagnostics use the same oracle, and the editor's
 quick-fix is exactly the text ``autosync fix`` writes.
 
-Nothing here prints or exits: failures are exceptions (:mod:`autosync.errors`: :class:`BadInput`
+Nothing here prints or exits: failures are exceptions (:mod:`autosync.pipeline.errors`: :class:`BadInput`
 for a usage problem, :class:`Timeout`, :class:`Interrupted`, :class:`Unsupported`,
 :class:`InternalError`, plus the front end's ``KplError`` and the oracle's ``OracleError``) that
 each front end turns into its own kind of message.  How a command runs (worker thread, Ctrl-C,
-``--timeout``) is :mod:`autosync.pipeline_guard`; reading and writing the user's file is
-:mod:`autosync.pipeline_io`.
+``--timeout``) is :mod:`autosync.pipeline.guard`; reading and writing the user's file is
+:mod:`autosync.pipeline.files`.
 
 Why one module of ~400 lines: loading, oracle choice and the fix with its end-to-end check are
 the one sequence every front end runs; the parts that are not that sequence (the guard, the
@@ -27,7 +27,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -51,88 +50,14 @@ from autosync.pipeline.guard import (
     run_guarded,
     watch,
 )
+from autosync.pipeline.options import KernelOptions, check_launch
+from autosync.pipeline.outcome import FixOutcome, KernelFix
 
 if TYPE_CHECKING:
-    from autosync.algorithm.synthesis import SynthesisResult
-    from autosync.render.patch import Edit
     from kpl.ast import Kernel
     from oracle.base import Oracle, Verdict
 
 # --------------------------------------------------------------------------- kernels and oracles
-
-
-def parse_dim(value: str | None, flag: str, file: str | None) -> tuple[int, int, int] | None:
-    """``256`` / ``[16,8]`` / ``16,8`` / ``16x8`` -> (x, y, z) with missing dims 1."""
-    if value is None:
-        return None
-    text = value.strip()
-    inner = text[1:-1] if text.startswith("[") and text.endswith("]") else text
-    parts = [p.strip() for p in inner.replace("x", ",").split(",")]
-    try:
-        dims = [int(p, 0) for p in parts]
-    except ValueError:
-        dims = []
-    if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
-        raise BadInput(f"bad {flag} value '{value}': expected N, [X,Y,Z] or X,Y[,Z] with positive integers", file)
-    while len(dims) < 3:
-        dims.append(1)
-    return (dims[0], dims[1], dims[2])
-
-
-def parse_defines(items: list[str] | None, file: str | None) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items or []:
-        name, eq, value = item.partition("=")
-        if not name or not (name[0].isalpha() or name[0] == "_") or not all(c.isalnum() or c == "_" for c in name):
-            raise BadInput(f"bad -D value '{item}': expected NAME or NAME=VALUE", file)
-        out[name] = value if eq else "1"
-    return out
-
-
-@dataclass
-class KernelOptions:
-    """How to turn a file into kernels: the options shared by every command."""
-
-    file: str
-    kernel: str | None = None
-    defines: dict[str, str] = field(default_factory=dict)
-    include_dirs: list[str] = field(default_factory=list)
-    block_dim: tuple[int, int, int] | None = None
-    grid_dim: tuple[int, int, int] | None = None
-    warp_sync: int | None = None
-    #: two writes of the same value are no race (GPUVerify's default); False: ``--no-benign``
-    benign: bool = True
-    #: notes for the user found while loading (e.g. the launch assumed), printed by the front end
-    notes: list[str] = field(default_factory=list)
-    #: ``-p``: the folder of ``compile_commands.json`` (None: searched upward, :mod:`autosync.compdb`)
-    build_dir: str | None = None
-    #: the ``-D`` flags of the file's compile command (filled by :func:`autosync.project.load`;
-    #: ``defines`` and the project configuration win over them)
-    build_defines: dict[str, str] = field(default_factory=dict)
-    #: the compile command was read (its ``-I`` folders are appended to ``include_dirs``)
-    build_read: bool = False
-    #: files read before the kernel file, as ``-include FILE`` (``--include``, then the compile
-    #: command's), and the folders they may lie in besides the sandbox's (the command's directory)
-    forced_includes: list[str] = field(default_factory=list)
-    forced_dirs: list[str] = field(default_factory=list)
-
-    @classmethod
-    def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
-              include_dirs: list[str] | None = None, block_dim: str | None = None,
-              grid_dim: str | None = None, warp_sync: int | None = None,
-              build_dir: str | None = None, forced_includes: list[str] | None = None, *,
-              benign: bool = True) -> KernelOptions:
-        if warp_sync is not None and warp_sync <= 0:
-            raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
-        return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
-                   parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
-                   build_dir=build_dir, forced_includes=list(forced_includes or []), benign=benign)
-
-    def frontend_kwargs(self) -> dict[str, Any]:
-        inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
-        return {"defines": self.defines or None, "include_dirs": self.include_dirs or None, "instances": inst,
-                "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync,
-                "forced_includes": self.forced_includes or None, "forced_dirs": self.forced_dirs or None}
 
 
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
@@ -145,66 +70,6 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     for k in kernels:
         check_launch(k, opts, source)
     return kernels
-
-
-#: CUDA's limits on a launch (compute capability 2.0 and later)
-MAX_THREADS_PER_BLOCK = 1024
-MAX_BLOCK_DIM = (1024, 1024, 64)
-MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
-
-
-def _where(source: str, pattern: str, nth: int = 0) -> tuple[int, int] | None:
-    """1-based (line, col) of the ``nth`` match of ``pattern`` (its group 1) in ``source``."""
-    import re
-
-    matches = list(re.finditer(pattern, source))
-    if len(matches) <= nth:
-        return None
-    start = matches[nth].start(1)
-    from kpl.lineindex import LineIndex
-
-    return LineIndex(source).line_col(start)
-
-
-def check_unique_names(kernels: list[Kernel], source: str, file: str) -> None:
-    """Two ``__global__`` functions of one name (an overload, a copy-paste) would make every
-    report ambiguous: refused, at the second definition."""
-    import re
-
-    from kpl.errors import KplError
-
-    seen: set[str] = set()
-    for k in kernels:
-        if k.name in seen:
-            at = _where(source, rf"__global__[^;{{}}]*?\b({re.escape(k.name)})\s*\(", 1)
-            line, col = at if at else (k.body.span.line if k.body.span else None, 1)
-            raise KplError(f"kernel '{k.name}' defined twice", file, line, col)
-        seen.add(k.name)
-
-
-def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
-    """A launch CUDA would refuse (over 1,024 threads per block, a dimension over its limit) is
-    bad input, at the flag or the header line that asked for it."""
-    from kpl.errors import KplError
-
-    block, grid = kernel.launch.block_dim, kernel.launch.grid_dim
-    problem = None
-    flag = "--blockDim"
-    threads = block[0] * block[1] * block[2]
-    if threads > MAX_THREADS_PER_BLOCK:
-        problem = f"blockDim {list(block)} has {threads} threads; CUDA allows at most {MAX_THREADS_PER_BLOCK}"
-    elif any(d > m for d, m in zip(block, MAX_BLOCK_DIM, strict=True)):
-        problem = f"blockDim {list(block)} exceeds CUDA's limits (x, y <= 1024, z <= 64)"
-    elif any(d > m for d, m in zip(grid, MAX_GRID_DIM, strict=True)):
-        flag = "--gridDim"
-        problem = f"gridDim {list(grid)} exceeds CUDA's limits (x < 2^31, y, z <= 65535)"
-    if problem is None:
-        return
-    given = opts.block_dim if flag == "--blockDim" else opts.grid_dim
-    if given is not None:
-        raise BadInput(f"bad {flag} value: {problem}", opts.file)
-    at = _where(source, rf"({flag[2:]})\s*=")
-    raise KplError(problem, opts.file, *(at if at else (None, None)))
 
 
 def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: str | None, *,
@@ -254,39 +119,6 @@ def run_oracle(oracle: Oracle, kernel: Kernel) -> Verdict:
 # --------------------------------------------------------------------------- fix
 
 
-@dataclass
-class KernelFix:
-    """The outcome of ``fix`` for one kernel of the file."""
-
-    kernel: Kernel
-    oracle: str
-    result: SynthesisResult
-    edits: list[Edit] = field(default_factory=list)
-
-
-@dataclass
-class FixOutcome:
-    """What :func:`fix_kernels` found for one file: ``status`` is ``verified`` (nothing to
-    insert), ``fixed`` (``patched`` is the re-parsed, re-verified text) or ``unfixable``
-    (``reason`` says why); ``seconds`` and the writing are the caller's."""
-
-    file: str
-    original: str
-    status: str  # verified | fixed | unfixable | error
-    fixes: list[KernelFix]
-    patched: str | None = None
-    rendered: Any = None
-    reason: str | None = None
-    notes: list[str] = field(default_factory=list)
-    #: rewrites beyond inserted barriers, as notes: statements split so that a barrier could go
-    #: inside them (:mod:`autosync.split`), a named-barrier pair (:mod:`autosync.named_synthesis`)
-    rewrites: list[str] = field(default_factory=list)
-    reparsed_verified: bool | None = None
-    nvcc: str = "skipped"
-    seconds: float = 0.0
-    solver: str = "rc2"
-
-
 def lc_ic(value: float) -> Fraction | int:
     frac = Fraction(value).limit_denominator(10**6)
     return int(frac) if frac.denominator == 1 else frac
@@ -297,7 +129,7 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
          warp_cost: Fraction | int | None = Fraction(1, 4), split: bool = True) -> FixOutcome:
     """:func:`fix_once`; when that is unfixable because a statement races with itself, the
     statement is split into a read and a write and the split text fixed again
-    (:func:`autosync.split.split_and_fix`; ``split=False`` keeps the paper's behaviour)."""
+    (:func:`autosync.pipeline.split_fix.split_and_fix`; ``split=False`` keeps the paper's behaviour)."""
     def once(source: str | None) -> FixOutcome:
         return fix_once(opts, oracle=oracle, timeout=timeout, solver=solver, lc=lc, ic=ic,
                         use_facts=use_facts, naive=naive, target=target, text=source,
@@ -306,8 +138,8 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
     outcome = once(text)
     if not split or outcome.status != "unfixable":
         return outcome
-    from autosync.algorithm.named_synthesis import named_and_fix
-    from autosync.algorithm.split import split_and_fix
+    from autosync.pipeline.named_fix import named_and_fix
+    from autosync.pipeline.split_fix import split_and_fix
 
     outcome = split_and_fix(outcome, once)
     if outcome.status != "unfixable":
@@ -425,7 +257,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
 
 def _by_name(kernels: list[Kernel], file: str, naive: bool) -> tuple[list[Kernel], dict[str, list[Kernel]]]:
     """The kernels to fix (the first lowering of each name) and, per name, its lowerings under
-    the OTHER launches of the file (:mod:`autosync.all_launches` verifies under all of them)."""
+    the OTHER launches of the file (:mod:`autosync.algorithm.all_launches` verifies under all of them)."""
     from autosync.algorithm.all_launches import same_shape
 
     first: dict[str, Kernel] = {}
@@ -507,12 +339,12 @@ def _nvcc_compile(nvcc: str, opts: KernelOptions, text: str) -> tuple[bool, str]
 
 
 __all__ = [
-    # errors (autosync.errors), the guarded worker (autosync.pipeline_guard), file I/O
-    # (autosync.pipeline_io): re-exported, the pipeline is the front ends' one import
+    # errors (.errors), the guarded worker (.guard), file I/O (.files), the options (.options) and
+    # the outcome (.outcome): re-exported, this module is the front ends' one import
     "BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
     "current_token", "note_kernel", "nesting_depth", "PROGRESS_AFTER_S", "read_source", "to_lf",
-    "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name",
+    "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name", "KernelOptions",
+    "KernelFix", "FixOutcome",
     # this module
-    "parse_dim", "parse_defines", "KernelOptions", "load", "check_unique_names", "check_launch", "pick_oracle",
-    "run_oracle", "KernelFix", "FixOutcome", "lc_ic", "fix_kernels", "fix_once", "nvcc_check",
+    "load", "pick_oracle", "run_oracle", "lc_ic", "fix_kernels", "fix_once", "nvcc_check",
 ]

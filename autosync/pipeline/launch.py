@@ -9,7 +9,7 @@ kernel, in this order, per dimension:
 1. the command line (``--blockDim`` / ``--gridDim``);
 2. the GPUVerify header of the file;
 3. the project configuration (``[tool.autosync]`` in ``pyproject.toml`` or ``.autosync.toml``,
-   found upward from the file, see :mod:`autosync.project`), per kernel or for all kernels;
+   found upward from the file, see :mod:`autosync.pipeline.project`), per kernel or for all kernels;
 4. host-side launches of the kernel in the same translation unit whose arguments are
    constants (integer expressions, ``dim3(…)`` of constants, variables assigned constants,
    ``#define``/``const int`` names) -- every distinct configuration is checked;
@@ -69,7 +69,7 @@ class LaunchChoice:
         return {"blockDim": list(self.block_dim), "gridDim": list(self.grid_dim), "source": self.source}
 
 
-#: kernel -> the launch it was lowered under (filled by :func:`autosync.project.load`)
+#: kernel -> the launch it was lowered under (filled by :func:`autosync.pipeline.project.load`)
 SOURCES: weakref.WeakKeyDictionary[Kernel, LaunchChoice] = weakref.WeakKeyDictionary()
 
 
@@ -267,7 +267,7 @@ __all__ = ["DEFAULT_BLOCK", "DEFAULT_GRID", "HostLaunch", "LaunchChoice", "SOURC
 
 def add_launches(doc: dict[str, Any], results: Sequence[tuple[Any, Any, str]]) -> dict[str, Any]:
     """Name the launch each kernel was checked under in a ``check --format json`` document
-    (``results`` are the (Locator, Verdict, oracle) triples the document was made from)."""
+    (``results`` are the (LabelLocator, Verdict, oracle) triples the document was made from)."""
     launches = [launch_json(loc.kernel) for loc, _, _ in results]
     for entry, launch in zip(doc.get("kernels", []), launches, strict=True):
         entry["launch"] = launch

@@ -12,7 +12,7 @@ table wins; the walk stops at the filesystem root or at a folder holding ``.git`
     [tool.autosync.kernels.transpose]
     blockDim = [32, 8]           # for kernel 'transpose' only (wins over the above)
 
-The order of the launch sources is stated in :mod:`autosync.launch`.
+The order of the launch sources is stated in :mod:`autosync.pipeline.launch`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 if TYPE_CHECKING:
-    from autosync.pipeline.core import KernelOptions
     from autosync.pipeline.launch import LaunchChoice
+    from autosync.pipeline.options import KernelOptions
     from kpl.ast import Kernel
 
 Dim3 = tuple[int, int, int]
@@ -120,7 +120,7 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     # a first lowering names the kernels (and their __launch_bounds__)
     kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**build, **config.defines(""),
                                                                                **opts.defines} or None})
-    from autosync.pipeline.core import check_unique_names
+    from autosync.pipeline.options import check_unique_names
 
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
@@ -147,7 +147,7 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
 
 
 def read_compile_command(opts: KernelOptions) -> None:
-    """Take the file's ``compile_commands.json`` entry into ``opts`` once (:mod:`autosync.compdb`):
+    """Take the file's ``compile_commands.json`` entry into ``opts`` once (:mod:`autosync.pipeline.compdb`):
     its ``-D`` as ``build_defines`` (under the command line and the configuration), its ``-I``
     after the command line's, its ``-include`` after ``--include``."""
     from autosync.pipeline import compdb
@@ -167,7 +167,7 @@ def read_compile_command(opts: KernelOptions) -> None:
 
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],
              unknown_at: tuple[int, int] | None) -> list[LaunchChoice]:
-    """Every launch ``kernel`` is checked under (the order of :mod:`autosync.launch`)."""
+    """Every launch ``kernel`` is checked under (the order of :mod:`autosync.pipeline.launch`)."""
     from autosync.pipeline.launch import DEFAULT_BLOCK, DEFAULT_GRID, LaunchChoice, distinct
     name = kernel.name
     defines = tuple(sorted(config.defines(name).items()))

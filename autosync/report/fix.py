@@ -1,4 +1,4 @@
-"""Formatting of a fix (:class:`autosync.pipeline.FixOutcome`): text, JSON and SARIF reports.
+"""Formatting of a fix (:class:`autosync.pipeline.outcome.FixOutcome`): text, JSON and SARIF reports.
 
 Kept apart from :mod:`autosync.report` (which words the oracle's verdicts) because a fix
 adds its own facts -- the inserted barriers with their cost C(ℓ) ([AutoSync] Sec. III-C), their
@@ -14,21 +14,22 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from autosync.pipeline.core import FixOutcome
+from autosync.pipeline.outcome import FixOutcome
 from autosync.report import sarif as report_sarif
 from autosync.report import verdicts as report
 from kpl.lineindex import LineIndex
+from kpl.locations import LabelLocator
 from oracle.base import Divergence, Verdict
 
 if TYPE_CHECKING:
     from autosync.algorithm.synthesis import SynthesisResult
 
-Locators = dict[str, report.Locator]
+Locators = dict[str, LabelLocator]
 
 
 def locators(outcome: FixOutcome, display_path: str) -> Locators:
     """kernel name -> its label locator, shown with the user's path."""
-    return {f.kernel.name: report.Locator(f.kernel, display_path) for f in outcome.fixes}
+    return {f.kernel.name: LabelLocator(f.kernel, display_path) for f in outcome.fixes}
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -103,7 +104,7 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             continue
         if outcome.status == "unfixable":  # a placement was found but the text cannot hold it (below)
             continue
-        if res.method == "named":  # autosync.named_synthesis: the pair is listed with the rewrites
+        if res.method == "named":  # autosync.algorithm.named_synthesis: the pair is listed with the rewrites
             say(f"{head}: fixed with a named-barrier pair, {report.plural(res.oracle_calls, 'oracle call')} "
                 f"(oracle {f.oracle})")
             continue

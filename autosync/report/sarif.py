@@ -21,13 +21,12 @@ from typing import Any
 
 from autosync.report.verdicts import (
     DIVERGENCE_MESSAGE,
-    Location,
-    Locator,
     finding_location,
     race_message,
     unknown_location,
     witness_json,
 )
+from kpl.locations import LabelLocator, Location
 from oracle.base import Verdict
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -64,7 +63,7 @@ def _physical(loc: Location) -> dict[str, Any]:
     return {"artifactLocation": {"uri": loc.file}, "region": region}
 
 
-def sarif_results_for_verdict(loc: Locator, verdict: Verdict) -> list[SarifResult]:
+def sarif_results_for_verdict(loc: LabelLocator, verdict: Verdict) -> list[SarifResult]:
     out: list[SarifResult] = []
     for race in verdict.races:
         where, text = race_message(loc, race)
@@ -211,7 +210,7 @@ def invocation(ok: bool) -> dict[str, Any]:
             "commandLine": " ".join(["autosync", *sys.argv[1:]])}
 
 
-def check_sarif(results: Sequence[tuple[Locator, Verdict, str]], file: str, *, version: str) -> dict[str, Any]:
+def check_sarif(results: Sequence[tuple[LabelLocator, Verdict, str]], file: str, *, version: str) -> dict[str, Any]:
     """``check --format sarif``."""
     sarif = [r for loc, v, _ in results for r in sarif_results_for_verdict(loc, v)]
     return sarif_document(sarif, version=version, artifacts=[file],

@@ -1,6 +1,6 @@
 """Formatting of oracle verdicts and label trees: compiler-style text and JSON.
 
-SARIF is in :mod:`autosync.report_sarif`, a fix's report in :mod:`autosync.report_fix`.
+SARIF is in :mod:`autosync.report.sarif`, a fix's report in :mod:`autosync.report.fix`.
 
 The CLI (``autosync check`` / ``autosync fix``) and the other front ends (language server,
 ``compare``) all describe the same facts -- race locations ⟨ℓ, ℓ'⟩ with their witnesses,
@@ -20,79 +20,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from kpl.ast import Kernel, Span
+from kpl.ast import Kernel
 from kpl.labels import START, LabelTree
+from kpl.locations import LabelLocator, Location
 from oracle.base import Divergence, Finding, Race, Unknown, Verdict, Witness
-
-# --------------------------------------------------------------------------- locations
-
-
-@dataclass(frozen=True)
-class Location:
-    """A 1-based position in a file (``end_*`` 0 when unknown)."""
-
-    file: str
-    line: int
-    column: int
-    end_line: int = 0
-    end_column: int = 0
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-    def as_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "column": self.column}
-
-
-class Locator:
-    """Maps the labels of one kernel to source locations, shown with the user's path."""
-
-    def __init__(self, kernel: Kernel, display_path: str | None = None) -> None:
-        self.kernel = kernel
-        self.tree = LabelTree(kernel)
-        self.path = display_path or kernel.source_path
-
-    def _file(self, span: Span) -> str:
-        same = span.file in (self.kernel.source_path, self.path, "", "<input>.cu") or not span.file
-        return self.path if same else span.file
-
-    def span(self, label: int | None) -> Span | None:
-        if label is None or label not in self.tree.nodes:
-            return None
-        node = self.tree.nodes[label]
-        stmt = node.stmt
-        if node.kind == "start" and node.parent is not None:
-            stmt = self.tree.nodes[node.parent].stmt
-        if stmt is not None and stmt.span is not None:
-            return stmt.span
-        if node.block is not None and node.block.span is not None:
-            return node.block.span
-        return None
-
-    def location(self, label: int | None) -> Location | None:
-        span = self.span(label)
-        if span is None or span.line <= 0:
-            return None
-        return Location(self._file(span), span.line, max(span.col, 1), span.end_line, span.end_col)
-
-    def at_line(self, line: int | None) -> Location | None:
-        return Location(self.path, line, 1) if line else None
-
-    def prefix(self, loc: Location | None) -> str:
-        return f"{loc}: " if loc is not None else f"{self.path}: "
-
-    def name(self, label: int) -> str:
-        return self.tree.name(label) if label in self.tree.nodes else f"#{label}"
-
 
 # --------------------------------------------------------------------------- messages
 
 
-def race_message(loc: Locator, race: Race) -> tuple[Location | None, str]:
+def race_message(loc: LabelLocator, race: Race) -> tuple[Location | None, str]:
     """(where, message) of a race: reported at the second access, naming the first."""
     first, second = loc.location(race.first), loc.location(race.second)
     where = second or first
@@ -118,11 +57,11 @@ def race_message(loc: Locator, race: Race) -> tuple[Location | None, str]:
 DIVERGENCE_MESSAGE = "barrier may be reached by non-uniform control flow"
 
 
-def unknown_location(loc: Locator, unknown: Unknown) -> Location | None:
+def unknown_location(loc: LabelLocator, unknown: Unknown) -> Location | None:
     return loc.location(unknown.label) or loc.at_line(unknown.line)
 
 
-def finding_location(loc: Locator, finding: Finding) -> Location | None:
+def finding_location(loc: LabelLocator, finding: Finding) -> Location | None:
     for label in finding.labels:
         where = loc.location(label)
         if where is not None:
@@ -130,7 +69,7 @@ def finding_location(loc: Locator, finding: Finding) -> Location | None:
     return None
 
 
-def check_lines(loc: Locator, verdict: Verdict) -> list[str]:
+def check_lines(loc: LabelLocator, verdict: Verdict) -> list[str]:
     """Compiler-style ``file:line:col: error: …`` lines for everything in ``verdict``."""
     lines: list[str] = []
     for race in verdict.races:
@@ -184,7 +123,7 @@ def _pos(loc: Location | None, label: int | None) -> dict[str, Any]:
     return out
 
 
-def race_json(loc: Locator, race: Race) -> dict[str, Any]:
+def race_json(loc: LabelLocator, race: Race) -> dict[str, Any]:
     first, second = loc.location(race.first), loc.location(race.second)
     return {
         "kernel": loc.kernel.name,
@@ -200,23 +139,23 @@ def race_json(loc: Locator, race: Race) -> dict[str, Any]:
     }
 
 
-def divergence_json(loc: Locator, div: Divergence) -> dict[str, Any]:
+def divergence_json(loc: LabelLocator, div: Divergence) -> dict[str, Any]:
     return {"kernel": loc.kernel.name, **_pos(loc.location(div.label), div.label),
             "witness": witness_json(div.witness)}
 
 
-def unknown_json(loc: Locator, unknown: Unknown) -> dict[str, Any]:
+def unknown_json(loc: LabelLocator, unknown: Unknown) -> dict[str, Any]:
     where = unknown_location(loc, unknown)
     return {"kernel": loc.kernel.name, "reason": unknown.reason, **_pos(where, unknown.label)}
 
 
-def finding_json(loc: Locator, finding: Finding) -> dict[str, Any]:
+def finding_json(loc: LabelLocator, finding: Finding) -> dict[str, Any]:
     where = finding_location(loc, finding)
     return {"kernel": loc.kernel.name, "kind": finding.kind, "message": finding.message,
             "labels": list(finding.labels), "barrier_id": finding.barrier_id, **_pos(where, None)}
 
 
-def verdict_json(loc: Locator, verdict: Verdict, oracle: str) -> dict[str, Any]:
+def verdict_json(loc: LabelLocator, verdict: Verdict, oracle: str) -> dict[str, Any]:
     """One kernel's ``check`` result as data (schema in README.md)."""
     return {
         "kernel": loc.kernel.name,
@@ -231,7 +170,7 @@ def verdict_json(loc: Locator, verdict: Verdict, oracle: str) -> dict[str, Any]:
     }
 
 
-def check_json(file: str, results: Sequence[tuple[Locator, Verdict, str]], seconds: float) -> dict[str, Any]:
+def check_json(file: str, results: Sequence[tuple[LabelLocator, Verdict, str]], seconds: float) -> dict[str, Any]:
     """``check --format json``: every kernel's verdict, and their union at the top level."""
     per = [verdict_json(loc, v, name) for loc, v, name in results]
     return {
