@@ -1,6 +1,6 @@
 """``python -m autosync`` = the ``autosync`` command."""
 
-from autosync.cli import main
+from autosync.commands.cli import main
 
 if __name__ == "__main__":
     main()

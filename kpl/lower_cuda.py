@@ -26,7 +26,8 @@ from kpl.lower_coop import COOP_TYPES, CoopGroupsLowering
 from kpl.lower_cxx import CxxDeclsLowering
 from kpl.source import FunctionInfo
 from kpl.spans import Locator
-from kpl.templates import InstInfo, mangle_arg
+from kpl.tclasses import mangle_arg
+from kpl.templates import InstInfo
 from kpl.tokens import (
     ATTR_FUNCS,
     C_KEYWORDS,

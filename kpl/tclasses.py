@@ -19,6 +19,7 @@ primary template for their arguments, as in C++.  Instances are emitted where th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -274,7 +275,15 @@ def _shared_accessor(method: str) -> tuple[str, str] | None:
     return method[toks[lb + 1].start:toks[lb + semi].end], name
 
 
-def _mangle(name: str, args: list[str]) -> str:
-    from kpl.templates import mangle
+def mangle_arg(a: str) -> str:
+    s = a.replace("*", "p").replace("&", "r").replace("-", "m").replace(".", "d")
+    return re.sub(r"\W+", "_", s).strip("_") or "x"
 
+
+def mangle(base: str, args: list[str]) -> str:
+    """The C name of a template instance (here, below :mod:`kpl.templates`, which uses it too)."""
+    return base + "__" + "_".join(mangle_arg(a) for a in args)
+
+
+def _mangle(name: str, args: list[str]) -> str:
     return mangle(name, [norm(a) for a in args])

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from kpl.errors import KplError
 from kpl.spans import Locator, directive
-from kpl.tclasses import ClassTemplates
+from kpl.tclasses import ClassTemplates, mangle
 from kpl.tdeduce import arg_type, declared_types, match_param
 from kpl.tokens import (
     ATTR_FUNCS,
@@ -41,15 +41,6 @@ from kpl.tokens import (
     split_commas,
     tokenize,
 )
-
-
-def mangle_arg(a: str) -> str:
-    s = a.replace("*", "p").replace("&", "r").replace("-", "m").replace(".", "d")
-    return re.sub(r"\W+", "_", s).strip("_") or "x"
-
-
-def mangle(base: str, args: list[str]) -> str:
-    return base + "__" + "_".join(mangle_arg(a) for a in args)
 
 
 @dataclass

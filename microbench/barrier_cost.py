@@ -1,7 +1,7 @@
 """Measure WC, the cost of a ``__syncwarp()`` relative to a ``__syncthreads()`` (issue 16).
 
 ``fix --warp-barrier-cost`` defaults to 0.05, from this script's figures on an H100
-(autosync/cost.py gives them); run it on your own GPU to tune the flag.  It writes a small
+(autosync/algorithm/cost.py gives them); run it on your own GPU to tune the flag.  It writes a small
 CUDA program of our own, compiles it with ``nvcc`` and runs it.  Each kernel
 runs a loop of ``ITERS`` steps; a step is a dependent shared-memory exchange followed by one
 barrier of the kind under test (or none, the baseline), timed with ``clock64()`` per block.

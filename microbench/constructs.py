@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "tests" / "kernels" / "constructs"
 TIMEOUT_S = 60
 
-#: exit codes of ``autosync check`` (autosync/cli.py)
+#: exit codes of ``autosync check`` (autosync/commands/cli.py)
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autosync.synthesis import synthesize  # noqa: E402
+from autosync.algorithm.synthesis import synthesize  # noqa: E402
 from kpl.ast import Kernel  # noqa: E402
 from kpl.frontend import load_kernels  # noqa: E402
 from kpl.transform import strip_barriers  # noqa: E402

@@ -382,6 +382,6 @@ def by_name(tree: LabelTree, name: str) -> int:
 
 @pytest.fixture(autouse=True)
 def _no_result_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test sees real ``check`` runs: the result cache (``autosync.cache``) is off unless
+    """Every test sees real ``check`` runs: the result cache (``autosync.commands.cache``) is off unless
     a test turns it on (``monkeypatch.delenv("AUTOSYNC_NO_CACHE")``)."""
     monkeypatch.setenv("AUTOSYNC_NO_CACHE", "1")

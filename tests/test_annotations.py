@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
+from autosync.commands.cli import app
 from kpl import ast as K
 from kpl.errors import KplError
 from kpl.frontend import load_kernel, parse_kernel_text

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.batch import expand, shard
-from autosync.cli import app
+from autosync.commands.batch import expand, shard
+from autosync.commands.cli import app
 
 OK = "//pass\n//--blockDim=32 --gridDim=1\n__global__ void ok(int *A) { A[threadIdx.x] = 1; }\n"
 RACY = "//pass\n//--blockDim=32 --gridDim=1\n__global__ void racy(int *A) {\n    A[0] = threadIdx.x;\n}\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
+from autosync.commands.cli import app
 
 KERNEL = ('//pass\n//--blockDim=32 --gridDim=1\n#include "size.h"\n'
           "__global__ void k(int *A) {\n    A[threadIdx.x % SIZE] = threadIdx.x;\n}\n")
@@ -60,12 +60,12 @@ def _entries(folder: Path) -> list[Path]:
 
 def _no_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on a check that really runs fails (exit 3): only a cache hit can succeed."""
-    import autosync.pipeline
+    import autosync.pipeline.core
 
     def refuse(*_: object, **__: object) -> None:
         raise RuntimeError("analysis ran")
 
-    monkeypatch.setattr(autosync.pipeline, "load", refuse)
+    monkeypatch.setattr(autosync.pipeline.core, "load", refuse)
 
 
 def test_single_file_check_is_served_from_the_cache(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync import cli_common, pipeline
-from autosync.cli import app
+from autosync.commands import cli_common
+from autosync.commands.cli import app
+from autosync.pipeline import core as pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = ROOT / "microbench" / "2-2-loop-both.cu"

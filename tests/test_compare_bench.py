@@ -6,8 +6,8 @@ import glob
 
 import pytest
 
-from autosync.bench import bench_file, format_table, lines_of_code
-from autosync.compare import compare_kernel, comparison_json
+from autosync.commands.bench import bench_file, format_table, lines_of_code
+from autosync.commands.compare import compare_kernel, comparison_json
 from kpl.frontend import load_kernel, parse_kernel_text
 from oracle.registry import get_oracle
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
-from autosync.compdb import parse_command
+from autosync.commands.cli import app
+from autosync.pipeline.compdb import parse_command
 
 KERNEL = """\
 #include "tile.h"

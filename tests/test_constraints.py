@@ -1,4 +1,4 @@
-"""The placement constraints of [AutoSync] Alg. 1 on their own (``autosync.constraints``).
+"""The placement constraints of [AutoSync] Alg. 1 on their own (``autosync.algorithm.constraints``).
 
 Each clause family is checked against the paper's definitions on small hand-built label trees
 (the shared builder of ``tests/conftest.py``, paper naming ``3``, ``2:4``, ``2:4_s``):
@@ -23,8 +23,8 @@ from fractions import Fraction
 import pytest
 from conftest import EVEN, by_name, fig6, if_, leaf, lt, paper_kernel, v, while_
 
-from autosync.constraints import Clause, ConstraintSystem
-from autosync.maxsat import RC2Solver
+from autosync.algorithm.constraints import Clause, ConstraintSystem
+from autosync.algorithm.maxsat import RC2Solver
 from kpl.ast import Kernel
 from kpl.labels import LabelTree
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autosync.render import render_patch
-from autosync.synthesis import FIXED, synthesize
+from autosync.algorithm.synthesis import FIXED, synthesize
+from autosync.render.patch import render_patch
 from kpl import ast as K
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.placement import BarrierKind

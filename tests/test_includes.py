@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync.cli import app
+from autosync.commands.cli import app
 from kpl.cuda import parse_cuda
 from kpl.errors import KplError
 from kpl.frontend import load_kernels

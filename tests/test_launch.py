@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
-from autosync.launch import host_launches
+from autosync.commands.cli import app
+from autosync.pipeline.launch import host_launches
 
 KERNEL = """\
 __global__ void k(int *d, int n) {

@@ -93,84 +93,131 @@ def test_module_size(name: str) -> None:
             f"{path.relative_to(ROOT)} has {lines} lines: its docstring must say why it is one piece")
 
 
-# --------------------------------------------------------------------------- oracle/
+# --------------------------------------------------------------------------- every import
 
 
-def _every_import(name: str, path: Path) -> set[str]:
-    """Every module of the repository that ``path`` imports ANYWHERE: at the top, inside a
-    function, and under ``if TYPE_CHECKING:`` too.  Why type-only imports count here: a
-    module that names a type of a module above it still has to know that module, and the
-    circle that made ``oracle/`` a package tree (sdv's state, loops, statements, memory,
-    invariants, ...) ran through exactly such imports -- a check that skips them passed on
-    the tangled code."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+def _all_imports(name: str, path: Path) -> set[str]:
+    """Every module ``path`` imports anywhere: at the top, inside functions, under
+    ``if __name__ == "__main__"``, and under ``if TYPE_CHECKING:`` too (never run, but a
+    dependency all the same: the reader and mypy follow it)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+
+    def resolve(module: str) -> str | None:
+        while module and module not in MODULES:
+            module = module.rpartition(".")[0]
+        return module or None
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.update(m for alias in node.names if (m := resolve(alias.name)))
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                up = package[:len(package) - (node.level - 1)]
-                base = ".".join(up + ([node.module] if node.module else []))
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                found.add(sub if sub in MODULES else base)
-    return {m for m in found if m in MODULES} - {name}
+                target = sub if sub in MODULES else resolve(base)
+                if target:
+                    found.add(target)
+    return found - {name}
 
 
-ORACLE_IMPORTS = {name: _every_import(name, path) for name, path in MODULES.items()
-                  if name.split(".")[0] == "oracle"}
+ALL_IMPORTS = {name: _all_imports(name, path) for name, path in MODULES.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The import circles of ``graph``: one path per strongly connected component of more
-    than one module (Tarjan), closed back on its first module."""
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     found: list[list[str]] = []
 
-    def connect(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in graph:
-                continue
-            if w not in index:
-                connect(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp: list[str] = []
+    def connect(mod: str) -> None:
+        index[mod] = low[mod] = len(index)
+        stack.append(mod)
+        on_stack.add(mod)
+        for dep in sorted(graph[mod]):
+            if dep not in index:
+                connect(dep)
+                low[mod] = min(low[mod], low[dep])
+            elif dep in on_stack:
+                low[mod] = min(low[mod], index[dep])
+        if low[mod] == index[mod]:
+            component = []
             while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                comp.append(w)
-                if w == v:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == mod:
                     break
-            if len(comp) > 1:
-                found.append(sorted(comp) + [min(comp)])
+            if len(component) > 1:
+                found.append(sorted(component))
 
-    for v in sorted(graph):
-        if v not in index:
-            connect(v)
-    return found
+    for mod in sorted(graph):
+        if mod not in index:
+            connect(mod)
+    return sorted(found)
+
+
+def test_no_import_cycles() -> None:
+    """No circle at all, counting every import: a lazy or type-only import hides a circle from
+    start-up but not from the reader, who can no longer say which module is under which (the
+    top-level rule alone is :func:`test_no_import_cycle`)."""
+    cycles = _cycles(ALL_IMPORTS)
+    assert not cycles, "import cycles (every import counted):\n" + "\n".join(
+        " ↔ ".join(c) for c in cycles)
+
+
+#: autosync's packages and the ones each may import (besides itself, ``oracle`` and ``kpl``):
+#: the algorithm and the rendering at the bottom, the pipeline on both, the reports on the
+#: pipeline's outcome, the doors on top (CONTRIBUTING.md, "Layout"; each package's docstring)
+AUTOSYNC_PACKAGES: dict[str, set[str]] = {
+    "algorithm": set(),
+    "render": set(),
+    "pipeline": {"algorithm", "render"},
+    "report": {"algorithm", "render", "pipeline"},
+    "commands": {"algorithm", "render", "pipeline", "report"},
+    "lsp": {"algorithm", "render", "pipeline", "report", "commands"},
+}
+
+
+def _package(mod: str) -> str | None:
+    """``algorithm`` for ``autosync.algorithm.cost`` (and for the package itself); None outside
+    autosync's packages (``autosync``, ``autosync.__main__``, ``oracle.*``, ``kpl.*``)."""
+    parts = mod.split(".")
+    return parts[1] if parts[0] == "autosync" and len(parts) > 1 and parts[1] != "__main__" else None
+
+
+def test_algorithm_imports_no_machinery() -> None:
+    """The algorithm (cost, constraints, MaxSAT, Algorithm 1, the searches beyond it) takes
+    kernels and verdicts and hands back data: it imports no pipeline, command, rendering,
+    report or language-server module, so it reads and tests on its own."""
+    algorithm = [m for m in ALL_IMPORTS if _package(m) == "algorithm"]
+    assert algorithm, "autosync/algorithm/ has no modules"
+    wrong = sorted((m, d) for m in algorithm for d in ALL_IMPORTS[m]
+                   if d.split(".")[0] == "autosync" and _package(d) != "algorithm")
+    assert not wrong, f"the algorithm imports the machinery around it: {wrong}"
+
+
+def test_autosync_packages_import_downward() -> None:
+    """Every autosync module is in one of the packages, and imports only its own package and
+    those listed below it in :data:`AUTOSYNC_PACKAGES`."""
+    loose = sorted(m for m in ALL_IMPORTS if (pkg := _package(m)) is not None and pkg not in AUTOSYNC_PACKAGES)
+    assert not loose, f"autosync modules outside the packages: {loose}"
+    wrong = sorted((m, d) for m in ALL_IMPORTS if (pkg := _package(m)) is not None for d in ALL_IMPORTS[m]
+                   if (dep := _package(d)) is not None and dep != pkg and dep not in AUTOSYNC_PACKAGES[pkg])
+    assert not wrong, f"imports against the autosync layers: {wrong}"
+
+
+ORACLE_IMPORTS = {name: deps for name, deps in ALL_IMPORTS.items() if name.split(".")[0] == "oracle"}
 
 
 def test_cycle_finder_finds_a_circle_through_a_function_body() -> None:
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
-
-
-def test_no_import_cycles_in_oracle() -> None:
-    """No import circle among the modules of ``oracle/``, counting imports inside functions
-    and type-only ones (see :func:`_every_import`)."""
-    assert not _cycles(ORACLE_IMPORTS), f"import circles in oracle/: {_cycles(ORACLE_IMPORTS)}"
 
 
 #: the layers of ``oracle.sdv``, bottom first (its package docstring says what each holds)

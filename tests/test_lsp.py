@@ -2,7 +2,7 @@
 the job runner (time-out, cancellation) and of the editor-neutral pipeline.
 
 The quick-fix test checks the issue's promise end to end: the WorkspaceEdit of "Insert optimal
-barriers" applied to the buffer gives exactly :func:`autosync.lsp_pipeline.fix_text` (the
+barriers" applied to the buffer gives exactly :func:`autosync.lsp.analysis.fix_text` (the
 ``autosync fix`` code path) and a kernel the oracle verifies after a fresh parse.
 """
 
@@ -21,9 +21,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from autosync.lsp import FIX_TITLE, REMOVE_TITLE
-from autosync.lsp_pipeline import LineIndex, Options, analyze, fix_text, utf16_len
-from autosync.lsp_runner import JobTimeout, Runner
+from autosync.lsp.analysis import LineIndex, Options, analyze, fix_text, utf16_len
+from autosync.lsp.runner import JobTimeout, Runner
+from autosync.lsp.server import FIX_TITLE, REMOVE_TITLE
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the sound ``sdv`` oracle when it has landed; ``dynamic`` (exact for these one-block
@@ -324,7 +324,7 @@ def test_register_adds_the_lsp_command() -> None:
     import typer
     from typer.testing import CliRunner
 
-    from autosync.lsp import register
+    from autosync.lsp.server import register
 
     app = typer.Typer()
 

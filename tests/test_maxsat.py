@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from autosync.cost import as_fraction, integer_weights, scale_factor
-from autosync.maxsat import MaxSatSolver, NuZSolver, RC2Solver, make_solver
+from autosync.algorithm.cost import as_fraction, integer_weights, scale_factor
+from autosync.algorithm.maxsat import MaxSatSolver, NuZSolver, RC2Solver, make_solver
 
 BACKENDS = ["rc2", "nuz"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from autosync.cli import app
+from autosync.commands.cli import app
 
 
 def test_fix_refusal_names_source_lines(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Brute force against the least-cost named-barrier pair (issue 16, item 2;
-:mod:`autosync.named_search`).
+:mod:`autosync.algorithm.named_search`).
 
 For small warp-specialised kernels, EVERY pair of positions (arrive in the producer arm, sync
 in the consumer arm, inside loops and nested blocks too) whose groups are whole, disjoint warps
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autosync.cost import CostModel
-from autosync.named_search import (
+from autosync.algorithm.cost import CostModel
+from autosync.algorithm.named_search import (
     arm_positions,
     candidates,
     executions_match,
@@ -26,7 +26,8 @@ from autosync.named_search import (
     probe,
     with_named,
 )
-from autosync.named_synthesis import NoNamedFix, arms_of, synthesize_named
+from autosync.algorithm.named_synthesis import NoNamedFix, arms_of
+from autosync.pipeline.named_fix import synthesize_named
 from kpl.frontend import load_kernels
 from kpl.labels import LabelTree
 from oracle.registry import get_oracle

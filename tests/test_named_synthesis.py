@@ -1,5 +1,5 @@
 """Named-barrier synthesis for warp-specialised producer/consumer races (issue 16, item 2;
-:mod:`autosync.named_synthesis`).  Patched texts are pinned byte for byte."""
+:mod:`autosync.algorithm.named_synthesis`).  Patched texts are pinned byte for byte."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.bench import bench_file
-from autosync.cli import app
-from autosync.named_synthesis import NoNamedFix, spelling, synthesize_named
+from autosync.algorithm.named_synthesis import NoNamedFix, spelling
+from autosync.commands.bench import bench_file
+from autosync.commands.cli import app
+from autosync.pipeline.named_fix import synthesize_named
 from kpl.frontend import load_kernels, parse_kernel_text
 from oracle.registry import get_oracle
 

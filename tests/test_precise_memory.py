@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
+from autosync.commands.cli import app
 from kpl.frontend import load_kernels
 from oracle.dynamic import DynamicOracle
 from oracle.sdv import SDVOracle

@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync import pipeline, pipeline_io
-from autosync.cli import app
+from autosync.commands.cli import app
+from autosync.pipeline import core as pipeline
+from autosync.pipeline import files as pipeline_io
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = ROOT / "microbench" / "2-2-loop-both.cu"
@@ -107,11 +108,19 @@ def test_keep_line_endings_maps_offsets() -> None:
 # --------------------------------------------------------------------------- 2. Ctrl-C and --timeout
 
 
+def sigint_at_default() -> None:
+    """Run in the child before ``exec``: SIGINT at its default disposition, as a terminal's
+    Ctrl-C finds a foreground command.  Launched from a background shell (``cmd &``) the tests
+    inherit SIGINT *ignored*, an ignored signal stays ignored across ``exec``, and Python then
+    installs no KeyboardInterrupt handler: the child would never see the Ctrl-C sent to it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_while_running(cmd: list[str]) -> None:
     """Start ``cmd``, send SIGINT well into its first oracle call, and check the promise:
     exit 130 within 5 s, the one line ``autosync: interrupted``, nothing on stdout."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=child_env())
+                            env=child_env(), preexec_fn=sigint_at_default)
     try:
         time.sleep(6)  # imports, parse, and well into the first (tens of seconds) oracle call
         assert proc.poll() is None, "the slow kernel finished before the interrupt"
@@ -446,7 +455,7 @@ def test_progress_line_names_kernel_iteration_and_oracle_calls(monkeypatch: pyte
     the oracle calls so far; nothing in the first 2 s; cleared at the end."""
     import io
 
-    from autosync import cli_common
+    from autosync.commands import cli_common
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 import conftest
 import pytest
 
-from autosync.render import apply_edits, available_targets, barrier_text, render, render_patch
+from autosync.render.patch import apply_edits, available_targets, barrier_text, render, render_patch
 from kpl.ast import (
     Assign,
     Barrier,
@@ -365,7 +365,7 @@ def test_rendered_reports_lines_of_inserted_barriers_and_crlf() -> None:
 
 
 def test_overlapping_edits_are_rejected() -> None:
-    from autosync.render import Edit
+    from autosync.render.patch import Edit
 
     with pytest.raises(ValueError, match="overlapping"):
         apply_edits("abcdef", [Edit(1, 4, ""), Edit(2, 3, "x")])
@@ -398,7 +398,7 @@ def test_round_trip_strip_and_reinsert_every_kernel(relpath: str) -> None:
     # strip the barriers of every kernel of the file in one text
     stripped_edits = []
     plans: list[tuple[str, list[tuple[int, Barrier]], list[int]]] = []
-    from autosync.render import plan_edits
+    from autosync.render.patch import plan_edits
 
     for kernel in kernels:
         found = barrier_anchors(kernel)
@@ -442,7 +442,7 @@ def test_barrier_after_a_statement_that_starts_with_a_parenthesis(tmp_path: Path
                                                                   statement: str) -> None:
     from typer.testing import CliRunner
 
-    from autosync.cli import app
+    from autosync.commands.cli import app
 
     src = tmp_path / "k.cu"
     src.write_text("//--blockDim=128 --gridDim=1\n"

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
+from autosync.commands.cli import app
 
 RACY = "//pass\n//--blockDim=32 --gridDim=1\n__global__ void r(int *A) {\n    A[0] = threadIdx.x;\n}\n"
 OK = "//pass\n//--blockDim=32 --gridDim=1\n__global__ void k(int *A) {\n    A[threadIdx.x] = 1;\n}\n"

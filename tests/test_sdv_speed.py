@@ -219,7 +219,7 @@ def test_memos_same_verdicts_over_candidates() -> None:
 def test_implied_race_locations_are_not_constrained() -> None:
     """Synthesis on the straight-line kernel: 50 racing locations, but only the minimal
     intervals get constraints; the result is the one barrier per group."""
-    from autosync.synthesis import FactsSynthesizer
+    from autosync.algorithm.synthesis import FactsSynthesizer
     from kpl.frontend import parse_kernel_text
 
     k = parse_kernel_text(_straight(10))

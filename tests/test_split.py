@@ -1,4 +1,4 @@
-"""Splitting a statement that races with itself (issue 16, item 3; :mod:`autosync.split`).
+"""Splitting a statement that races with itself (issue 16, item 3; :mod:`autosync.algorithm.split`).
 
 The patched texts are pinned byte for byte: the split stays on the statement's line, the
 barrier goes between the read and the write, every other byte (comments, CRLF) is kept."""
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync import pipeline
-from autosync.bench import bench_file
-from autosync.cli import app
-from autosync.render import apply_edits
-from autosync.split import NoSplit, assignment_operator, fresh_name, plan_split
+from autosync.algorithm.split import NoSplit, assignment_operator, fresh_name, plan_split
+from autosync.commands.bench import bench_file
+from autosync.commands.cli import app
+from autosync.pipeline import core as pipeline
+from autosync.render.patch import apply_edits
 from kpl.ast import walk_stmts
 from kpl.frontend import load_kernels
 
@@ -199,7 +199,7 @@ def test_write_write_self_race_is_not_split(tmp_path: Path) -> None:
 
 
 def test_editor_quick_fix_is_the_split_text(tmp_path: Path) -> None:
-    from autosync.lsp_pipeline import fix_text
+    from autosync.lsp.analysis import fix_text
 
     path = write(tmp_path, UNBRACED)
     assert fix_text(str(path), UNBRACED) == fix(path).patched

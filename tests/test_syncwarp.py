@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autosync.cli import app
-from autosync.compare import compare_kernel, comparison_json, comparison_text
-from autosync.render import render_patch
-from autosync.synthesis import FIXED, synthesize
+from autosync.algorithm.synthesis import FIXED, synthesize
+from autosync.commands.cli import app
+from autosync.commands.compare import compare_kernel, comparison_json, comparison_text
+from autosync.render.patch import render_patch
 from kpl.ast import Barrier, Kernel, walk_stmts
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.placement import BarrierKind, Placement

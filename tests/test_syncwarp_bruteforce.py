@@ -14,8 +14,8 @@ from fractions import Fraction
 
 import pytest
 
-from autosync.cost import DEFAULT_WARP_COST, CostModel
-from autosync.synthesis import FIXED, synthesize
+from autosync.algorithm.cost import DEFAULT_WARP_COST, CostModel
+from autosync.algorithm.synthesis import FIXED, synthesize
 from kpl.ast import Kernel
 from kpl.frontend import parse_kernel_text
 from kpl.labels import LabelTree

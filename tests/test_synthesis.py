@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import EVEN, barrier, by_name, fig6, if_, leaf, lt, paper_kernel, v, while_
 
-from autosync.naive import naive_synthesize
-from autosync.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, IterationRecord, synthesize
+from autosync.algorithm.naive import naive_synthesize
+from autosync.algorithm.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, IterationRecord, synthesize
 from kpl.ast import Barrier, Kernel, walk_stmts
 from kpl.labels import LabelTree
 from kpl.transform import barrier_anchors, strip_barriers

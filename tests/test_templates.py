@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync.cli import app
+from autosync.commands.cli import app
 from kpl.cuda import parse_cuda
 from kpl.errors import KplError
 
@@ -89,7 +89,7 @@ def test_kernel_option_instantiates(tmp_path: Path) -> None:
     res = invoke("fix", "--blockDim", "32", "--gridDim", "2", "--kernel", "rev<32>", "-o", out, f)
     assert res.exit_code == 0, res.output
     fixed = out.read_text()
-    # B = 32 threads, one warp: the cheaper warp barrier suffices (autosync.cost, WC)
+    # B = 32 threads, one warp: the cheaper warp barrier suffices (autosync.algorithm.cost, WC)
     assert fixed.count("__syncwarp()") == 1 and fixed.startswith("template <int B>")
     for bad, msg in (("rev<32", "bad --kernel value"), ("foo<32>", "'foo' is not a kernel template")):
         res = invoke("check", "--blockDim", "32", "--kernel", bad, f)

@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import pytest
 
-from autosync.compare import compare_kernel
-from autosync.cost import CostModel
-from autosync.synthesis import synthesize
+from autosync.algorithm.cost import CostModel
+from autosync.algorithm.synthesis import synthesize
+from autosync.commands.compare import compare_kernel
 from kpl.frontend import load_kernels, parse_kernel_text
 from kpl.labels import IF, LabelTree
 from kpl.transform import insert_barriers

@@ -1,0 +1,49 @@
+"""What the fix pipeline hands back: per file a :class:`FixOutcome`, per kernel a :class:`KernelFix`.
+
+The data every stage after synthesis reads and extends -- the split and named-barrier steps,
+the reports, the CLI's writing, the language server's quick-fix -- so it is a module of its
+own, below all of them and above nothing but the algorithm's results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from autosync.algorithm.synthesis import SynthesisResult
+    from autosync.render.patch import Edit
+    from kpl.ast import Kernel
+
+
+@dataclass
+class KernelFix:
+    """The outcome of ``fix`` for one kernel of the file."""
+
+    kernel: Kernel
+    oracle: str
+    result: SynthesisResult
+    edits: list[Edit] = field(default_factory=list)
+
+
+@dataclass
+class FixOutcome:
+    """What :func:`autosync.pipeline.core.fix_kernels` found for one file: ``status`` is ``verified`` (nothing to
+    insert), ``fixed`` (``patched`` is the re-parsed, re-verified text) or ``unfixable``
+    (``reason`` says why); ``seconds`` and the writing are the caller's."""
+
+    file: str
+    original: str
+    status: str  # verified | fixed | unfixable | error
+    fixes: list[KernelFix]
+    patched: str | None = None
+    rendered: Any = None
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    #: rewrites beyond inserted barriers, as notes: statements split so that a barrier could go
+    #: inside them (:mod:`autosync.pipeline.split_fix`), a named-barrier pair (:mod:`autosync.pipeline.named_fix`)
+    rewrites: list[str] = field(default_factory=list)
+    reparsed_verified: bool | None = None
+    nvcc: str = "skipped"
+    seconds: float = 0.0
+    solver: str = "rc2"
