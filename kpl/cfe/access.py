@@ -1,0 +1,445 @@
+"""Memory accesses: the ONE place where pointers, array elements, lvalues, loads and stores
+are built from clang's expressions.
+
+A pointer is resolved statically to ``(memory, element offset)`` (:class:`PointerBinding`);
+an array element ``a[i][j]`` to ``(memory, flattened index)``.  A pointer cast that changes
+the pointee's size (``(unsigned char *)words``, ``reinterpret_cast<float4 *>(floats)``,
+pitched rows ``(T *)((char *)base + y * pitch)``) turns the binding into a BYTE VIEW: its
+offset is then in bytes, and every access through it carries ``view`` (its type; width
+``sizeof(view)``) with a byte offset as its index.  Accesses without a view keep element
+indices; the oracles compare the two as byte ranges.
+"""
+
+from __future__ import annotations
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.state import Alias, Binding, PointerBinding, ScalarMemory, Scope, TranslatorBase, UnboundPointer
+from kpl.cfe.tree import Node
+from kpl.ctypes import binary_type, common_type, invalid_operands, sizeof
+
+#: implicit casts that change neither the value nor what it designates
+_TRANSPARENT_CASTS = {"NoOp", "LValueToRValue", "ArrayToPointerDecay", "FunctionToPointerDecay",
+                      "BuiltinFnToFnPtr", "UncheckedDerivedToBase", "DerivedToBase",
+                      "AddressSpaceConversion"}
+_WRAPPERS = {"ParenExpr", "ExprWithCleanups", "MaterializeTemporaryExpr", "CXXBindTemporaryExpr",
+             "ConstantExpr", "CXXDefaultArgExpr", "CXXDefaultInitExpr", "FullExpr"}
+#: explicit casts (any spelling): their target type is the node's type
+EXPLICIT_CASTS = {"CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr",
+                  "CXXConstCastExpr", "CXXFunctionalCastExpr", "CXXDynamicCastExpr",
+                  "BuiltinBitCastExpr"}
+
+
+def peel(node: Node) -> Node:
+    """``node`` without the wrappers that do not change what it designates (parentheses,
+    temporaries, substituted template arguments, no-op and lvalue-to-rvalue casts)."""
+    while True:
+        k = tree.kind(node)
+        inner = tree.children(node)
+        if k in _WRAPPERS and inner:
+            node = inner[-1] if k != "ConstantExpr" else inner[0]
+        elif k == "SubstNonTypeTemplateParmExpr" and inner:
+            node = inner[-1]
+        elif k == "ImplicitCastExpr" and node.get("castKind") in _TRANSPARENT_CASTS and inner:
+            node = inner[0]
+        else:
+            return node
+
+
+def decl_id(node: Node) -> str | None:
+    """The declaration a (peeled) ``DeclRefExpr`` names."""
+    node = peel(node)
+    if tree.kind(node) != "DeclRefExpr":
+        return None
+    ref = node.get("referencedDecl") or {}
+    return str(ref.get("id")) if ref.get("id") else None
+
+
+def subscript_parts(node: Node) -> tuple[Node, Node]:
+    """(base, index) of an ``ArraySubscriptExpr`` (``i[a]`` is ``a[i]``)."""
+    a, b = tree.children(node)[:2]
+    if tree.qual_type(peel(a)).rstrip().endswith("*") or "[" in tree.qual_type(peel(a)):
+        return a, b
+    if tree.qual_type(peel(b)).rstrip().endswith("*") or "[" in tree.qual_type(peel(b)):
+        return b, a
+    return a, b
+
+
+class AccessTranslation(TranslatorBase):
+    """Pointers, array elements, lvalues and assignments: how C names memory."""
+
+    # ------------------------------------------------------------------ the memory model
+
+    def location(self, mem: K.Memory, index: K.Expr, field: str | None = None,
+                 view: K.CType | None = None) -> K.MemElem:
+        """Element ``index`` of ``mem`` (its ``field`` for a vector/struct element); with a
+        ``view``, the object of that type at byte offset ``index``."""
+        if view is not None and field is not None:
+            index, view = self._view_field(index, view, field)
+            field = None
+        return K.MemElem(mem, index, field, view)
+
+    def load(self, mem: K.Memory, index: K.Expr, field: str | None = None,
+             view: K.CType | None = None) -> K.Load:
+        """A read of :meth:`location` ``(mem, index, field, view)``, typed by what it reads."""
+        if view is not None:
+            if field is not None:
+                index, view = self._view_field(index, view, field)
+            return K.Load(mem, index, view, None, view)
+        typ = mem.elem if field is None else (mem.elem.elem or K.FLOAT)
+        return K.Load(mem, index, typ, field)
+
+    def atomic(self, name: str, at: PointerBinding, args: tuple[K.Expr, ...]) -> K.Atomic:
+        """Atomic read-modify-write ``name`` of the element ``at`` points to."""
+        return K.Atomic(name, at.mem, at.offset, args, at.view or at.mem.elem, at.view)
+
+    def deref(self, at: PointerBinding, field: str | None = None) -> K.Load:
+        """``*p`` / ``p->field``: a read of what ``at`` points to."""
+        return self.load(at.mem, at.offset, field, at.view)
+
+    def _view_field(self, offset: K.Expr, view: K.CType, field: str) -> tuple[K.Expr, K.CType]:
+        comp = view.elem
+        size = sizeof(comp) if comp is not None else None
+        if view.kind != "vec" or comp is None or size is None or field not in view.fields \
+                or sizeof(view) is None:
+            raise self.error(f"unsupported: field '{field}' of a '{view}' reached through a "
+                             "pointer cast (no byte layout for it)")
+        return self._add(offset, K.Const(view.fields.index(field) * size, K.ULONG)), comp
+
+    def _recast(self, base: PointerBinding, to: K.CType, node: Node) -> PointerBinding:
+        """``(to *)base``: a cast changes only the pointee.  Scalars of the same size: nothing
+        changes.  Otherwise a byte view, the offset scaled to bytes."""
+        old = base.view or base.mem.elem
+        if to.kind == "void" or to == old:
+            return base
+        new_size, old_size = sizeof(to), sizeof(old)
+        if new_size is not None and new_size == old_size and "vec" not in (to.kind, old.kind):
+            return base if base.view is None else PointerBinding(base.mem, base.offset, to)
+        if old.kind == "void" and base.view is None and isinstance(base.offset, K.Const) \
+                and base.offset.value == 0:
+            return PointerBinding(base.mem, base.offset, None if to == base.mem.elem else to) \
+                if to != base.mem.elem else PointerBinding(base.mem, base.offset)
+        if new_size is None or old_size is None:
+            raise self.error(f"unsupported: pointer cast from '{old} *' to '{to} *' (no byte "
+                             "layout for one of them)", node)
+        off = base.offset
+        if base.view is None and old_size != 1 and isinstance(off, K.Const):
+            off = K.Const(off.value * old_size, K.ULONG)
+        elif base.view is None and old_size != 1:
+            off = K.Binary("*", off, K.Const(old_size, K.ULONG), common_type(off.type, K.ULONG))
+        return PointerBinding(base.mem, off, to)
+
+    # ------------------------------------------------------------------ pointers
+
+    def pointer(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """Resolve a pointer-valued expression to (array, offset), or None."""
+        node = peel(node)
+        k = tree.kind(node)
+        if k in EXPLICIT_CASTS or (k == "ImplicitCastExpr" and node.get("castKind") == "BitCast"):
+            inner = self.pointer(tree.children(node)[0], scope)
+            if inner is None:
+                return None
+            to = self.type_of(node)
+            if to.kind != "ptr" or to.elem is None:
+                return inner
+            return self._recast(inner, to.elem, node)
+        if k == "DeclRefExpr":
+            found = scope.lookup(decl_id(node) or "")
+            if isinstance(found, PointerBinding):
+                return found
+            if isinstance(found, K.Memory):
+                return PointerBinding(found, K.Const(0))
+            if isinstance(found, ScalarMemory):
+                return PointerBinding(found.mem, K.Const(0))
+            if isinstance(found, Alias) and isinstance(found.target, K.MemElem) \
+                    and "[" in tree.qual_type(node):
+                return PointerBinding(found.target.mem, found.target.index, found.target.view)
+            return None
+        if k == "CXXThisExpr":
+            this = self.this_stack[-1] if self.this_stack else None
+            if isinstance(this, PointerBinding):
+                return this
+            if isinstance(this, Alias) and isinstance(this.target, K.MemElem):
+                return PointerBinding(this.target.mem, this.target.index, this.target.view)
+            return None
+        if k == "BinaryOperator" and node.get("opcode") in ("+", "-"):
+            left, right = tree.children(node)[:2]
+            base = self.pointer(left, scope) if self._is_pointerish(left) else None
+            other = right
+            if base is None and node.get("opcode") == "+" and self._is_pointerish(right):
+                base = self.pointer(right, scope)
+                other = left
+            if base is None:
+                return None
+            return self._advance(base, self.expr_pure(other, scope), node.get("opcode") == "-")
+        if k == "UnaryOperator" and node.get("opcode") == "&":
+            target = peel(tree.children(node)[0])
+            tk = tree.kind(target)
+            if tk == "DeclRefExpr":
+                found = scope.lookup(decl_id(target) or "")
+                if isinstance(found, ScalarMemory):
+                    return PointerBinding(found.mem, K.Const(0))
+                if isinstance(found, K.Memory):
+                    return PointerBinding(found, K.Const(0))
+                if isinstance(found, Alias) and isinstance(found.target, K.MemElem) \
+                        and found.target.field is None:
+                    return PointerBinding(found.target.mem, found.target.index, found.target.view)
+                return None
+            if tk == "ArraySubscriptExpr":
+                mem, index, view = self.element(target, scope, [])
+                return PointerBinding(mem, index, view)
+            if tk == "UnaryOperator" and target.get("opcode") == "*":
+                return self.pointer(tree.children(target)[0], scope)
+            return None
+        if k == "ArraySubscriptExpr" and "[" in tree.qual_type(node):
+            # a row of a multi-dimensional array: `a[i]` of `float a[8][8]`
+            mem, index, view = self.element(node, scope, [], partial=True)
+            return PointerBinding(mem, index, view)
+        return None
+
+    def _is_pointerish(self, node: Node) -> bool:
+        t = tree.qual_type(peel(node)).strip()
+        return t.endswith("*") or t.endswith("]") or t.endswith("* const") or "*" in t.split("(")[0]
+
+    def _stable(self, binding: PointerBinding) -> tuple[PointerBinding, list[K.Stmt]]:
+        """Freeze a pointer's offset in a fresh variable: ``p = A + i; i++; p[0]`` must
+        still mean ``A[old i]``."""
+        if isinstance(binding.offset, K.Const):
+            return binding, []
+        tmp = self.temp(binding.offset.type, "off")
+        return PointerBinding(binding.mem, tmp, binding.view), [K.Decl(tmp, binding.offset, label=self.label())]
+
+    def _advance(self, base: PointerBinding, off: K.Expr, backwards: bool) -> PointerBinding:
+        """``base ± off`` in elements: pointer steps over a 2-D array move by whole rows
+        (over a byte view, by ``sizeof`` of the view)."""
+        stride = self._row_stride(base.mem) if base.view is None else (sizeof(base.view) or 1)
+        if stride != 1:
+            off = K.Binary("*", off, K.Const(stride), off.type)
+        if backwards:
+            off = K.Unary("-", off, off.type)
+        return PointerBinding(base.mem, self._add(base.offset, off), base.view)
+
+    def _row_stride(self, mem: K.Memory) -> int:
+        stride = 1
+        for d in mem.dims[1:]:
+            stride *= d or 1
+        return stride
+
+    def element(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
+                partial: bool = False) -> tuple[K.Memory, K.Expr, K.CType | None]:
+        """``a[i][j]`` → (a, flattened index, None); ``p[i]`` over a byte view → (a, byte
+        offset, view).  ``partial``: ``a[i]`` designates a row (an address, not a read)."""
+        subscripts: list[Node] = []
+        base = peel(node)
+        while tree.kind(base) == "ArraySubscriptExpr":
+            b, i = subscript_parts(base)
+            subscripts.append(i)
+            inner = peel(b)
+            if tree.kind(inner) == "ArraySubscriptExpr" and "[" in tree.qual_type(inner):
+                base = inner
+                continue
+            base = b
+            break
+        subscripts.reverse()
+        binding = self.pointer(base, scope)
+        if binding is None:
+            name = (peel(base).get("referencedDecl") or {}).get("name") or tree.kind(peel(base))
+            raise self.error(f"unsupported: '{name}' is not an array or a pointer into one", node)
+        mem = binding.mem
+        if binding.view is not None:
+            if len(subscripts) != 1:
+                raise self.error("unsupported: multi-dimensional indexing through a pointer cast",
+                                 node)
+            sub = self.expr(subscripts[0], scope, pre)
+            size = sizeof(binding.view) or 1
+            if size != 1:
+                sub = K.Binary("*", sub, K.Const(size, K.ULONG), common_type(sub.type, K.ULONG))
+            return mem, self._add(binding.offset, sub), binding.view
+        dims = mem.dims
+        index: K.Expr | None = None
+        for n, sub in enumerate(subscripts):
+            value = self.expr(sub, scope, pre)
+            if index is None:
+                index = value
+            else:
+                extent = dims[n] if n < len(dims) else None
+                if extent is None:
+                    raise self.error(f"unsupported: unknown extent of dimension {n + 1} of "
+                                     f"'{mem.name}'", node)
+                index = K.Binary("+", K.Binary("*", index, K.Const(extent), index.type), value,
+                                 common_type(index.type, value.type))
+        assert index is not None
+        stride = 1
+        for d in dims[len(subscripts):]:
+            stride *= d or 1
+        if stride != 1:
+            index = K.Binary("*", index, K.Const(stride), index.type)
+        return mem, self._add(binding.offset, index), None
+
+    def _add(self, a: K.Expr, b: K.Expr) -> K.Expr:
+        if isinstance(a, K.Const) and a.value == 0:
+            return b
+        if isinstance(b, K.Const) and b.value == 0:
+            return a
+        return K.Binary("+", a, b, common_type(a.type, b.type))
+
+    # ------------------------------------------------------------------ lvalues
+
+    def lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
+        node = peel(node)
+        k = tree.kind(node)
+        if k == "DeclRefExpr":
+            found = scope.lookup(decl_id(node) or "")
+            if isinstance(found, K.Var):
+                return found
+            if isinstance(found, ScalarMemory):
+                return self.location(found.mem, K.Const(0))
+            if isinstance(found, Alias):
+                return found.target
+            name = (node.get("referencedDecl") or {}).get("name", "?")
+            raise self.error(f"cannot assign to '{name}'", node)
+        if k == "ArraySubscriptExpr":
+            mem, index, view = self.element(node, scope, pre)
+            return self.location(mem, index, None, view)
+        if k == "UnaryOperator" and node.get("opcode") == "*":
+            binding = self.pointer(tree.children(node)[0], scope)
+            if binding is None:
+                raise self.error("unsupported: dereference of an unknown pointer", node)
+            return self.location(binding.mem, binding.offset, None, binding.view)
+        if k == "MemberExpr":
+            return self.member_lvalue(node, scope, pre)
+        if k in EXPLICIT_CASTS or k == "ImplicitCastExpr":
+            return self.lvalue(tree.children(node)[0], scope, pre)
+        if k == "CXXThisExpr" or (k == "UnaryOperator" and node.get("opcode") == "*"):
+            this = self.this_stack[-1] if self.this_stack else None
+            if isinstance(this, K.Var):
+                return this
+            if isinstance(this, Alias):
+                return this.target
+        raise self.error(f"unsupported assignment target: {k}", node)
+
+    def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
+        """``s.f`` / ``p->f`` as an assignment target: :mod:`kpl.cfe.members`."""
+        raise NotImplementedError
+
+    def reference(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> Binding:
+        """What a C++ reference bound to ``node`` names: the very same lvalue, so that every
+        use of the reference is an access to it.  A reference to a local is that local's
+        variable; to a memory element, an :class:`Alias` of the element, its index frozen at
+        binding time (``float &r = s[i]; i++;`` still names ``s[old i]``).  A non-lvalue
+        (``const T &`` bound to ``a + b``) is a fresh temporary holding its value, as in C++."""
+        inner = peel(node)
+        k = tree.kind(inner)
+        if k == "DeclRefExpr":
+            found = scope.lookup(decl_id(inner) or "")
+            if isinstance(found, (K.Var, Alias, ScalarMemory, PointerBinding, K.Memory)):
+                return found
+        if node.get("valueCategory") == "lvalue" or k in ("ArraySubscriptExpr", "MemberExpr") or (
+                k == "UnaryOperator" and inner.get("opcode") == "*"):
+            if "[" in tree.qual_type(inner) and k != "DeclRefExpr":
+                binding = self.pointer(inner, scope)
+                if binding is not None:
+                    return binding
+            target = self.lvalue(inner, scope, pre)
+            if isinstance(target, K.Var):
+                return target
+            if isinstance(target, K.MemElem) and not isinstance(target.index, K.Const):
+                tmp = self.temp(target.index.type, "ref")
+                pre.append(K.Decl(tmp, target.index, label=self.label()))
+                target = self.location(target.mem, tmp, target.field, target.view)
+            return Alias(target)
+        value = self.expr(node, scope, pre)
+        tmp = self.temp(value.type, "ref")
+        pre.append(K.Decl(tmp, value, label=self.label()))
+        return tmp
+
+    def read_lvalue(self, target: K.LValue) -> K.Expr:
+        if isinstance(target, K.Var):
+            return target
+        if isinstance(target, K.VarField):
+            return K.Field(target.var, target.name, self._field_type(target.var.type, target.name))
+        if target.view is not None:
+            return K.Load(target.mem, target.index, target.view, None, target.view)
+        return self.load(target.mem, target.index, target.field)
+
+    def _field_type(self, typ: K.CType, name: str) -> K.CType:
+        return typ.elem or K.FLOAT
+
+    def lvalue_type(self, target: K.LValue) -> K.CType:
+        if isinstance(target, K.Var):
+            return target.type
+        if isinstance(target, K.VarField):
+            return self._field_type(target.var.type, target.name)
+        if target.view is not None:
+            return target.view
+        if target.field is not None:
+            return target.mem.elem.elem or K.FLOAT
+        return target.mem.elem
+
+    def binary(self, op: str, left: K.Expr, right: K.Expr, node: Node) -> K.Binary:
+        """``left op right`` typed by C's rules; operands C does not allow are a user error."""
+        why = invalid_operands(op, left.type, right.type)
+        if why is not None:
+            raise self.error(why, node)
+        return K.Binary(op, left, right, binary_type(op, left.type, right.type))
+
+    def convert(self, value: K.Expr, typ: K.CType) -> K.Expr:
+        if typ.kind in ("ptr", "void", "vec") or value.type == typ:
+            return value
+        if isinstance(value, K.Const) and typ.kind == "int" and isinstance(value.value, int):
+            return K.Const(value.value, typ)
+        return K.Cast(typ, value)
+
+    def assignment(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """``a = b`` and ``a op= b`` (``BinaryOperator``/``CompoundAssignOperator``)."""
+        out: list[K.Stmt] = []
+        lhs, rhs = tree.children(node)[:2]
+        op = str(node.get("opcode"))
+        ident = decl_id(lhs) if tree.kind(peel(lhs)) == "DeclRefExpr" else None
+        if ident is not None:
+            found = scope.lookup(ident)
+            if isinstance(found, (PointerBinding, UnboundPointer)):
+                return self._pointer_assignment(node, ident, found, scope)
+        value = self.expr(rhs, scope, out)
+        target = self.lvalue(lhs, scope, out)
+        if op != "=":
+            current = self.read_lvalue(target)
+            # C computes `x op v` in the type clang names for it, then converts back
+            compute = node.get("computeLHSType", {}).get("qualType")
+            if compute:
+                current = self.convert(current, self.ctype(str(compute), node))
+            value = self.binary(op[:-1], current, value, node)
+        value = self.convert(value, self.lvalue_type(target))
+        self.check_writable(target, node)
+        out.append(K.Assign(target, value, label=self.label()))
+        return out
+
+    def check_writable(self, target: K.LValue, node: Node) -> None:
+        """Refuse a store to ``__constant__`` (or texture) memory: read-only for kernels."""
+        if isinstance(target, K.MemElem) and target.mem.space in (K.Space.CONSTANT,
+                                                                   K.Space.TEXTURE):
+            raise self.error(f"write to {target.mem.space.value} memory '{target.mem.name}' "
+                             "from device code (it is read-only for kernels)", node)
+
+    def _pointer_assignment(self, node: Node, ident: str, found: PointerBinding | UnboundPointer,
+                            scope: Scope) -> list[K.Stmt]:
+        """``p = q + k`` / ``p += k``: allowed in straight-line code only, where the binding
+        is the same on every path (inside a loop or branch it would depend on the path)."""
+        lhs, rhs = tree.children(node)[:2]
+        name = (peel(lhs).get("referencedDecl") or {}).get("name", "?")
+        op = node.get("opcode")
+        if self.control_depth > 0 and isinstance(found, PointerBinding):
+            raise self.error(f"unsupported: pointer '{name}' is reassigned inside a loop or branch",
+                             node)
+        binding: PointerBinding | None
+        if op == "=":
+            binding = self.pointer(rhs, scope)
+        elif op in ("+=", "-=") and isinstance(found, PointerBinding):
+            binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=")
+        else:
+            binding = None
+        if binding is None:
+            raise self.error(f"unsupported: assignment to pointer '{name}'", node)
+        stable, stmts = self._stable(binding)
+        scope.rebind(ident, stable)
+        return stmts

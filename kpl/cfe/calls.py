@@ -1,0 +1,299 @@
+"""Calls: functions with a body are inlined at the call site (recursion is an error); a
+function without a body is one of the built-ins our headers declare, translated by its
+model (:data:`MODELS`: a barrier, an atomic, a vector constructor, a texture read, or a pure
+function of its arguments), or else an error: a call is never ignored."""
+
+from __future__ import annotations
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.access import decl_id, peel
+from kpl.cfe.decls import DeclsTranslation, initializer
+from kpl.cfe.state import Alias, PointerBinding, Scope
+from kpl.cfe.tree import Node
+from kpl.cfe.types import vector_type
+from kpl.placement import BarrierKind
+
+BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
+FENCES = {"__threadfence", "__threadfence_block", "__threadfence_system", "__nanosleep"}
+ATOMIC_OPS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
+              "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"}
+TEXTURE_FETCHES = {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex2DLayered", "tex1DLayered"}
+#: built-ins whose value is not a function of their arguments (a fresh value per call)
+IMPURE = {"clock", "clock64", "__activemask", "malloc"}
+
+
+def atomic_name(name: str) -> str | None:
+    """``atomicAdd_block`` → ``atomicAdd``: the scope suffix does not change the model."""
+    for suffix in ("_block", "_system"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name if name in ATOMIC_OPS else None
+
+
+class CallsTranslation(DeclsTranslation):
+    """Calls in statement position (:meth:`call_statement`) and as values."""
+
+    # ------------------------------------------------------------------ callee
+
+    def callee(self, node: Node) -> tuple[Node | None, Node | None]:
+        """(function declaration, object expression of a method call) of a call node."""
+        k = tree.kind(node)
+        first = tree.children(node)[0] if tree.children(node) else None
+        if k == "CXXMemberCallExpr" and first is not None:
+            member = peel(first)
+            func = self.index.function(member.get("referencedMemberDecl"))
+            obj = tree.children(member)[0] if tree.children(member) else None
+            return func, obj
+        if first is None:
+            return None, None
+        target = peel(first)
+        ref = target.get("referencedDecl") or {}
+        if tree.kind(target) == "DeclRefExpr" and ref.get("kind") in (
+                "FunctionDecl", "CXXMethodDecl", "CXXConversionDecl"):
+            func = self.index.function(ref.get("id"))
+            if k == "CXXOperatorCallExpr" and func is not None and tree.kind(func) == "CXXMethodDecl":
+                return func, tree.children(node)[1]
+            return func, None
+        if tree.kind(target) == "MemberExpr":  # a static method called through `obj.f()`
+            return self.index.function(target.get("referencedMemberDecl")), None
+        return None, None
+
+    def arguments(self, node: Node, func: Node | None) -> list[Node]:
+        args = tree.children(node)[1:]
+        if tree.kind(node) == "CXXOperatorCallExpr" and func is not None \
+                and tree.kind(func) == "CXXMethodDecl":
+            args = args[1:]
+        return args
+
+    def function_name(self, func: Node) -> str:
+        return str(func.get("name", ""))
+
+    def address_taken(self) -> list[str]:
+        return []
+
+    # ------------------------------------------------------------------ statements
+
+    def call_statement(self, node: Node, scope: Scope) -> list[K.Stmt] | None:
+        """A call in statement position that is a statement of its own kind (a barrier), or
+        None (evaluate it for its effects)."""
+        func, _obj = self.callee(node)
+        if func is None or tree.body_of(func) is not None or not self.is_bundled(func):
+            return None
+        name = self.function_name(func)
+        args = self.arguments(node, func)
+        if name in BARRIERS:
+            return [K.Barrier(spelling=self._barrier_spelling(node, name), label=self.label())]
+        if name == "__syncwarp":
+            return [self._syncwarp(node, args, scope)]
+        if name in FENCES:
+            return []
+        return None
+
+    def _syncwarp(self, node: Node, args: list[Node], scope: Scope) -> K.Stmt:
+        """``__syncwarp()`` / ``__syncwarp(0xffffffff)``: a warp barrier over all 32 lanes.  Any
+        other mask is ``SYNCWARP_MASKED`` (the oracles answer "unknown" for it)."""
+        kind = BarrierKind.SYNCWARP
+        if args and tree.kind(args[0]) != "CXXDefaultArgExpr":
+            pre: list[K.Stmt] = []
+            mask = self.expr(args[0], scope, pre)
+            folded = self.fold(mask) if not pre else None
+            if not (isinstance(folded, int) and folded & 0xFFFFFFFF == 0xFFFFFFFF):
+                kind = BarrierKind.SYNCWARP_MASKED
+        return K.Barrier(spelling=self._barrier_spelling(node, "__syncwarp"), kind=kind,
+                         label=self.label())
+
+    def _barrier_spelling(self, node: Node, name: str) -> str:
+        span = self.span_of(node)
+        if span is not None and span.start >= 0 and span.end > span.start:
+            text = self.source.text[span.start:span.end].rstrip(";").strip()
+            if text:
+                return text
+        return name + "()"
+
+    # ------------------------------------------------------------------ values
+
+    def expr_CallExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        func, obj = self.callee(node)
+        if func is None:
+            raise self.error("unsupported: call through a function pointer whose target is not "
+                             "known statically", node)
+        name = self.function_name(func)
+        if tree.body_of(func) is not None:
+            stmts = self.inline_call(node, func, obj, scope)
+            pre.extend(stmts)
+            inline = stmts[-1]
+            assert isinstance(inline, K.Inline)
+            if inline.result is None:
+                return K.Const(0)
+            return inline.result
+        if not self.is_bundled(func):
+            raise self.error(f"call to '{name}', which has no body here and no model: AutoSync "
+                             "cannot tell what it does (define it in a file the kernel includes)",
+                             node)
+        return self.model(node, func, name, scope, pre)
+
+    expr_CXXMemberCallExpr = expr_CallExpr
+    expr_CXXOperatorCallExpr = expr_CallExpr
+
+    def model(self, node: Node, func: Node, name: str, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """A built-in of our headers (module docstring)."""
+        args = self.arguments(node, func)
+        if name in BARRIERS or name == "__syncwarp":
+            raise self.error(f"'{name}()' must be a statement of its own", node)
+        if name in FENCES:
+            return K.Const(0)
+        op = atomic_name(name)
+        if op is not None:
+            binding = self.pointer(args[0], scope) if args else None
+            if binding is None:
+                raise self.error(f"unsupported: the address given to '{name}' does not point "
+                                 "into a known array", node)
+            rest = tuple(self.expr(a, scope, pre) for a in args[1:])
+            self.check_writable(self.location(binding.mem, binding.offset), node)
+            return self.atomic(op, binding, rest)
+        if name.startswith("make_"):
+            typ = vector_type(name[len("make_"):])
+            if typ is not None:
+                parts = tuple(self.convert(self.expr(a, scope, pre), typ.elem or K.FLOAT)
+                              for a in args)
+                return K.VecInit(typ, parts)
+        if name in TEXTURE_FETCHES:
+            return self.texture_fetch(node, name, args, scope, pre)
+        if name in ("printf", "__assertfail"):
+            for a in args:
+                if not self._is_pointerish(a):
+                    pre.extend(self.effects(a, scope))
+            return K.Const(0)
+        values = tuple(self.expr(a, scope, pre) for a in args if not self._is_pointerish(a))
+        if len(values) != len(args):
+            raise self.error(f"unsupported: '{name}' with a pointer argument", node)
+        return K.Call(name, values, self.type_of(node))
+
+    def texture_fetch(self, node: Node, name: str, args: list[Node], scope: Scope,
+                      pre: list[K.Stmt]) -> K.Expr:
+        """A texture read: read-only memory, so it never races; any value."""
+        coords = tuple(self.expr(a, scope, pre) for a in args[1:])
+        ident = decl_id(args[0]) if args else None
+        found = scope.lookup(ident) if ident else None
+        if isinstance(found, K.Memory):
+            return self.load(found, K.Call("__texel", coords, K.INT))
+        return K.Call(name, coords, self.type_of(node))
+
+    # ------------------------------------------------------------------ inlining
+
+    def inline_call(self, node: Node, func: Node, obj: Node | None, scope: Scope) -> list[K.Stmt]:
+        """Inline a function with a body at its call site (DESIGN: procedures are inlined;
+        the paper does not support them at all)."""
+        fid = str(func.get("id"))
+        name = self.function_name(func)
+        if fid in self.call_stack:
+            raise self.error(f"recursion is not supported: '{name}' calls itself", node)
+        out: list[K.Stmt] = []
+        args = self.arguments(node, func)
+        params = tree.params_of(func)
+        if len(args) != len(params) and not any(tree.kind(a) == "CXXDefaultArgExpr" for a in args):
+            if len(args) > len(params) and str(tree.written_type(func)).rstrip(")").endswith("..."):
+                args = args[: len(params)]
+            else:
+                raise self.error(f"call to '{name}' with {len(args)} arguments, expected "
+                                 f"{len(params)}", node)
+        inner = Scope(scope if self._is_lambda(func) else self.unit.globals)
+        binds: list[K.Stmt] = []
+        this: PointerBinding | K.Var | Alias | None = None
+        if obj is not None:
+            this = self._object(obj, scope, out)
+        for param, arg in zip(params, args, strict=False):
+            if tree.kind(arg) == "CXXDefaultArgExpr" and not tree.children(arg):
+                default = initializer(param)
+                if default is None:
+                    raise self.error(f"missing argument for '{param.get('name')}' of '{name}'", node)
+                arg = default
+            ptext = tree.qual_type(param)
+            pid = str(param["id"])
+            if ptext.rstrip().endswith("&") or ptext.rstrip().endswith("&&"):
+                inner.names[pid] = self.reference(arg, scope, out)
+                continue
+            if self.types.is_function_pointer(ptext):
+                ptype = K.INT
+            else:
+                ptype = self.ctype(ptext, param)
+            if ptype.kind == "ptr" and self.is_null(arg):
+                mem = K.Memory(self.unique(f"{name}.{param.get('name', 'p')}.null"), K.Space.GLOBAL,
+                               ptype.elem or K.INT, (None,))
+                self.memories[mem.name] = mem
+                self.null_memories.add(mem.name)
+                inner.names[pid] = PointerBinding(mem, K.Const(0))
+            elif ptype.kind == "ptr":
+                binding = self.pointer(arg, scope)
+                if binding is None:
+                    raise self.error(f"unsupported: argument for pointer parameter "
+                                     f"'{param.get('name', '?')}' of '{name}' does not point into "
+                                     "a known array", node)
+                inner.names[pid] = binding
+            else:
+                value = self.convert(self.expr(arg, scope, out), ptype)
+                var = K.Var(self.unique(f"{name}.{param.get('name', 'arg')}"), ptype)
+                inner.names[pid] = var
+                binds.append(K.Decl(var, value, label=self.label(), placeable=False,
+                                    synthetic=True))
+        ret_text = tree.written_type(func).split("(")[0].strip()
+        ret_type = self._return_type(node, func)
+        result = None
+        if ret_type.kind != "void" and not ret_text.endswith("&"):
+            result = K.Var(self.unique(f"{name}.ret"), ret_type)
+        label = self.label()
+        self.call_stack.append(fid)
+        self.inline_depth += 1
+        self.result_vars.append(result)
+        self.this_stack.append(this)
+        saved_func, saved_gotos = self.current_func, self.goto_targets
+        self.current_func, self.goto_targets = name, []
+        try:
+            body = self.block(tree.body_of(func), inner)
+        finally:
+            self.current_func, self.goto_targets = saved_func, saved_gotos
+            self.this_stack.pop()
+            self.result_vars.pop()
+            self.inline_depth -= 1
+            self.call_stack.pop()
+        body.label = label
+        if result is not None:
+            binds.insert(0, K.Decl(result, None, label=self.label(), placeable=False,
+                                   synthetic=True))
+        call_span = self.span_of(node)
+        for bind in binds:  # the argument reads happen at the call
+            bind.span = bind.span or call_span
+        body.stmts[:0] = binds
+        body.placeable_start = False
+        out.append(K.Inline(name, body, result, label=label))
+        return out
+
+    def _return_type(self, node: Node, func: Node) -> K.CType:
+        text = tree.qual_type(node)
+        if text == "void":
+            return K.VOID
+        return self.ctype(text, node)
+
+    def _is_lambda(self, func: Node) -> bool:
+        parent = self.index.parent.get(str(func.get("id")))
+        return func.get("name") == "operator()" and (parent is None or parent.get("isLambda")
+                                                     or not parent.get("name"))
+
+    def _object(self, obj: Node, scope: Scope, pre: list[K.Stmt]) -> PointerBinding | K.Var | Alias | None:
+        """What ``this`` is for a method called on ``obj``."""
+        inner = peel(obj)
+        if tree.kind(inner) == "CXXThisExpr":
+            return self.this_stack[-1] if self.this_stack else None
+        if self._is_pointerish(inner) and tree.qual_type(inner).rstrip().endswith("*"):
+            return self.pointer(inner, scope)
+        if tree.kind(inner) in ("DeclRefExpr", "ArraySubscriptExpr", "MemberExpr") or (
+                tree.kind(inner) == "UnaryOperator" and inner.get("opcode") == "*"):
+            bound = self.reference(inner, scope, pre)
+            if isinstance(bound, (K.Var, Alias, PointerBinding)):
+                return bound
+            return None
+        value = self.expr(inner, scope, pre)
+        tmp = self.temp(value.type, "obj")
+        pre.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
+        return tmp

@@ -1,0 +1,276 @@
+"""Running clang: which binary, which flags, and the sandbox around what it may read.
+
+WHY clang: CUDA as written today is C++ (templates instantiated from host code, classes with
+methods defined out of line, namespaces, lambdas, ``auto``, ``if constexpr``, CUB-style block
+templates).  Only a C++ compiler resolves that; clang parses CUDA, instantiates every template
+the file uses, and prints the result as a JSON AST with exact source offsets.  We translate
+that AST into KPL (:mod:`kpl.cfe.translate`); we never re-implement C++.
+
+Which clang: the one of the pinned ``ziglang`` wheel (a dependency, so ``pip install`` brings
+it), or another named by ``--clang PATH`` / ``AUTOSYNC_CLANG``; it is checked once for its
+version (>= :data:`MIN_VERSION`) and for CUDA support, with a one-line error when unusable.
+No CUDA toolkit is used: ``-nocudainc -nocudalib -nostdinc``, and our own declaration headers
+(:data:`INCLUDE_DIR`) stand for the CUDA ones.
+
+The sandbox: clang reads the kernel (a private copy, so an unsaved or patched text is parsed
+as if it were the file), the headers it includes from the kernel's folder and the ``-I``
+folders, and our headers.  Before clang runs, :func:`plan_includes` follows every
+``#include`` of the kernel and of the user headers it reaches: an include that resolves
+outside those folders (``..``, an absolute path, a symlink out) is refused unread; one that
+resolves nowhere gets an empty stand-in, so that a host-only header (``<iostream>``,
+``"helper_cuda.h"``) never stops the kernels.  Should a declaration from a missing header be
+needed in device code, clang's own error says which name is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from kpl.cfe.tree import decode
+from kpl.errors import KplError
+from kpl.textio import encode_source, read_source
+
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+#: the declarations every kernel sees (CUDA's built-ins), read before the kernel's text
+PRELUDE = "__autosync_cuda.h"
+MIN_VERSION = 17
+#: the GPU clang compiles device code for: named barriers, ``__syncwarp``, cluster-free
+ARCH = "sm_80"
+#: macros of nvcc's device pass, plus ``__AUTOSYNC__`` so a header can tell us from nvcc
+PREDEFINED: dict[str, str] = {"__CUDA_ARCH__": "800", "__NVCC__": "1", "__AUTOSYNC__": "1",
+                              "__CUDACC_VER_MAJOR__": "12", "__CUDACC_VER_MINOR__": "0"}
+CLANG_ENV = "AUTOSYNC_CLANG"
+_MAX_INCLUDE_DEPTH = 64
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>|(\S[^\n]*))',
+                      re.M)
+
+
+class ClangUnusable(KplError):
+    """The clang binary cannot be used (missing, too old, no CUDA)."""
+
+
+@dataclass(frozen=True)
+class Clang:
+    """A checked clang: the command that runs it and its major version."""
+
+    command: tuple[str, ...]
+    version: int
+
+
+def _bundled_command() -> tuple[str, ...] | None:
+    try:
+        import ziglang  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    zig = os.path.join(os.path.dirname(os.path.abspath(ziglang.__file__)), "zig")
+    return (zig, "clang") if os.path.isfile(zig) else None
+
+
+@lru_cache(maxsize=8)
+def find_clang(explicit: str | None = None) -> Clang:
+    """The clang to use: ``explicit`` (``--clang``), else ``$AUTOSYNC_CLANG``, else the pinned
+    one of the ``ziglang`` wheel.  Checked for version and CUDA support."""
+    choice = explicit or os.environ.get(CLANG_ENV) or None
+    if choice:
+        path = shutil.which(choice) or choice
+        if not os.path.isfile(path):
+            raise ClangUnusable(f"clang not found: {choice} (from {'--clang' if explicit else CLANG_ENV})")
+        command: tuple[str, ...] = (path,)
+    else:
+        bundled = _bundled_command()
+        if bundled is None:
+            raise ClangUnusable("the bundled clang (PyPI package 'ziglang') is not installed: "
+                                "reinstall autosync, or name a clang with --clang or " + CLANG_ENV)
+        command = bundled
+    try:
+        proc = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60)
+    except OSError as exc:
+        raise ClangUnusable(f"cannot run clang {' '.join(command)}: {exc.strerror}") from None
+    match = re.search(r"clang version (\d+)", proc.stdout)
+    if proc.returncode != 0 or match is None:
+        raise ClangUnusable(f"{' '.join(command)} is not clang (its --version says no clang version)")
+    version = int(match.group(1))
+    if version < MIN_VERSION:
+        raise ClangUnusable(f"{' '.join(command)} is clang {version}; AutoSync needs clang "
+                            f"{MIN_VERSION} or newer")
+    probe = subprocess.run([*command, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
+                            f"--cuda-gpu-arch={ARCH}", "-fsyntax-only", "-w", "-"],
+                           input="__attribute__((global)) void k() {}\n", capture_output=True,
+                           text=True, timeout=60)
+    if proc.returncode != 0 or probe.returncode != 0:
+        first = (probe.stderr.strip().splitlines() or ["no message"])[0]
+        raise ClangUnusable(f"{' '.join(command)} cannot compile CUDA: {first}")
+    return Clang(command, version)
+
+
+# --------------------------------------------------------------------------- includes
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@dataclass
+class IncludePlan:
+    """What :func:`plan_includes` found: the user files clang will read (real path -> text),
+    and the include names that resolve nowhere (each gets an empty stand-in)."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    missing: set[str] = field(default_factory=set)
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def plan_includes(main_path: str, main_text: str, include_dirs: list[str],
+                  forced: list[str], forced_dirs: list[str]) -> IncludePlan:
+    """Follow every ``#include`` clang could open, as clang searches (the including file's
+    folder for ``"..."``, then ``-I`` folders, then our headers), and refuse one that resolves
+    outside the allowed folders before anything is read there."""
+    main_dir = os.path.dirname(os.path.abspath(main_path))
+    dirs = [os.path.abspath(d) for d in include_dirs]
+    roots = [os.path.realpath(d) for d in [main_dir, *dirs, INCLUDE_DIR]]
+    plan = IncludePlan()
+
+    def resolve(name: str, quoted: bool, here: str) -> str | None:
+        if os.path.isabs(name):
+            return name if os.path.exists(name) else None
+        candidates = ([here] if quoted else []) + dirs + [INCLUDE_DIR]
+        for folder in candidates:
+            full = os.path.normpath(os.path.join(folder, name))
+            if os.path.exists(full):
+                return full
+        return None
+
+    def visit(display: str, text: str, here: str, depth: int) -> None:
+        if depth > _MAX_INCLUDE_DEPTH:
+            raise KplError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", display)
+        for m in _INCLUDE.finditer(text):
+            quoted_name, angle_name, other = m.groups()
+            if other is not None:
+                if other.startswith("//") or other.startswith("/*"):
+                    continue
+                line, col = _line_col(text, m.start(3))
+                raise KplError(f"unsupported: #include through a macro ({other.strip()})",
+                               display, line, col)
+            name = quoted_name if quoted_name is not None else angle_name
+            full = resolve(name, quoted_name is not None, here)
+            if full is None:
+                plan.missing.add(name)
+                continue
+            real = os.path.realpath(full)
+            if _within(real, os.path.realpath(INCLUDE_DIR)):
+                continue
+            if not any(_within(real, r) for r in roots):
+                line, col = _line_col(text, m.start(1) if quoted_name is not None else m.start(2))
+                raise KplError(f"include outside the allowed folders: {name}", display, line, col - 1)
+            if real in plan.files or not os.path.isfile(real):
+                continue
+            sub = read_source(real)
+            plan.files[real] = sub
+            visit(os.path.normpath(os.path.join(os.path.dirname(display), os.path.relpath(full, here))),
+                  sub, os.path.dirname(full), depth + 1)
+
+    for path in forced:
+        full = os.path.abspath(path)
+        real = os.path.realpath(full)
+        if not any(_within(real, r) for r in roots + [os.path.realpath(d) for d in forced_dirs]):
+            raise KplError(f"include outside the allowed folders: {path} (forced include)", main_path)
+        if not os.path.isfile(real):
+            raise KplError(f"forced include not found: {path}", main_path)
+        sub = read_source(real)
+        plan.files[real] = sub
+        visit(path, sub, os.path.dirname(full), 1)
+    visit(main_path, main_text, main_dir, 0)
+    return plan
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass
+class Diagnostic:
+    """One clang error: where (the file as clang named it, 1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+
+
+@dataclass
+class ClangResult:
+    """clang's JSON AST of one file (``ast``), its errors, and how to map clang's names for
+    the kernel's file back to the user's."""
+
+    ast: dict[str, Any]
+    errors: list[Diagnostic]
+    main_file: str  # the name clang used for the kernel's text
+    missing: set[str]
+    files: dict[str, str]  # user headers read: real path -> text
+
+
+_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
+
+
+def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
+              include_dirs: list[str] | None = None, forced_includes: list[str] | None = None,
+              forced_dirs: list[str] | None = None, extra_text: str = "",
+              clang: str | None = None, language: str = "cuda") -> ClangResult:
+    """Parse ``text`` as the file ``path`` with clang and return its JSON AST.  ``extra_text``
+    is appended after the user's text (explicit template instantiations asked for by
+    ``--kernel 'k<32>'``), so that every offset into the user's text stays as it is."""
+    tool = find_clang(clang)
+    include_dirs = list(include_dirs or [])
+    forced = list(forced_includes or [])
+    plan = plan_includes(path, text, include_dirs, forced, list(forced_dirs or []))
+    main_dir = os.path.dirname(os.path.abspath(path))
+    with tempfile.TemporaryDirectory(prefix="autosync-clang-") as tmp:
+        main = os.path.join(tmp, os.path.basename(path) or "input.cu")
+        with open(main, "wb") as fh:
+            fh.write(encode_source(text + extra_text))
+        stubs = os.path.join(tmp, "missing")
+        for name in plan.missing:
+            stub = os.path.normpath(os.path.join(stubs, name))
+            if not _within(stub, stubs):
+                continue
+            os.makedirs(os.path.dirname(stub), exist_ok=True)
+            with open(stub, "w", encoding="utf-8") as fh:
+                fh.write("")
+        args = [*tool.command, "-x", language if language != "cuda" else "cuda"]
+        if language == "cuda":
+            args += ["--cuda-device-only", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={ARCH}",
+                     "-std=c++17", "-nostdinc++"]
+        args += ["-nostdinc", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-color-diagnostics",
+                 "-fno-caret-diagnostics", "-fno-diagnostics-show-option",
+                 "-Wno-unknown-cuda-version", "-iquote", main_dir]
+        for d in include_dirs:
+            args += ["-I", os.path.abspath(d)]
+        args += ["-isystem", INCLUDE_DIR, "-idirafter", stubs, "-include", PRELUDE]
+        for f in forced:
+            args += ["-include", os.path.abspath(f)]
+        for name, value in {**PREDEFINED, **(defines or {})}.items():
+            args.append(f"-D{name}={value}")
+        args += ["-Xclang", "-ast-dump=json", main]
+        proc = subprocess.run(args, capture_output=True, timeout=300)
+    errors = []
+    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        m = _DIAG.match(line)
+        if m:
+            errors.append(Diagnostic(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
+    if not proc.stdout.strip():
+        first = errors[0] if errors else None
+        if first is not None:
+            raise KplError(first.message, path if first.file == main else first.file, first.line, first.col)
+        raise KplError("clang produced no AST: " + proc.stderr.decode("utf-8", "replace").strip()[:200], path)
+    ast = decode(proc.stdout)
+    return ClangResult(ast, errors, main, plan.missing, plan.files)

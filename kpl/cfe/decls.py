@@ -1,0 +1,227 @@
+"""Declarations: locals (scalars, structs, arrays, references, pointers), ``__shared__``,
+``__constant__`` and ``__device__`` memories, and struct members as values or memory.
+
+A memory's name is the variable's (made unique within the kernel), its element type and
+extents come from clang's type; ``extern __shared__ T s[]`` has an unknown extent."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import replace
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.access import decl_id, peel
+from kpl.cfe.exprs import ExprsTranslation
+from kpl.cfe.state import Alias, PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.cfe.tree import Node
+from kpl.ctypes import sizeof
+
+#: bytes of static ``__shared__`` memory one block may use: ptxas rejects more
+STATIC_SHARED_LIMIT = 0xC000
+
+
+def memory_space(decl: Node) -> K.Space | None:
+    """The memory a variable lives in, from its CUDA attribute (None: a register)."""
+    for c in tree.children(decl):
+        k = tree.kind(c)
+        if k == "CUDASharedAttr":
+            return K.Space.SHARED
+        if k == "CUDAConstantAttr":
+            return K.Space.CONSTANT
+        if k == "CUDADeviceAttr":
+            return K.Space.GLOBAL
+    return None
+
+
+def initializer(decl: Node) -> Node | None:
+    init = [c for c in tree.children(decl) if not tree.kind(c).endswith("Attr")]
+    return init[0] if init and decl.get("init") else None
+
+
+class DeclsTranslation(ExprsTranslation):
+    """Local declarations and member accesses; memories declared inside the kernel join
+    ``self.memories``."""
+
+    memory_decls: dict[str, Node]
+
+    def check_static_shared(self, body: K.Block) -> None:
+        """Reject a kernel whose static ``__shared__`` arrays take more than
+        :data:`STATIC_SHARED_LIMIT` bytes, as nvcc does (unused arrays do not count)."""
+        used = _memories_used(body)
+        sized: list[tuple[int, str]] = []
+        for name in used:
+            mem = self.memories.get(name)
+            if mem is None or mem.space != K.Space.SHARED or name not in self.memory_decls:
+                continue
+            elem = sizeof(mem.elem)
+            if elem is None or any(d is None for d in mem.dims):
+                continue
+            sized.append((elem * math.prod(d or 0 for d in mem.dims), name))
+        total = sum(size for size, _ in sized)
+        if total > STATIC_SHARED_LIMIT:
+            biggest = max(sized)[1]
+            raise self.error(
+                f"too much static __shared__ memory: {total} bytes, CUDA allows "
+                f"{STATIC_SHARED_LIMIT} (48 KB) per block; use extern __shared__ for more",
+                self.memory_decls[biggest])
+
+    def memory_of(self, decl: Node, space: K.Space, scope: Scope) -> None:
+        """Declare the memory ``decl`` names (an array or a scalar cell)."""
+        name = str(decl.get("name", ""))
+        text = tree.qual_type(decl)
+        elem, dims = self.types.shape(text) if "[" in text else (self.ctype(text, decl), (1,))
+        if any(d is not None and d < 0 for d in dims):
+            raise self.error(f"size of array '{name}' is negative", decl)
+        unique = self.unique(name)
+        mem = K.Memory(unique, space, elem, dims)
+        self.memories[unique] = mem
+        self.memory_decls[unique] = decl
+        scope.names[str(decl["id"])] = mem if "[" in text else ScalarMemory(mem)
+
+    def declaration(self, decl: Node, scope: Scope) -> list[K.Stmt]:
+        k = tree.kind(decl)
+        if k != "VarDecl":
+            return []  # a local struct, typedef, using or static_assert: nothing runs
+        ident = str(decl["id"])
+        name = str(decl.get("name", ""))
+        text = tree.qual_type(decl)
+        init = initializer(decl)
+        space = memory_space(decl)
+        if space is not None or (decl.get("storageClass") == "extern" and "[" in text):
+            self.memory_of(decl, space or K.Space.SHARED, scope)
+            return []
+        if decl.get("storageClass") == "static" and text.startswith("const") is False \
+                and "[" in text:
+            raise self.error(f"unsupported: static local array '{name}'", decl)
+        if text.rstrip().endswith("&") or text.rstrip().endswith("&&"):
+            if init is None:
+                raise self.error(f"reference '{name}' without an initialiser", decl)
+            bind: list[K.Stmt] = []
+            scope.names[ident] = self.reference(init, scope, bind)
+            return bind
+        if "[" in text and not self.types.is_function_pointer(text):
+            elem, dims = self.types.shape(text)
+            mem = K.Memory(self.unique(name), K.Space.LOCAL, elem, dims)
+            self.memories[mem.name] = mem
+            scope.names[ident] = mem
+            var = K.Var(mem.name, K.CType("ptr", 64, False, "pointer", elem))
+            stmts: list[K.Stmt] = [K.Decl(var, None, array=mem, label=self.label())]
+            if init is not None and tree.kind(peel(init)) == "InitListExpr":
+                for n, item in enumerate(self._flat_items(peel(init))):
+                    pre: list[K.Stmt] = []
+                    value = self.expr(item, scope, pre)
+                    stmts.extend(pre)
+                    stmts.append(K.Assign(self.location(mem, K.Const(n)), value, label=self.label()))
+            return stmts
+        typ = self.ctype(text, decl)
+        if typ.kind == "ptr":
+            return self._pointer_decl(decl, ident, name, typ, init, scope)
+        pre = []
+        value: K.Expr | None = None
+        if init is not None and tree.kind(peel(init)) == "CXXConstructExpr" and not tree.children(peel(init)):
+            value = None  # default construction: no initial value
+        elif init is not None:
+            value = self.convert(self.expr(init, scope, pre), typ)
+        var = K.Var(self.unique(name), typ)
+        scope.names[ident] = var
+        return pre + [K.Decl(var, value, label=self.label())]
+
+    def _flat_items(self, init: Node) -> list[Node]:
+        out: list[Node] = []
+        for item in tree.children(init):
+            if tree.kind(peel(item)) == "InitListExpr":
+                out.extend(self._flat_items(peel(item)))
+            else:
+                out.append(item)
+        return out
+
+    def _pointer_decl(self, decl: Node, ident: str, name: str, typ: K.CType, init: Node | None,
+                      scope: Scope) -> list[K.Stmt]:
+        if init is None:
+            scope.names[ident] = UnboundPointer(name)
+            return []
+        binding = self.pointer(init, scope)
+        if binding is None:
+            raise self.error(f"unsupported: pointer '{name}' does not statically point into "
+                             "one array", decl)
+        if typ.elem is not None and binding.view is None and typ.elem != binding.mem.elem \
+                and binding.mem.dims == (None,) and binding.mem.elem.kind == "void":
+            binding = PointerBinding(replace(binding.mem, elem=typ.elem), binding.offset)
+            self.memories[binding.mem.name] = binding.mem
+        stable, stmts = self._stable(binding)
+        scope.names[ident] = stable
+        return stmts
+
+    # ------------------------------------------------------------------ members
+
+    def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
+                      reading: bool = False) -> K.LValue:
+        """``s.f``, ``s.a.b``, ``p->f``, ``a[i].f``: the component path of a local struct
+        value, or the named field of a memory element."""
+        names: list[str] = []
+        base = node
+        while tree.kind(base) == "MemberExpr" and not base.get("isArrow"):
+            names.append(str(base.get("name", "")))
+            base = peel(tree.children(base)[0])
+        path_names = list(reversed(names))
+        if tree.kind(base) == "MemberExpr":  # `p->a.b`
+            path_names.insert(0, str(base.get("name", "")))
+            binding = self.pointer(tree.children(base)[0], scope)
+            if binding is None:
+                raise self.error("unsupported: '->' on an unknown pointer", node)
+            return self.location(binding.mem, binding.offset, ".".join(path_names), binding.view)
+        kind = tree.kind(base)
+        if kind == "CXXThisExpr" or (kind == "DeclRefExpr" and not path_names):
+            pass
+        if kind in ("ArraySubscriptExpr",) or (kind == "UnaryOperator" and base.get("opcode") == "*"):
+            target = self.lvalue(base, scope, pre)
+            if isinstance(target, K.MemElem) and target.field is None:
+                return self.location(target.mem, target.index, ".".join(path_names), target.view)
+            if isinstance(target, K.Var):
+                return K.VarField(target, ".".join(path_names))
+        if kind == "DeclRefExpr":
+            found = scope.lookup(decl_id(base) or "")
+            if isinstance(found, K.Var):
+                return K.VarField(found, ".".join(path_names))
+            if isinstance(found, ScalarMemory):
+                return self.location(found.mem, K.Const(0), ".".join(path_names))
+            if isinstance(found, Alias):
+                target = found.target
+                if isinstance(target, K.MemElem) and target.field is None:
+                    return self.location(target.mem, target.index, ".".join(path_names), target.view)
+                if isinstance(target, K.Var):
+                    return K.VarField(target, ".".join(path_names))
+        if kind == "CXXThisExpr":
+            this = self.this_stack[-1] if self.this_stack else None
+            if isinstance(this, PointerBinding):
+                return self.location(this.mem, this.offset, ".".join(path_names), this.view)
+            if isinstance(this, K.Var):
+                return K.VarField(this, ".".join(path_names))
+            if isinstance(this, Alias):
+                target = this.target
+                if isinstance(target, K.MemElem) and target.field is None:
+                    return self.location(target.mem, target.index, ".".join(path_names), target.view)
+                if isinstance(target, K.Var):
+                    return K.VarField(target, ".".join(path_names))
+        if reading:
+            value = self.expr(base, scope, pre)
+            raise self.error(f"unsupported: member '{'.'.join(path_names)}' of a "
+                             f"'{value.type}' value", node)
+        raise self.error("unsupported: nested field assignment", node)
+
+
+def _memories_used(body: K.Block) -> set[str]:
+    """Names of the memories that some statement under ``body`` reads, writes or updates."""
+    out: set[str] = set()
+    for s in K.walk_stmts(body):
+        for f in dataclasses.fields(s):
+            v = getattr(s, f.name)
+            for e in v if isinstance(v, tuple) else (v,):
+                if isinstance(e, K.MemElem):
+                    out.add(e.mem.name)
+                    e = e.index
+                if isinstance(e, K.Expr):  # type: ignore[arg-type,misc]
+                    out.update(x.mem.name for x in K.walk_expr(e) if isinstance(x, (K.Load, K.Atomic)))
+    return out

@@ -1,0 +1,2 @@
+/* AutoSync: cuda_runtime.h is declared by the prelude (__autosync_cuda.h). */
+#pragma once

@@ -1,0 +1,2 @@
+/* AutoSync: vector_types.h is declared by the prelude (__autosync_cuda.h). */
+#pragma once

@@ -1,0 +1,238 @@
+"""CUDA file → KPL kernels through clang: the front end's entry point.
+
+:func:`load_kernels` runs clang on the file (:mod:`kpl.cfe.clang`), indexes its AST
+(:mod:`kpl.cfe.tree`), and translates each ``__global__`` function with a body (each
+instantiation of a kernel template) into a :class:`kpl.ast.Kernel` (:class:`Translator`).
+clang's errors stop a kernel only when they are inside it or inside a function it calls;
+an error in host code, or in a function no kernel reaches, does not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.clang import INCLUDE_DIR, ClangResult, run_clang
+from kpl.cfe.decls import memory_space
+from kpl.cfe.state import PointerBinding, ScalarMemory, Unit
+from kpl.cfe.stmts import StmtsTranslation
+from kpl.cfe.tree import Node
+from kpl.cfe.types import TypeTable, UnsupportedType
+from kpl.errors import KplError
+from kpl.header import KernelHeader, parse_header
+from kpl.spans import SourceText
+from kpl.textio import read_source
+
+#: A launch dimension as the API takes it: ``256``, ``(16, 16)`` or ``(16, 16, 1)``.
+Dim = int | Sequence[int] | None
+
+
+class Translator(StmtsTranslation):
+    """Translates one ``__global__`` function (and what it calls) to a :class:`K.Kernel`."""
+
+    def translate(self, header: KernelHeader) -> K.Kernel:
+        self.memory_decls = {}
+        scope = self.unit.globals.__class__(self.unit.globals)
+        params: list[K.Param] = []
+        for p in tree.params_of(self.func):
+            text = tree.qual_type(p)
+            typ = self.ctype(text, p)
+            name = str(p.get("name") or f"arg{len(params)}")
+            if typ.kind == "ptr":
+                mem = K.Memory(name, K.Space.GLOBAL, typ.elem or K.INT, (None,))
+                self.memories[name] = mem
+                scope.names[str(p["id"])] = PointerBinding(mem, K.Const(0))
+                params.append(K.Param(name, typ, mem=mem))
+            else:
+                var = K.Var(self.unique(name), typ)
+                scope.names[str(p["id"])] = var
+                params.append(K.Param(name, typ, var=var))
+        body = self.block(tree.body_of(self.func), scope, main=True)
+        self.check_static_shared(body)
+        kernel = K.Kernel(
+            name=self.display_name, params=params, body=body, launch=self.launch,
+            source_path=self.path, source_text=self.unit.text,
+            memories=dict(self.memories), requires=list(self.requires),
+            expected=dict(header.expected), uses_named_barriers=self.uses_named,
+        )
+        if header.verdict:
+            kernel.expected.setdefault("verdict", header.verdict)
+        kernel.next_label = self.label_counter
+        return kernel
+
+
+# --------------------------------------------------------------------------- the unit
+
+
+def _globals(unit: Unit) -> None:
+    """File-scope ``__shared__``/``__constant__``/``__device__`` variables as memories."""
+    for decl in unit.index.by_id.values():
+        if tree.kind(decl) != "VarDecl" or unit.index.parent.get(str(decl.get("id"))) is not None \
+                and tree.kind(unit.index.parent[str(decl["id"])]) not in ("NamespaceDecl",):
+            continue
+        space = memory_space(decl)
+        loc = tree.location(decl.get("loc")) or {}
+        if space is None or str(loc.get("file", "")).startswith(INCLUDE_DIR):
+            continue
+        name = str(decl.get("name", ""))
+        text = tree.qual_type(decl)
+        try:
+            elem, dims = unit.types.shape(text) if "[" in text else (unit.types.ctype(text), (1,))
+        except UnsupportedType:
+            continue
+        mem = K.Memory(name, space, elem, dims)
+        unit.memories[name] = mem
+        unit.globals.names[str(decl["id"])] = mem if "[" in text else ScalarMemory(mem)
+
+
+def _kernels(unit: Unit) -> list[tuple[Node, str]]:
+    """Every ``__global__`` function with a body, in file order, with its display name
+    (``k<32>`` for an instantiation)."""
+    found: list[tuple[int, Node, str]] = []
+    for node in unit.index.by_id.values():
+        if tree.kind(node) != "FunctionDecl" or not tree.has_attr(node, "CUDAGlobalAttr"):
+            continue
+        if tree.body_of(node) is None:
+            continue
+        args = [c for c in tree.children(node) if tree.kind(c) == "TemplateArgument"]
+        parent = unit.index.parent.get(str(node["id"]))
+        name = str(node.get("name", ""))
+        if parent is not None and parent.get("name") and tree.kind(parent) == "NamespaceDecl":
+            name = unit.index.qualified_name(node)
+        if args:
+            name += "<" + ", ".join(TypeTable._template_arg(a) for a in args) + ">"
+        elif _is_pattern(unit, node):
+            continue
+        loc = tree.location(node.get("range", {}).get("begin")) or {}
+        found.append((int(loc.get("offset", 0)), node, name))
+    found.sort(key=lambda item: item[0])
+    return [(node, name) for _, node, name in found]
+
+
+def _is_pattern(unit: Unit, node: Node) -> bool:
+    """A template's own (uninstantiated) FunctionDecl: dependent, not a kernel to check."""
+    return "<dependent type>" in str(node) or "type-parameter-" in tree.qual_type(node)
+
+
+def _launch(header: KernelHeader, func: Node, block_dim: Dim, grid_dim: Dim,
+            warp_sync: int | None) -> K.Launch:
+    def dims(value: Dim | tuple[int, int, int]) -> tuple[int, int, int] | None:
+        if value is None:
+            return None
+        if isinstance(value, int):
+            return (value, 1, 1)
+        vals = list(value) + [1, 1]
+        return (int(vals[0]), int(vals[1]), int(vals[2]))
+
+    block = dims(block_dim) or dims(header.block_dim)
+    if block is None:
+        for attr in tree.children(func):
+            if tree.kind(attr) == "CUDALaunchBoundsAttr":
+                for v in tree.walk(attr):
+                    if "value" in v and tree.kind(v) == "ConstantExpr":
+                        block = (int(v["value"]), 1, 1)
+                        break
+    grid = dims(grid_dim) or dims(header.grid_dim)
+    return K.Launch(block or (256, 1, 1), grid or (64, 1, 1),
+                    warp_sync if warp_sync is not None else header.warp_sync)
+
+
+def _header_defines(header: KernelHeader) -> dict[str, str]:
+    out = dict(header.defines)
+    spec = header.expected.get("defines")
+    if spec:
+        for item in spec.split(","):
+            name, _, value = item.partition("=")
+            if name:
+                out[name.strip()] = value.strip() or "1"
+    return out
+
+
+def _check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> None:
+    """Stop this kernel at clang's first error inside it or a function it reaches."""
+    if not result.errors:
+        return
+    ranges = _reached_ranges(unit, func)
+    for err in result.errors:
+        file = err.file
+        if file != result.main_file:
+            continue
+        text = unit.source
+        offset = text.offset(err.line, err.col)
+        if any(lo <= unit.position.char(offset) <= hi for lo, hi in ranges) or offset < 0:
+            raise KplError(err.message, path, err.line, err.col)
+
+
+def _reached_ranges(unit: Unit, func: Node) -> list[tuple[int, int]]:
+    """Offsets (in the kernel's file) of the functions ``func`` reaches through calls."""
+    seen: set[str] = set()
+    out: list[tuple[int, int]] = []
+    stack = [func]
+    while stack:
+        f = stack.pop()
+        fid = str(f.get("id"))
+        if fid in seen:
+            continue
+        seen.add(fid)
+        rng = f.get("range", {})
+        lo, hi = tree.location(rng.get("begin")), tree.location(rng.get("end"))
+        if lo and hi and lo.get("file") == unit.clang_main:
+            out.append((unit.position.char(int(lo["offset"])), unit.position.char(int(hi["offset"]))))
+        for n in tree.walk(f):
+            for key in ("referencedDecl", "referencedMemberDecl"):
+                ref = n.get(key)
+                rid = ref.get("id") if isinstance(ref, dict) else ref
+                callee = unit.index.function(rid) if rid else None
+                if callee is not None and tree.kind(callee) in (
+                        "FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl"):
+                    stack.append(callee)
+    return out
+
+
+def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] | None = None,
+                 include_dirs: list[str] | None = None, block_dim: Dim = None,
+                 grid_dim: Dim = None, warp_sync: int | None = None,
+                 instances: list[str] | None = None, forced_includes: list[str] | None = None,
+                 forced_dirs: list[str] | None = None, **_: Any) -> list[K.Kernel]:
+    """Parse ``path`` (or ``text`` as if it were ``path``) into one Kernel per
+    ``__global__`` function with a body, in file order."""
+    if text is None:
+        try:
+            text = read_source(path)
+        except OSError as exc:
+            raise KplError(f"cannot read file: {exc.strerror}", path) from None
+    header = parse_header(text, path)
+    all_defines = _header_defines(header)
+    all_defines.update(defines or {})
+    extra = "".join(f"\nstatic void __autosync_instance_{n}() {{ (void)&{inst}; }}\n"
+                    for n, inst in enumerate(instances or []))
+    result = run_clang(path, text, defines=all_defines, include_dirs=include_dirs,
+                       forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra)
+    tu = result.ast
+    index = tree.DeclIndex(tu)
+    unit = Unit(path=path, text=text, clang_main=result.main_file, index=index,
+                types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
+                bundled_dir=INCLUDE_DIR, files=result.files)
+    _globals(unit)
+    kernels = []
+    for func, name in _kernels(unit):
+        _check_errors(result, unit, func, path)
+        launch = _launch(header, func, block_dim, grid_dim, warp_sync)
+        kernels.append(Translator(unit, func, launch, name).translate(header))
+    if not kernels:
+        first = result.errors[0] if result.errors else None
+        if first is not None and first.file == result.main_file:
+            raise KplError(first.message, path, first.line, first.col)
+        raise KplError("no __global__ function with a body in this file", path, 1, 1)
+    return kernels
+
+
+def parse_kernel_text(text: str, path: str = "<input>.cu", kernel: str | None = None,
+                      **options: Any) -> K.Kernel:
+    from kpl.frontend import select_kernel
+
+    return select_kernel(load_kernels(os.path.abspath(path) if path.startswith("<") else path,
+                                      text, **options), kernel, path)

@@ -1,0 +1,272 @@
+"""Translator state, scopes, source spans and the two dispatch tables.
+
+The translation of one ``__global__`` function is one object, built from mixins stacked in
+dependency order (:mod:`kpl.cfe`): this module holds what they share.  Names are bound by
+clang's declaration ids, not by spelling: clang has already resolved every name (shadowing,
+namespaces, overloads, lambdas' captures), so a ``DeclRefExpr`` says exactly which
+declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>`` and
+``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.tree import Node
+from kpl.cfe.types import TypeTable, UnsupportedType
+from kpl.errors import KplError
+from kpl.spans import SourceText
+
+
+@dataclass
+class PointerBinding:
+    """A pointer value resolved statically to ``mem + offset``."""
+
+    mem: K.Memory
+    offset: K.Expr
+    #: set by a pointer cast that changed the pointee's size: ``offset`` is then in BYTES
+    #: and the pointee is ``view`` (the byte-range memory model); None: ``offset`` counts
+    #: elements of ``mem.elem``
+    view: K.CType | None = None
+
+
+@dataclass
+class ScalarMemory:
+    """A ``__shared__``/``__device__`` scalar: one memory cell, read and written by name."""
+
+    mem: K.Memory
+
+
+@dataclass
+class UnboundPointer:
+    """A pointer declared without initialiser: it gets its binding at its first assignment."""
+
+    name: str
+
+
+@dataclass
+class Alias:
+    """A C++ reference bound to a memory element or a field of a local (``float &r = s[i];``,
+    a ``T &`` parameter of an inlined function): reading or writing the name reads or writes
+    ``target`` itself.  A reference to a whole local is bound to that local's variable."""
+
+    target: K.LValue
+
+
+#: What a declaration stands for in a scope.
+Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias
+
+
+@dataclass
+class Scope:
+    """Lexical scope: clang declaration ids → KPL variables, memories or pointer bindings."""
+
+    parent: Scope | None = None
+    names: dict[str, Binding] = field(default_factory=dict)
+
+    def lookup(self, decl_id: str) -> Binding | None:
+        scope: Scope | None = self
+        while scope is not None:
+            found = scope.names.get(decl_id)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def rebind(self, decl_id: str, value: Binding) -> None:
+        here: Scope | None = self
+        while here is not None:
+            if decl_id in here.names:
+                here.names[decl_id] = value
+                return
+            here = here.parent
+        self.names[decl_id] = value
+
+
+@dataclass
+class Unit:
+    """One translation unit as clang gave it, shared by the kernels of a file."""
+
+    path: str  # the kernel file as the user named it
+    text: str  # its original text
+    clang_main: str  # the name clang used for it
+    index: tree.DeclIndex
+    types: TypeTable
+    source: SourceText
+    position: tree.Position
+    bundled_dir: str  # our headers' folder: a bodiless function declared there is modelled
+    files: dict[str, str] = field(default_factory=dict)  # other user files: real path -> text
+    globals: Scope = field(default_factory=Scope)
+    memories: dict[str, K.Memory] = field(default_factory=dict)
+
+
+class TranslatorBase:
+    """State of translating one ``__global__`` function, plus the dispatch over node kinds.
+
+    :meth:`block` and :meth:`effects` are declared here because expressions and calls
+    recurse into them (defined in :mod:`kpl.cfe.stmts`)."""
+
+    def __init__(self, unit: Unit, func: Node, launch: K.Launch, display_name: str) -> None:
+        self.unit = unit
+        self.index = unit.index
+        self.types = unit.types
+        self.source = unit.source
+        self.func = func
+        self.launch = launch
+        self.display_name = display_name
+        self.path = unit.path
+        self.label_counter = 0  # next KPL label
+        self.temp_counter = 0  # next synthetic temporary
+        self.var_names: set[str] = set()  # KPL variable names in use (kept unique)
+        self.memories: dict[str, K.Memory] = dict(unit.memories)  # every memory the kernel touches
+        self.requires: list[K.Expr] = []  # ``__requires`` preconditions
+        #: ``__ensures`` (condition, where written) of each function being translated
+        self.ensures_stack: list[list[tuple[K.Expr, K.Span | None]]] = [[]]
+        #: goto regions being translated, innermost last: (label, "exit"/"loop", flag)
+        self.goto_targets: list[tuple[str, str, K.Var | None]] = []
+        self.null_memories: set[str] = set()  # stand-ins a NULL pointer argument points to
+        self.uses_named = False  # saw a named barrier
+        self.call_stack: list[str] = [str(func.get("id"))]  # functions being inlined (by id)
+        self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)
+        self.control_depth = 0  # > 0 inside a loop or branch
+        self.result_vars: list[K.Var | None] = []  # return slot of each inlined call
+        self.current_func = str(func.get("name", ""))  # function whose locals are declared
+        self.this_stack: list[PointerBinding | K.Var | Alias | None] = []  # `this` of inlined methods
+
+    # ------------------------------------------------------------------ utilities
+
+    def label(self) -> int:
+        self.label_counter += 1
+        return self.label_counter - 1
+
+    def where(self, node: Node | None) -> tuple[str, int | None, int | None]:
+        """(file, line, column) of ``node``'s start, in the user's terms."""
+        if node is None:
+            return self.path, None, None
+        loc = tree.location(node.get("range", {}).get("begin")) or tree.location(node.get("loc"))
+        if loc is None:
+            return self.path, None, None
+        file = self.display_file(str(loc.get("file", "")))
+        text = self.text_of(str(loc.get("file", "")))
+        if text is None:
+            return file, loc.get("line"), loc.get("col")
+        pos = self._char(str(loc.get("file", "")), int(loc["offset"]))
+        line, col = SourceText(text).line_col(pos) if text is not self.source.text else \
+            self.source.line_col(pos)
+        return file, line, col
+
+    def display_file(self, clang_file: str) -> str:
+        if clang_file == self.unit.clang_main or not clang_file:
+            return self.path
+        return clang_file
+
+    def text_of(self, clang_file: str) -> str | None:
+        if clang_file == self.unit.clang_main or not clang_file:
+            return self.source.text
+        return self.unit.files.get(clang_file)
+
+    def _char(self, clang_file: str, offset: int) -> int:
+        if clang_file == self.unit.clang_main or not clang_file:
+            return self.unit.position.char(offset)
+        return offset
+
+    def error(self, message: str, node: Node | None = None) -> KplError:
+        file, line, col = self.where(node)
+        return KplError(message, file, line, col)
+
+    def ctype(self, text: str, node: Node | None = None) -> K.CType:
+        try:
+            return self.types.ctype(text)
+        except UnsupportedType as exc:
+            raise self.error(f"unsupported: {exc}", node) from None
+
+    def type_of(self, node: Node) -> K.CType:
+        return self.ctype(tree.qual_type(node), node)
+
+    def unique(self, base: str) -> str:
+        name = base
+        n = 1
+        while name in self.var_names:
+            n += 1
+            name = f"{base}.{n}"
+        self.var_names.add(name)
+        return name
+
+    def temp(self, typ: K.CType, hint: str = "t") -> K.Var:
+        self.temp_counter += 1
+        return K.Var(self.unique(f"__{hint}{self.temp_counter}"), typ)
+
+    # ------------------------------------------------------------------ spans
+
+    def span_of(self, node: Node, *, decl: bool = False) -> K.Span | None:
+        """The statement's extent in the original text (start to just past its ``;`` or
+        closing brace), or a position-only span when it is not verbatim in the kernel's file
+        (a macro expansion, an included header)."""
+        rng = node.get("range", {})
+        begin = rng.get("begin") or {}
+        loc = tree.location(begin)
+        if loc is None:
+            return None
+        clang_file = str(loc.get("file", ""))
+        if clang_file != self.unit.clang_main:
+            file, line, col = self.where(node)
+            return K.Span(file, line or 0, col or 0)
+        start = self.unit.position.char(int(loc["offset"]))
+        line, col = self.source.line_col(start)
+        if tree.in_macro(begin) or tree.in_macro(rng.get("end")):
+            return K.Span(self.path, line, col)
+        if decl:
+            start = self.source.declaration_start(start)
+            line, col = self.source.line_col(start)
+        end = self.source.statement_end(start)
+        if end < 0:
+            return K.Span(self.path, line, col)
+        end_line, end_col = self.source.line_col(end)
+        return K.Span(self.path, line, col, end_line, end_col, start, end)
+
+    def block_source(self, node: Node | None) -> K.BlockSource:
+        """Offsets of a compound statement's braces in the original text (none if unbraced)."""
+        if node is None or tree.kind(node) != "CompoundStmt":
+            return K.BlockSource()
+        span = self.span_of(node)
+        if span is None or span.start < 0 or self.source.text[span.start] != "{":
+            return K.BlockSource()
+        return K.BlockSource(span.start, span.end - 1)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def statement(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        method = getattr(self, "stmt_" + tree.kind(node), None)
+        if method is None:
+            if tree.kind(node).endswith(("Expr", "Operator", "Literal")):
+                return self.effects(node, scope)
+            raise self.error(f"unsupported construct: {tree.kind(node)}", node)
+        result: list[K.Stmt] = method(node, scope)
+        return result
+
+    def expr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        method = getattr(self, "expr_" + tree.kind(node), None)
+        if method is None:
+            raise self.error(f"unsupported expression: {tree.kind(node)}", node)
+        value: K.Expr = method(node, scope, pre)
+        return value
+
+    def expr_pure(self, node: Node, scope: Scope | None = None) -> K.Expr:
+        pre: list[K.Stmt] = []
+        value = self.expr(node, scope or self.unit.globals, pre)
+        if pre:
+            raise self.error("expression with side effects where a constant is expected", node)
+        return value
+
+    # ------------------------------------------------------------------ recursion points
+
+    def block(self, node: Node | None, scope: Scope, *, main: bool = False,
+              placeable: bool = True) -> K.Block:
+        """A (possibly unbraced) body as a KPL block: :meth:`kpl.cfe.stmts.StmtsTranslation.block`."""
+        raise NotImplementedError
+
+    def effects(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """An expression evaluated for its side effects: see :mod:`kpl.cfe.stmts`."""
+        raise NotImplementedError

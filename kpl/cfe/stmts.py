@@ -1,0 +1,268 @@
+"""Statements: blocks and one ``stmt_<Kind>`` per clang statement kind.
+
+Every C++ statement becomes one placeable leaf (or compound statement); the leaves it needs
+before it (side effects, hoisted conditions, Fig. 9's ``p := e`` of [AutoSync]) are synthetic
+and not placeable, so a barrier never lands between two halves of one statement."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.access import peel
+from kpl.cfe.calls import CallsTranslation
+from kpl.cfe.state import Scope
+from kpl.cfe.tree import Node
+
+_CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
+
+
+class StmtsTranslation(CallsTranslation):
+    """Blocks, statement lists and ``stmt_<Kind>``."""
+
+    def block(self, node: Node | None, scope: Scope, *, main: bool = False,
+              placeable: bool = True) -> K.Block:
+        label = self.label()
+        start = self.label()
+        inner = Scope(scope)
+        stmts: list[K.Stmt] = []
+        if node is None:
+            items: list[Node] = []
+        elif tree.kind(node) == "CompoundStmt":
+            items = tree.children(node)
+        else:
+            items = [node]
+        self._statements(items, inner, stmts)
+        if not placeable or self.inline_depth:
+            for s in stmts:
+                s.placeable = False
+        blk = K.Block(stmts, label, start, self.block_source(node))
+        # an unbraced body can take a barrier at its start: the renderer adds the braces
+        unbraced_ok = (node is not None and tree.kind(node) != "CompoundStmt"
+                       and len(stmts) == 1 and stmts[0].span is not None and stmts[0].span.start >= 0)
+        blk.placeable_start = placeable and not self.inline_depth and (
+            main or blk.source.open_brace >= 0 or unbraced_ok)
+        return blk
+
+    def _statements(self, items: list[Node], scope: Scope, out: list[K.Stmt]) -> None:
+        for item in items:
+            k = tree.kind(item)
+            if k == "DeclStmt":
+                lowered: list[K.Stmt] = []
+                for decl in tree.children(item):
+                    lowered.extend(self.declaration(decl, scope))
+                self._finish(lowered, self.span_of(item, decl=True), out)
+            elif k == "CompoundStmt":
+                self._statements(tree.children(item), Scope(scope), out)
+            elif k == "AttributedStmt":
+                self._statements(tree.children(item)[-1:], scope, out)
+            elif k == "LabelStmt":
+                self._statements(tree.children(item), scope, out)
+            else:
+                self._finish(self.statement(item, scope), self.span_of(item), out)
+
+    def _finish(self, stmts: list[K.Stmt], span: K.Span | None, out: list[K.Stmt]) -> None:
+        """Attach the statement's span; only its last KPL statement is placeable."""
+        for n, stmt in enumerate(stmts):
+            if stmt.span is None:
+                stmt.span = span
+            if n < len(stmts) - 1:
+                stmt.placeable = False
+                stmt.synthetic = True
+        if stmts and (span is None or span.start < 0):
+            stmts[-1].placeable = False
+        out.extend(stmts)
+
+    def effects(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """An expression evaluated for its side effects, as leaves."""
+        out: list[K.Stmt] = []
+        node = peel(node)
+        k = tree.kind(node)
+        if k == "BinaryOperator" and node.get("opcode") == ",":
+            for part in tree.children(node):
+                out.extend(self.effects(part, scope))
+            return out
+        if (k == "BinaryOperator" and node.get("opcode") == "=") or k == "CompoundAssignOperator":
+            return self.assignment(node, scope)
+        if k == "UnaryOperator" and node.get("opcode") in ("++", "--"):
+            target_node = tree.children(node)[0]
+            from kpl.cfe.access import decl_id
+
+            ident = decl_id(target_node)
+            found = scope.lookup(ident) if ident else None
+            from kpl.cfe.state import PointerBinding
+
+            if isinstance(found, PointerBinding):
+                if self.control_depth > 0:
+                    name = (peel(target_node).get("referencedDecl") or {}).get("name", "?")
+                    raise self.error(f"unsupported: pointer '{name}' is reassigned inside a loop "
+                                     "or branch", node)
+                moved = self._advance(found, K.Const(1), node.get("opcode") == "--")
+                stable, stmts = self._stable(moved)
+                scope.rebind(ident or "", stable)
+                return stmts
+            target = self.lvalue(target_node, scope, out)
+            self.check_writable(target, node)
+            current = self.read_lvalue(target)
+            op = "+" if node.get("opcode") == "++" else "-"
+            out.append(K.Assign(target, K.Binary(op, current, K.Const(1), current.type),
+                                label=self.label()))
+            return out
+        if k in _CALLS:
+            own = self.call_statement(node, scope)
+            if own is not None:
+                return own
+            func, obj = self.callee(node)
+            if func is not None and tree.body_of(func) is not None:
+                return self.inline_call(node, func, obj, scope)
+        if k in ("CStyleCastExpr", "CXXStaticCastExpr", "CXXFunctionalCastExpr") and \
+                tree.qual_type(node) == "void":
+            return self.effects(tree.children(node)[0], scope)
+        if k == "ImplicitCastExpr" and node.get("castKind") == "ToVoid":
+            return self.effects(tree.children(node)[0], scope)
+        value = self.expr(node, scope, out)
+        if any(isinstance(x, (K.Atomic, K.Call, K.Load)) for x in K.walk_expr(value)):
+            out.append(K.ExprStmt(value, label=self.label()))
+        return out
+
+    def stmt_NullStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        return []
+
+    def stmt_BreakStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        return [K.Break(label=self.label())]
+
+    def stmt_ContinueStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        return [K.Continue(label=self.label())]
+
+    def stmt_ReturnStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        pre: list[K.Stmt] = []
+        value = None
+        inner = tree.children(node)
+        if inner:
+            if self.result_vars and self.result_vars[-1] is not None:
+                target = self.result_vars[-1]
+                assert target is not None
+                value = self.expr(inner[0], scope, pre)
+                pre.append(K.Assign(target, self.convert(value, target.type), label=self.label()))
+                value = None
+            else:
+                pre.extend(self.effects(inner[0], scope))
+        return pre + [K.Return(value, label=self.label())]
+
+    def stmt_CompoundStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        out: list[K.Stmt] = []
+        self._statements(tree.children(node), Scope(scope), out)
+        return out
+
+    def stmt_DeclStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        out: list[K.Stmt] = []
+        for decl in tree.children(node):
+            out.extend(self.declaration(decl, scope))
+        return out
+
+    def stmt_IfStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        parts = tree.children(node)
+        if node.get("isConstexpr"):
+            # `if constexpr`: clang has decided; only the taken branch is in the program
+            pass
+        has_else = bool(node.get("hasElse"))
+        has_var = bool(node.get("hasVar"))
+        has_init = bool(node.get("hasInit"))
+        pos = 0
+        pre: list[K.Stmt] = []
+        inner_scope = Scope(scope)
+        if has_init:
+            pre.extend(self._finish_list(self.statement(parts[pos], inner_scope)))
+            pos += 1
+        if has_var:
+            pre.extend(self.stmt_DeclStmt(parts[pos], inner_scope))
+            pos += 1
+        cond_node = parts[pos]
+        then_node = parts[pos + 1] if len(parts) > pos + 1 else None
+        else_node = parts[pos + 2] if has_else and len(parts) > pos + 2 else None
+        cond = self.condition(cond_node, inner_scope, pre)
+        label = self.label()
+        self.control_depth += 1
+        then = self.block(then_node, inner_scope)
+        then.label = label
+        els = None
+        if else_node is not None:
+            els = self.block(else_node, inner_scope)
+            els.span = self.span_of(else_node)
+        self.control_depth -= 1
+        return pre + [K.If(cond, then, els, label=label)]
+
+    def _finish_list(self, stmts: list[K.Stmt]) -> list[K.Stmt]:
+        for s in stmts:
+            s.placeable = False
+            s.synthetic = True
+        return stmts
+
+    def stmt_WhileStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        parts = tree.children(node)
+        return self._loop("while", None, parts[-2], None, parts[-1], scope, True, node)
+
+    def stmt_DoStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        body, cond = tree.children(node)[:2]
+        return self._loop("do", None, cond, None, body, scope, False, node)
+
+    def stmt_ForStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        # clang prints a ForStmt's five slots (init, condition variable, cond, inc, body);
+        # empty slots are printed as `{}`
+        parts = tree.children(node)
+        slots = [p if p else None for p in parts]
+        while len(slots) < 5:
+            slots.insert(0, None)
+        init, _var, cond, step, body = slots[:5]
+        return self._loop("for", init, cond, step, body, scope, True, node)
+
+    def stmt_CXXForRangeStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        raise self.error("unsupported: range-based for loop", node)
+
+    def stmt_SwitchStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        raise self.error("unsupported: switch (not yet translated from clang's AST)", node)
+
+    def stmt_GotoStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        raise self.error("unsupported: goto (not yet translated from clang's AST)", node)
+
+    def _loop(self, kind: str, init: Node | None, cond: Node | None, step: Node | None,
+              body: Node | None, scope: Scope, test_first: bool, node: Node) -> list[K.Stmt]:
+        loop_scope = Scope(scope)
+        whole = self.span_of(node)
+        header_span = K.Span(whole.file, whole.line, whole.col) if whole is not None else None
+        pre: list[K.Stmt] = []
+        if init is not None:
+            if tree.kind(init) == "DeclStmt":
+                pre.extend(self.stmt_DeclStmt(init, loop_scope))
+            else:
+                pre.extend(self.effects(init, loop_scope))
+        cond_expr: K.Expr = K.Const(1)
+        cond_pre: list[K.Stmt] = []
+        if cond is not None:
+            cond_expr = self.condition(cond, loop_scope, cond_pre)
+        label = self.label()
+        self.control_depth += 1
+        body_block = self.block(body, loop_scope)
+        latch: list[K.Stmt] = []
+        if step is not None:
+            latch.extend(self.effects(step, loop_scope))
+        self.control_depth -= 1
+        body_block.label = label
+        if cond_pre:
+            # the condition reads memory: evaluate it before the loop and again each latch
+            latch.extend(self._relabel(cond_pre))
+        for stmt in latch:
+            stmt.placeable = False
+            stmt.synthetic = True
+            stmt.span = stmt.span or header_span
+        before = pre + (cond_pre if test_first else [])
+        for stmt in before:
+            stmt.placeable = False
+            stmt.synthetic = True
+            stmt.span = stmt.span or header_span
+        loop = K.Loop(cond_expr, body_block, latch, kind=kind, test_first=test_first, label=label)
+        return before + [loop]
+
+    def _relabel(self, stmts: list[K.Stmt]) -> list[K.Stmt]:
+        return [replace(s, label=self.label()) for s in stmts]

@@ -1,0 +1,204 @@
+"""clang's JSON AST as the translator reads it: nodes, their source positions, and the
+declarations they refer to.
+
+clang prints a node as a JSON object (``kind``, ``inner`` children, ``range``, ``type`` …);
+we keep those dicts as they are (no wrapper per node: a file has 10^5 of them) and give the
+translator three things clang's format leaves implicit:
+
+* **where a node is.**  clang prints a location's ``file`` only when it differs from the
+  location printed just before it; :func:`decode` fills it into every location, in print
+  order, while the JSON is read.  Offsets are byte offsets into that file; :class:`Position`
+  turns them into the user's character offsets, lines and columns (files are read as UTF-8
+  with surrogate escapes, :mod:`kpl.textio`).  A location inside a macro expansion has a
+  ``spellingLoc`` and an ``expansionLoc``; we report the expansion (where the user wrote it).
+* **what a name refers to.**  ``DeclRefExpr`` and ``MemberExpr`` carry the id of the
+  declaration; :class:`DeclIndex` maps ids to the declarations at namespace and class scope,
+  and a function's declaration to the redeclaration that has its body.
+* **what a type is**, as the string clang prints (``qualType``) and its desugared form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+Node = dict[str, Any]
+
+#: declaration contexts whose members the index walks (not function bodies)
+_CONTEXTS = {"TranslationUnitDecl", "NamespaceDecl", "LinkageSpecDecl", "CXXRecordDecl",
+             "ClassTemplateDecl", "ClassTemplateSpecializationDecl", "FunctionTemplateDecl",
+             "ClassTemplatePartialSpecializationDecl", "RecordDecl", "ExportDecl"}
+_FUNCTIONS = {"FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl",
+              "CXXConversionDecl"}
+
+
+def decode(data: bytes | str) -> Node:
+    """Read clang's JSON AST, filling the elided ``file`` into every location."""
+    last = [""]
+
+    def hook(obj: dict[str, Any]) -> dict[str, Any]:
+        if "offset" in obj:
+            f = obj.get("file")
+            if f is None:
+                obj["file"] = last[0]
+            else:
+                last[0] = f
+        return obj
+
+    result: Node = json.loads(data, object_hook=hook)
+    return result
+
+
+def children(node: Node) -> list[Node]:
+    inner: list[Node] = node.get("inner", [])
+    return inner
+
+
+def kind(node: Node) -> str:
+    k: str = node.get("kind", "")
+    return k
+
+
+def qual_type(node: Node) -> str:
+    """The type clang printed for ``node`` (desugared when clang gave both)."""
+    t = node.get("type") or {}
+    return str(t.get("desugaredQualType") or t.get("qualType") or "")
+
+
+def written_type(node: Node) -> str:
+    t = node.get("type") or {}
+    return str(t.get("qualType") or "")
+
+
+def has_attr(node: Node, attr: str) -> bool:
+    return any(kind(c) == attr for c in children(node))
+
+
+def body_of(func: Node) -> Node | None:
+    for c in children(func):
+        if kind(c) == "CompoundStmt":
+            return c
+    return None
+
+
+def params_of(func: Node) -> list[Node]:
+    return [c for c in children(func) if kind(c) == "ParmVarDecl"]
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """``node`` and every node under it, pre-order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        inner = n.get("inner")
+        if inner:
+            stack.extend(reversed(inner))
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def location(loc: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The bare location where the user wrote something: a macro's expansion site."""
+    if not loc:
+        return None
+    if "expansionLoc" in loc:
+        return loc["expansionLoc"]  # type: ignore[no-any-return]
+    return loc if "offset" in loc else None
+
+
+def in_macro(loc: dict[str, Any] | None) -> bool:
+    return bool(loc) and "spellingLoc" in loc  # type: ignore[operator]
+
+
+@dataclass
+class Position:
+    """Byte offsets of one file (as clang counts them) to character offsets of its text."""
+
+    text: str
+    _map: list[int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.text.isascii():
+            from kpl.textio import encode_source
+
+            table: list[int] = []
+            for i, ch in enumerate(self.text):
+                table.extend([i] * len(encode_source(ch)))
+            table.append(len(self.text))
+            self._map = table
+
+    def char(self, byte_offset: int) -> int:
+        if self._map is None:
+            return byte_offset
+        if byte_offset >= len(self._map):
+            return len(self.text)
+        return self._map[byte_offset]
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+class DeclIndex:
+    """Declarations by id, at namespace and class scope (and template instantiations)."""
+
+    def __init__(self, tu: Node) -> None:
+        self.by_id: dict[str, Node] = {}
+        self.parent: dict[str, Node] = {}  # decl id -> enclosing record / namespace node
+        self.definition: dict[str, Node] = {}  # function decl id -> the decl with its body
+        self._index(tu, None)
+        for node in list(self.by_id.values()):
+            if kind(node) in _FUNCTIONS and body_of(node) is not None:
+                prev = node.get("previousDecl")
+                seen = 0
+                while prev and seen < 64:
+                    self.definition.setdefault(prev, node)
+                    prev = self.by_id.get(prev, {}).get("previousDecl")
+                    seen += 1
+
+    def _index(self, node: Node, parent: Node | None) -> None:
+        for c in children(node):
+            cid = c.get("id")
+            k = kind(c)
+            if cid is not None and (k.endswith("Decl") or k == "LambdaExpr"):
+                self.by_id[cid] = c
+                if parent is not None:
+                    self.parent[cid] = parent
+            if k in _CONTEXTS:
+                self._index(c, c if k not in ("LinkageSpecDecl", "FunctionTemplateDecl",
+                                              "ClassTemplateDecl", "ExportDecl") else parent)
+
+    def get(self, decl_id: str | None) -> Node | None:
+        return self.by_id.get(decl_id) if decl_id else None
+
+    def function(self, decl_id: str | None) -> Node | None:
+        """The function declaration ``decl_id`` names, preferring the one with a body."""
+        if not decl_id:
+            return None
+        return self.definition.get(decl_id) or self.by_id.get(decl_id)
+
+    def qualified_name(self, node: Node) -> str:
+        """``ns::Class::name`` of a declaration at namespace or class scope."""
+        parts = [str(node.get("name", ""))]
+        cur = self.parent.get(node.get("id", ""))
+        while cur is not None:
+            if cur.get("name"):
+                parts.append(str(cur["name"]))
+            cur = self.parent.get(cur.get("id", ""))
+        return "::".join(reversed(parts))
+
+    def record_of(self, node: Node) -> Node | None:
+        """The class a method belongs to (for an out-of-line definition: through its
+        declaration in the class)."""
+        parent = self.parent.get(node.get("id", ""))
+        if parent is not None and kind(parent) in ("CXXRecordDecl", "ClassTemplateSpecializationDecl"):
+            return parent
+        prev = node.get("previousDecl")
+        if prev:
+            decl = self.by_id.get(prev)
+            if decl is not None and decl is not node:
+                return self.record_of(decl)
+        return None

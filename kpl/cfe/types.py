@@ -1,0 +1,249 @@
+"""clang's types as KPL types (:class:`kpl.ast.CType`).
+
+clang prints every type as a string (``qualType``) and gives the desugared form of typedefs;
+it has already instantiated templates, so the strings are concrete (``float[128]``,
+``ns::Packed<float> *``).  Records (structs, classes, unions, template specialisations) are
+found by the names clang prints for them, their members read from their ``FieldDecl``\\ s and
+laid out by :mod:`kpl.ctypes`.  CUDA's vector types (``float4``) and ``dim3`` are vector
+values with named components (:func:`vector_type`)."""
+
+from __future__ import annotations
+
+import re
+
+from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.tree import Node
+from kpl.ctypes import leaf_paths
+
+VECTOR_FIELDS = ("x", "y", "z", "w")
+
+_INTS: dict[str, tuple[int, bool]] = {
+    "char": (8, True), "signed char": (8, True), "unsigned char": (8, False),
+    "short": (16, True), "unsigned short": (16, False), "int": (32, True), "unsigned int": (32, False),
+    "long": (64, True), "unsigned long": (64, False), "long long": (64, True),
+    "unsigned long long": (64, False), "__int128": (128, True), "unsigned __int128": (128, False),
+    "wchar_t": (32, True), "char16_t": (16, False), "char32_t": (32, False), "char8_t": (8, False),
+    "short int": (16, True), "unsigned short int": (16, False), "long int": (64, True),
+    "unsigned long int": (64, False), "long long int": (64, True),
+    "unsigned long long int": (64, False), "signed": (32, True), "unsigned": (32, False),
+}
+_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict|restrict|struct|class|union|enum|typename)\b\s*")
+_ARRAY = re.compile(r"^(.*?)\s*((?:\[[^\]]*\])+)$")
+
+
+def int_type(bits: int, signed: bool) -> K.CType:
+    names = {(8, True): "char", (8, False): "unsigned char", (16, True): "short",
+             (16, False): "unsigned short", (32, True): "int", (32, False): "unsigned int",
+             (64, True): "long long", (64, False): "unsigned long long"}
+    return K.CType("int", bits, signed, names.get((bits, signed), f"int{bits}"))
+
+
+def vector_type(name: str) -> K.CType | None:
+    """CUDA vector types: ``float4`` → vec of float with fields x,y,z,w."""
+    for base, elem in (("ulonglong", K.ULONG), ("longlong", K.LONG), ("uchar", int_type(8, False)),
+                       ("char", int_type(8, True)), ("ushort", int_type(16, False)),
+                       ("short", int_type(16, True)), ("uint", K.UINT), ("int", K.INT),
+                       ("ulong", K.ULONG), ("long", K.LONG), ("float", K.FLOAT),
+                       ("double", K.DOUBLE)):
+        if name.startswith(base) and name[len(base):] in ("1", "2", "3", "4"):
+            n = int(name[len(base):])
+            return K.CType("vec", elem.bits, elem.signed, name, elem, VECTOR_FIELDS[:n])
+    if name == "dim3":
+        return K.CType("vec", 32, False, "dim3", K.UINT, ("x", "y", "z"))
+    return None
+
+
+def strip_qualifiers(text: str) -> str:
+    return _QUALIFIERS.sub("", text).strip()
+
+
+def array_member(elem: K.CType, dims: tuple[int, ...]) -> K.CType:
+    """An array MEMBER of a struct (``float v[4]``) as a struct-like type whose members are
+    its elements ``0``, ``1``, ... (row-major), so that kpl.ctypes lays it out like any
+    member; its name ends in ``]``."""
+    inner = elem
+    for d in reversed(dims[1:]):
+        parts = tuple((str(i), inner) for i in range(d))
+        inner = K.CType("vec", 32, True, f"{inner}[{d}]", K.FLOAT, leaf_paths(parts), parts=parts)
+    parts = tuple((str(i), inner) for i in range(dims[0]))
+    return K.CType("vec", 32, True, f"{inner}[{dims[0]}]", K.FLOAT, leaf_paths(parts), parts=parts)
+
+
+class UnsupportedType(Exception):
+    """A type the translator cannot model (the caller turns it into a located KplError)."""
+
+
+class TypeTable:
+    """Type strings → :class:`K.CType`, with the records of one translation unit."""
+
+    def __init__(self, index: tree.DeclIndex) -> None:
+        self.index = index
+        self.records: dict[str, Node] = {}  # every name clang may print for a record -> its decl
+        self.enums: set[str] = set()
+        self._cache: dict[str, K.CType] = {}
+        self._building: set[str] = set()
+        for node in index.by_id.values():
+            k = tree.kind(node)
+            if k in ("CXXRecordDecl", "RecordDecl", "ClassTemplateSpecializationDecl") and \
+                    node.get("completeDefinition"):
+                for name in self._names(node):
+                    self.records.setdefault(name, node)
+            elif k == "EnumDecl" and node.get("name"):
+                self.enums.add(str(node["name"]))
+                self.enums.add(index.qualified_name(node))
+            elif k in ("TypedefDecl", "TypeAliasDecl") and node.get("name"):
+                pass
+
+    def _names(self, node: Node) -> list[str]:
+        name = str(node.get("name", ""))
+        if not name:
+            return []
+        qualified = self.index.qualified_name(node)
+        if tree.kind(node) == "ClassTemplateSpecializationDecl":
+            args = ", ".join(self._template_arg(a) for a in tree.children(node)
+                             if tree.kind(a) == "TemplateArgument")
+            args = f"<{args}>"
+            return [qualified + args, name + args]
+        return [qualified, name]
+
+    @staticmethod
+    def _template_arg(arg: Node) -> str:
+        if "value" in arg:
+            return str(arg["value"])
+        if "type" in arg:
+            return str(arg["type"].get("qualType", ""))
+        return "?"
+
+    # ------------------------------------------------------------------ public
+
+    def ctype(self, text: str) -> K.CType:
+        """The KPL type of clang's type string (arrays decay to pointers)."""
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = self._cache[text] = self._ctype(text)
+        return cached
+
+    def shape(self, text: str) -> tuple[K.CType, tuple[int | None, ...]]:
+        """``float[16][16]`` → (float, (16, 16)); a pointer → (pointee, (None,))."""
+        base, dims = self.split_array(text)
+        if dims:
+            return self.ctype(base), dims
+        t = self.ctype(text)
+        if t.kind == "ptr":
+            return t.elem or K.INT, (None,)
+        return t, (1,)
+
+    def split_array(self, text: str) -> tuple[str, tuple[int | None, ...]]:
+        m = _ARRAY.match(strip_qualifiers(text))
+        if m is None:
+            return text, ()
+        dims: list[int | None] = []
+        for d in re.findall(r"\[([^\]]*)\]", m.group(2)):
+            d = d.strip()
+            if not d:
+                dims.append(None)
+            elif re.fullmatch(r"\d+", d):
+                dims.append(int(d))
+            else:
+                raise UnsupportedType(f"array extent '{d}' is not a constant")
+        return m.group(1), tuple(dims)
+
+    def is_function_pointer(self, text: str) -> bool:
+        return "(*)" in text or "(&)" in text or bool(re.search(r"\(\*\s*\w*\)\s*\(", text))
+
+    def record(self, text: str) -> Node | None:
+        key = strip_qualifiers(text).rstrip("&").strip()
+        return self.records.get(key)
+
+    # ------------------------------------------------------------------ parsing
+
+    def _ctype(self, text: str) -> K.CType:
+        t = text.strip()
+        if t.endswith("&&"):
+            t = t[:-2].strip()
+        elif t.endswith("&"):
+            t = t[:-1].strip()
+        if self.is_function_pointer(t):
+            return K.CType("int", 64, False, "function pointer")
+        if "(" in t and t.endswith(")") and "lambda" not in t:
+            raise UnsupportedType(f"function type '{text}'")
+        bare = strip_qualifiers(t)
+        bare = re.sub(r"\s+", " ", bare)
+        while bare.endswith(("const", "volatile", "__restrict")):
+            bare = strip_qualifiers(bare)
+        if bare.endswith("*"):
+            return K.CType("ptr", 64, False, "pointer", self._ctype(bare[:-1]))
+        m = _ARRAY.match(bare)
+        if m is not None:
+            return K.CType("ptr", 64, False, "pointer", self._ctype(m.group(1)))
+        if bare in ("float", "__fp16", "_Float16", "__bf16"):
+            return K.FLOAT if bare == "float" else K.CType("float", 16, True, bare)
+        if bare in ("double", "long double"):
+            return K.DOUBLE
+        if bare in ("bool", "_Bool"):
+            return K.BOOL
+        if bare == "void":
+            return K.VOID
+        if bare in ("std::nullptr_t", "nullptr_t", "decltype(nullptr)"):
+            return K.CType("ptr", 64, False, "pointer", K.VOID)
+        if bare in _INTS:
+            bits, signed = _INTS[bare]
+            return int_type(bits, signed)
+        if bare.startswith("__size_t") or bare in ("size_t", "std::size_t"):
+            return K.ULONG
+        vec = vector_type(bare)
+        if vec is not None:
+            return vec
+        if bare in self.enums or bare.split("::")[-1] in self.enums:
+            return K.INT
+        record = self.records.get(bare)
+        if record is not None:
+            return self._record_type(bare, record)
+        if bare.startswith("(lambda at") or bare.startswith("(unnamed"):
+            return K.CType("vec", 32, True, bare, K.FLOAT, (), parts=())
+        raise UnsupportedType(f"type '{text}'")
+
+    def _record_type(self, name: str, node: Node) -> K.CType:
+        """A struct, class or union with its members (``parts``, laid out by kpl.ctypes):
+        base classes first, as anonymous members, then the fields in order."""
+        if name in self._building:
+            raise UnsupportedType(f"recursive type '{name}'")
+        self._building.add(name)
+        try:
+            short = name.split("::")[-1]
+            vec = vector_type(short)
+            if vec is not None:
+                return vec
+            parts: list[tuple[str, K.CType]] = []
+            for base in node.get("bases", []):
+                parts.append(("", self.ctype(str(base.get("type", {}).get("qualType", "")))))
+            for field in tree.children(node):
+                if tree.kind(field) != "FieldDecl":
+                    continue
+                ftext = tree.qual_type(field)
+                base_text, dims = self.split_array(ftext)
+                if dims:
+                    if any(d is None for d in dims):
+                        raise UnsupportedType("struct member array of unknown extent")
+                    typ = array_member(self.ctype(base_text), tuple(int(d) for d in dims if d is not None))
+                else:
+                    typ = self.ctype(ftext)
+                if field.get("isBitfield"):
+                    raise UnsupportedType("bit-field")
+                parts.append((str(field.get("name", "")), typ))
+            union = node.get("tagUsed") == "union"
+            align = 0
+            for c in tree.children(node):
+                if tree.kind(c) == "AlignedAttr":
+                    for v in tree.walk(c):
+                        if "value" in v:
+                            try:
+                                align = int(v["value"])
+                            except ValueError:
+                                pass
+                            break
+            return K.CType("vec", 32, True, short, K.FLOAT, leaf_paths(tuple(parts)),
+                           parts=tuple(parts), align=align, union=union)
+        finally:
+            self._building.discard(name)
