@@ -21,7 +21,7 @@ from kpl.ctypes import binary_type, common_type, invalid_operands, sizeof
 #: implicit casts that change neither the value nor what it designates
 _TRANSPARENT_CASTS = {"NoOp", "LValueToRValue", "ArrayToPointerDecay", "FunctionToPointerDecay",
                       "BuiltinFnToFnPtr", "UncheckedDerivedToBase", "DerivedToBase",
-                      "AddressSpaceConversion"}
+                      "AddressSpaceConversion", "UserDefinedConversion", "ConstructorConversion"}
 _WRAPPERS = {"ParenExpr", "ExprWithCleanups", "MaterializeTemporaryExpr", "CXXBindTemporaryExpr",
              "ConstantExpr", "CXXDefaultArgExpr", "CXXDefaultInitExpr", "FullExpr"}
 #: explicit casts (any spelling): their target type is the node's type
@@ -191,11 +191,17 @@ class AccessTranslation(TranslatorBase):
             if tk == "UnaryOperator" and target.get("opcode") == "*":
                 return self.pointer(tree.children(target)[0], scope)
             return None
+        if k in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"):
+            return self.pointer_call(node, scope)
         if k == "ArraySubscriptExpr" and "[" in tree.qual_type(node):
             # a row of a multi-dimensional array: `a[i]` of `float a[8][8]`
             mem, index, view = self.element(node, scope, [], partial=True)
             return PointerBinding(mem, index, view)
         return None
+
+    def pointer_call(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """A call that returns a pointer (``SharedMemory<T>()``): :mod:`kpl.cfe.calls`."""
+        raise NotImplementedError
 
     def _is_pointerish(self, node: Node) -> bool:
         t = tree.qual_type(peel(node)).strip()

@@ -5,6 +5,8 @@ function of its arguments), or else an error: a call is never ignored."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kpl import ast as K
 from kpl.cfe import tree
 from kpl.cfe.access import decl_id, peel
@@ -13,6 +15,13 @@ from kpl.cfe.state import Alias, PointerBinding, Scope
 from kpl.cfe.tree import Node
 from kpl.cfe.types import vector_type
 from kpl.placement import BarrierKind
+
+@dataclass
+class PointerResult:
+    """Where the ``return`` of an inlined pointer-returning function puts its binding."""
+
+    binding: PointerBinding | None = None
+
 
 BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
 FENCES = {"__threadfence", "__threadfence_block", "__threadfence_system", "__nanosleep"}
@@ -72,6 +81,15 @@ class CallsTranslation(DeclsTranslation):
     def address_taken(self) -> list[str]:
         return []
 
+    def is_trivial_assignment(self, func: Node) -> bool:
+        """The copy/move assignment clang defines for a struct: a whole-value store."""
+        return func.get("name") == "operator=" and bool(func.get("isImplicit") or func.get("explicitlyDefaulted"))
+
+    def as_assignment(self, node: Node) -> Node:
+        """``a = b`` through an implicit ``operator=`` as a plain assignment node."""
+        args = tree.children(node)[1:]
+        return {**node, "kind": "BinaryOperator", "opcode": "=", "inner": args[:2]}
+
     # ------------------------------------------------------------------ statements
 
     def call_statement(self, node: Node, scope: Scope) -> list[K.Stmt] | None:
@@ -119,6 +137,9 @@ class CallsTranslation(DeclsTranslation):
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
         name = self.function_name(func)
+        if self.is_trivial_assignment(func):
+            pre.extend(self.assignment(self.as_assignment(node), scope))
+            return self.expr(tree.children(node)[1], scope, pre)
         if tree.body_of(func) is not None:
             stmts = self.inline_call(node, func, obj, scope)
             pre.extend(stmts)
@@ -240,6 +261,8 @@ class CallsTranslation(DeclsTranslation):
         ret_text = tree.written_type(func).split("(")[0].strip()
         ret_type = self._return_type(node, func)
         result = None
+        if self.pointer_results and ret_type.kind == "ptr":
+            ret_type = K.VOID
         if ret_type.kind != "void" and not ret_text.endswith("&"):
             result = K.Var(self.unique(f"{name}.ret"), ret_type)
         label = self.label()
@@ -268,6 +291,32 @@ class CallsTranslation(DeclsTranslation):
         body.placeable_start = False
         out.append(K.Inline(name, body, result, label=label))
         return out
+
+    def pointer_call(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """The pointer a call to a function with a body returns, when its body does nothing
+        but return it (``SharedMemory<T>()`` returning an ``extern __shared__`` array, a
+        conversion operator ``operator T *()``): the binding of its ``return``."""
+        func, obj = self.callee(node)
+        if func is None or tree.body_of(func) is None:
+            return None
+        slot = PointerResult()
+        saved = self.result_vars
+        self.result_vars = [*saved, None]
+        self.pointer_results.append(slot)
+        try:
+            stmts = self.inline_call(node, func, obj, scope)
+        finally:
+            self.pointer_results.pop()
+            self.result_vars = saved
+        inline = stmts[-1]
+        setup_reads = any(not isinstance(st, K.Decl) or (st.init is not None and any(
+            isinstance(e, (K.Load, K.Atomic, K.Call)) for e in K.walk_expr(st.init))) for st in stmts[:-1])
+        if setup_reads or not isinstance(inline, K.Inline) or any(
+                not isinstance(st, (K.Decl, K.Return)) or (isinstance(st, K.Decl) and st.init is not None)
+                for st in K.walk_stmts(inline.body)) or slot.binding is None:
+            raise self.error(f"unsupported: the pointer '{self.function_name(func)}' returns "
+                             "depends on what its body does", node)
+        return slot.binding
 
     def _return_type(self, node: Node, func: Node) -> K.CType:
         text = tree.qual_type(node)

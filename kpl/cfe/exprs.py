@@ -423,6 +423,24 @@ class ExprsTranslation(AccessTranslation):
             return parts[0] if parts else K.Const(0, typ)
         return K.VecInit(typ, parts)
 
+    def expr_CXXConstructExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """A copy (one argument of the same type) is its argument's value; a vector type built
+        from its components (``dim3 b(16, 16)``) is that vector."""
+        typ = self.type_of(node)
+        args = [a for a in tree.children(node) if tree.kind(a) != "CXXDefaultArgExpr"]
+        defaults = [a for a in tree.children(node) if tree.kind(a) == "CXXDefaultArgExpr"]
+        if len(args) == 1 and self.type_of(peel(args[0])) == typ:
+            return self.expr(args[0], scope, pre)
+        if typ.kind == "vec" and typ.elem is not None and not typ.parts:
+            parts = [self.convert(self.expr(a, scope, pre), typ.elem) for a in args]
+            parts += [K.Const(1 if typ.name == "dim3" else 0, typ.elem)] * (len(defaults))
+            return K.VecInit(typ, tuple(parts[: len(typ.fields)]))
+        if not args:
+            return self.expr_ImplicitValueInitExpr(node, scope, pre)
+        raise self.error(f"unsupported: constructor of '{typ}' with arguments", node)
+
+    expr_CXXTemporaryObjectExpr = expr_CXXConstructExpr
+
     def expr_ImplicitValueInitExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         typ = self.type_of(node)
         if typ.kind == "vec":

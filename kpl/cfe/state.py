@@ -11,6 +11,7 @@ declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kpl import ast as K
 from kpl.cfe import tree
@@ -134,6 +135,7 @@ class TranslatorBase:
         self.result_vars: list[K.Var | None] = []  # return slot of each inlined call
         self.current_func = str(func.get("name", ""))  # function whose locals are declared
         self.this_stack: list[PointerBinding | K.Var | Alias | None] = []  # `this` of inlined methods
+        self.pointer_results: list[Any] = []  # return slots of inlined pointer-returning calls
 
     # ------------------------------------------------------------------ utilities
 

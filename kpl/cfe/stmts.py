@@ -114,6 +114,8 @@ class StmtsTranslation(CallsTranslation):
             if own is not None:
                 return own
             func, obj = self.callee(node)
+            if func is not None and self.is_trivial_assignment(func):
+                return self.assignment(self.as_assignment(node), scope)
             if func is not None and tree.body_of(func) is not None:
                 return self.inline_call(node, func, obj, scope)
         if k in ("CStyleCastExpr", "CXXStaticCastExpr", "CXXFunctionalCastExpr") and \
@@ -139,6 +141,11 @@ class StmtsTranslation(CallsTranslation):
         pre: list[K.Stmt] = []
         value = None
         inner = tree.children(node)
+        if inner and self.pointer_results and self.result_vars and self.result_vars[-1] is None \
+                and self._is_pointerish(inner[0]):
+            slot = self.pointer_results[-1]
+            slot.binding = self.pointer(inner[0], scope)
+            return [K.Return(None, label=self.label())]
         if inner:
             if self.result_vars and self.result_vars[-1] is not None:
                 target = self.result_vars[-1]

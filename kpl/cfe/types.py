@@ -81,6 +81,7 @@ class TypeTable:
         self.index = index
         self.records: dict[str, Node] = {}  # every name clang may print for a record -> its decl
         self.enums: set[str] = set()
+        self.typedefs: dict[str, str] = {}  # typedef / using name -> the type it stands for
         self._cache: dict[str, K.CType] = {}
         self._building: set[str] = set()
         for node in index.by_id.values():
@@ -93,7 +94,9 @@ class TypeTable:
                 self.enums.add(str(node["name"]))
                 self.enums.add(index.qualified_name(node))
             elif k in ("TypedefDecl", "TypeAliasDecl") and node.get("name"):
-                pass
+                target = tree.qual_type(node)
+                self.typedefs.setdefault(str(node["name"]), target)
+                self.typedefs.setdefault(index.qualified_name(node), target)
 
     def _names(self, node: Node) -> list[str]:
         name = str(node.get("name", ""))
@@ -173,7 +176,7 @@ class TypeTable:
         while bare.endswith(("const", "volatile", "__restrict")):
             bare = strip_qualifiers(bare)
         if bare.endswith("*"):
-            return K.CType("ptr", 64, False, "pointer", self._ctype(bare[:-1]))
+            return K.CType("ptr", 64, False, "pointer", self._ctype(bare[:-1].strip()))
         m = _ARRAY.match(bare)
         if m is not None:
             return K.CType("ptr", 64, False, "pointer", self._ctype(m.group(1)))
@@ -197,6 +200,8 @@ class TypeTable:
             return vec
         if bare in self.enums or bare.split("::")[-1] in self.enums:
             return K.INT
+        if bare in self.typedefs and self.typedefs[bare] != bare:
+            return self._ctype(self.typedefs[bare])
         record = self.records.get(bare)
         if record is not None:
             return self._record_type(bare, record)

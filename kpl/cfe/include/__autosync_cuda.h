@@ -346,7 +346,7 @@ enum cudaTextureReadMode { cudaReadModeElementType, cudaReadModeNormalizedFloat 
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 template <typename T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
-struct texture { int normalized; int filterMode; int addressMode[3]; };
+struct __attribute__((device_builtin_texture_type)) texture { int normalized; int filterMode; int addressMode[3]; };
 template <typename T> __device__ T tex1Dfetch(texture<T, 1, cudaReadModeElementType> t, int x);
 template <typename T> __device__ T tex1D(texture<T, 1, cudaReadModeElementType> t, float x);
 template <typename T> __device__ T tex2D(texture<T, 2, cudaReadModeElementType> t, float x, float y);
