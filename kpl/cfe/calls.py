@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from kpl import ast as K
 from kpl.cfe import tree
 from kpl.cfe.access import decl_id, peel
-from kpl.cfe.decls import DeclsTranslation, initializer
+from kpl.cfe.annotations import ANNOTATIONS
+from kpl.cfe.decls import initializer
+from kpl.cfe.library import LibraryTranslation
+from kpl.cfe.memops import MEMORY_FUNCTIONS
 from kpl.cfe.state import Alias, PointerBinding, Scope
 from kpl.cfe.tree import Node
 from kpl.cfe.types import vector_type
@@ -40,7 +43,7 @@ def atomic_name(name: str) -> str | None:
     return name if name in ATOMIC_OPS else None
 
 
-class CallsTranslation(DeclsTranslation):
+class CallsTranslation(LibraryTranslation):
     """Calls in statement position (:meth:`call_statement`) and as values."""
 
     # ------------------------------------------------------------------ callee
@@ -96,10 +99,18 @@ class CallsTranslation(DeclsTranslation):
         """A call in statement position that is a statement of its own kind (a barrier), or
         None (evaluate it for its effects)."""
         func, _obj = self.callee(node)
-        if func is None or tree.body_of(func) is not None or not self.is_bundled(func):
+        if func is None or tree.body_of(func) is not None:
             return None
         name = self.function_name(func)
         args = self.arguments(node, func)
+        if name in ANNOTATIONS:
+            checked = self.annotation_stmt(node, name, args, scope)
+            return checked if checked is not None else [K.Annotation(name, label=self.label())]
+        if not self.is_bundled(func):
+            return None
+        own = self.library_statement(node, func, name, args, scope)
+        if own is not None:
+            return own
         if name in BARRIERS:
             return [K.Barrier(spelling=self._barrier_spelling(node, name), label=self.label())]
         if name == "__syncwarp":
@@ -148,6 +159,8 @@ class CallsTranslation(DeclsTranslation):
             if inline.result is None:
                 return K.Const(0)
             return inline.result
+        if name in ANNOTATIONS:
+            return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
         if not self.is_bundled(func):
             raise self.error(f"call to '{name}', which has no body here and no model: AutoSync "
                              "cannot tell what it does (define it in a file the kernel includes)",
@@ -164,6 +177,11 @@ class CallsTranslation(DeclsTranslation):
             raise self.error(f"'{name}()' must be a statement of its own", node)
         if name in FENCES:
             return K.Const(0)
+        if name in MEMORY_FUNCTIONS:
+            return self.memory_function(node, name, args, scope, pre)
+        own = self.library_value(node, func, name, args, scope, pre)
+        if own is not None:
+            return own
         op = atomic_name(name)
         if op is not None:
             binding = self.pointer(args[0], scope) if args else None
@@ -272,8 +290,10 @@ class CallsTranslation(DeclsTranslation):
         self.this_stack.append(this)
         saved_func, saved_gotos = self.current_func, self.goto_targets
         self.current_func, self.goto_targets = name, []
+        self.enter_function()
         try:
             body = self.block(tree.body_of(func), inner)
+            self.leave_function(body)
         finally:
             self.current_func, self.goto_targets = saved_func, saved_gotos
             self.this_stack.pop()

@@ -51,6 +51,7 @@ class Translator(StmtsTranslation):
                 scope.names[str(p["id"])] = var
                 params.append(K.Param(name, typ, var=var))
         body = self.block(tree.body_of(self.func), scope, main=True)
+        body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
         self.check_static_shared(body)
         kernel = K.Kernel(
             name=self.display_name, params=params, body=body, launch=self.launch,

@@ -155,7 +155,7 @@ class StmtsTranslation(CallsTranslation):
                 value = None
             else:
                 pre.extend(self.effects(inner[0], scope))
-        return pre + [K.Return(value, label=self.label())]
+        return pre + self.ensures_checks() + [K.Return(value, label=self.label())]
 
     def stmt_CompoundStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
         out: list[K.Stmt] = []
@@ -244,10 +244,20 @@ class StmtsTranslation(CallsTranslation):
                 pre.extend(self.stmt_DeclStmt(init, loop_scope))
             else:
                 pre.extend(self.effects(init, loop_scope))
+        invariants: list[K.Stmt] = []
+        checks: list[K.Expr] = []  # user invariants: checked at entry and in the latch
         cond_expr: K.Expr = K.Const(1)
         cond_pre: list[K.Stmt] = []
         if cond is not None:
-            cond_expr = self.condition(cond, loop_scope, cond_pre)
+            parts = self._comma_parts(cond)
+            for part in parts[:-1]:
+                inv = self.loop_invariant(part, loop_scope)
+                if inv is None:
+                    cond_pre.extend(self.effects(part, loop_scope))
+                else:
+                    invariants.append(inv[0])
+                    checks.extend(inv[1])
+            cond_expr = self.condition(parts[-1], loop_scope, cond_pre)
         label = self.label()
         self.control_depth += 1
         body_block = self.block(body, loop_scope)
@@ -256,6 +266,7 @@ class StmtsTranslation(CallsTranslation):
             latch.extend(self.effects(step, loop_scope))
         self.control_depth -= 1
         body_block.label = label
+        self.check_invariants(checks, pre, latch)
         if cond_pre:
             # the condition reads memory: evaluate it before the loop and again each latch
             latch.extend(self._relabel(cond_pre))
@@ -263,6 +274,11 @@ class StmtsTranslation(CallsTranslation):
             stmt.placeable = False
             stmt.synthetic = True
             stmt.span = stmt.span or header_span
+        for stmt in invariants:
+            stmt.placeable = False
+            stmt.synthetic = True
+            stmt.span = header_span
+        body_block.stmts[:0] = invariants
         before = pre + (cond_pre if test_first else [])
         for stmt in before:
             stmt.placeable = False
@@ -270,6 +286,14 @@ class StmtsTranslation(CallsTranslation):
             stmt.span = stmt.span or header_span
         loop = K.Loop(cond_expr, body_block, latch, kind=kind, test_first=test_first, label=label)
         return before + [loop]
+
+    def _comma_parts(self, node: Node) -> list[Node]:
+        """``a, b, c`` as ``[a, b, c]`` (GPUVerify writes loop invariants this way)."""
+        inner = peel(node)
+        if tree.kind(inner) == "BinaryOperator" and inner.get("opcode") == ",":
+            left, right = tree.children(inner)[:2]
+            return self._comma_parts(left) + [right]
+        return [node]
 
     def _relabel(self, stmts: list[K.Stmt]) -> list[K.Stmt]:
         return [replace(s, label=self.label()) for s in stmts]
