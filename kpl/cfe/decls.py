@@ -23,9 +23,13 @@ STATIC_SHARED_LIMIT = 0xC000
 
 
 def memory_space(decl: Node) -> K.Space | None:
-    """The memory a variable lives in, from its CUDA attribute (None: a register)."""
+    """The memory a variable lives in, from its CUDA attribute (None: a register, or a
+    file-scope ``const`` scalar, which clang marks ``__constant__`` implicitly but whose value
+    the kernel reads as a constant)."""
     for c in tree.children(decl):
         k = tree.kind(c)
+        if c.get("implicit") and "[" not in tree.qual_type(decl):
+            continue
         if k == "CUDASharedAttr":
             return K.Space.SHARED
         if k == "CUDAConstantAttr":
@@ -118,6 +122,10 @@ class DeclsTranslation(ExprsTranslation):
         typ = self.ctype(text, decl)
         if typ.kind == "ptr":
             return self._pointer_decl(decl, ident, name, typ, init, scope)
+        if typ.kind == "vec" and not typ.fields and not typ.parts:
+            # an object of an empty class (`SharedMemory<T> smem;`): no state, no statement
+            scope.names[ident] = K.Var(self.unique(name), typ)
+            return []
         pre = []
         value: K.Expr | None = None
         if init is not None and tree.kind(peel(init)) == "CXXConstructExpr" and not tree.children(peel(init)):

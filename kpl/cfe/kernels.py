@@ -103,19 +103,14 @@ def _kernels(unit: Unit) -> list[tuple[Node, str]]:
         name = str(node.get("name", ""))
         if parent is not None and parent.get("name") and tree.kind(parent) == "NamespaceDecl":
             name = unit.index.qualified_name(node)
-        if args:
-            name += "<" + ", ".join(TypeTable._template_arg(a) for a in args) + ">"
-        elif _is_pattern(unit, node):
+        if str(node["id"]) in unit.index.patterns:
             continue
+        if args:
+            name += "<" + ", ".join(unit.index.template_arguments(node)) + ">"
         loc = tree.location(node.get("range", {}).get("begin")) or {}
         found.append((int(loc.get("offset", 0)), node, name))
     found.sort(key=lambda item: item[0])
     return [(node, name) for _, node, name in found]
-
-
-def _is_pattern(unit: Unit, node: Node) -> bool:
-    """A template's own (uninstantiated) FunctionDecl: dependent, not a kernel to check."""
-    return "<dependent type>" in str(node) or "type-parameter-" in tree.qual_type(node)
 
 
 def _launch(header: KernelHeader, func: Node, block_dim: Dim, grid_dim: Dim,

@@ -217,8 +217,6 @@ class TranslatorBase:
             return K.Span(file, line or 0, col or 0)
         start = self.unit.position.char(int(loc["offset"]))
         line, col = self.source.line_col(start)
-        if tree.in_macro(begin) or tree.in_macro(rng.get("end")):
-            return K.Span(self.path, line, col)
         if decl:
             start = self.source.declaration_start(start)
             line, col = self.source.line_col(start)
@@ -242,7 +240,7 @@ class TranslatorBase:
     def statement(self, node: Node, scope: Scope) -> list[K.Stmt]:
         method = getattr(self, "stmt_" + tree.kind(node), None)
         if method is None:
-            if tree.kind(node).endswith(("Expr", "Operator", "Literal")):
+            if tree.kind(node).endswith(("Expr", "Operator", "Literal", "ExprWithCleanups")):
                 return self.effects(node, scope)
             raise self.error(f"unsupported construct: {tree.kind(node)}", node)
         result: list[K.Stmt] = method(node, scope)

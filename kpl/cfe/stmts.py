@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kpl import ast as K
-from kpl.cfe import tree
+from kpl.cfe import gotos, tree
 from kpl.cfe.access import peel
 from kpl.cfe.calls import CallsTranslation
 from kpl.cfe.state import Scope
@@ -46,6 +46,17 @@ class StmtsTranslation(CallsTranslation):
         return blk
 
     def _statements(self, items: list[Node], scope: Scope, out: list[K.Stmt]) -> None:
+        regions, why = gotos.plan(items)
+        if why is not None:
+            raise self.error(f"unsupported: goto ({why})", items[0])
+        if regions:
+            first = regions[0]  # the first and, among those, the widest
+            self._statements(items[:first.start], scope, out)
+            self._goto_region(items, first, scope, out)
+            self._statements(items[first.end:], scope, out)
+            return
+        while any(tree.kind(item) == "LabelStmt" for item in items):
+            items = [tree.children(item)[0] if tree.kind(item) == "LabelStmt" else item for item in items]
         for item in items:
             k = tree.kind(item)
             if k == "DeclStmt":
@@ -57,10 +68,58 @@ class StmtsTranslation(CallsTranslation):
                 self._statements(tree.children(item), Scope(scope), out)
             elif k == "AttributedStmt":
                 self._statements(tree.children(item)[-1:], scope, out)
-            elif k == "LabelStmt":
-                self._statements(tree.children(item), scope, out)
             else:
                 self._finish(self.statement(item, scope), self.span_of(item), out)
+
+    def _goto_region(self, items: list[Node], region: gotos.Region, scope: Scope,
+                     out: list[K.Stmt]) -> None:
+        """The statements a goto spans as one block (:mod:`kpl.cfe.gotos`): an exit region is
+        an :class:`K.Inline` block that ``goto`` leaves by ``Return``, followed by ``if
+        (flag) return`` for a ``return`` (or a goto further out) that leaves past it; a loop
+        region is ``while (1) { ...; break; }`` that ``goto`` continues."""
+        why = gotos.escapes(items, region)
+        if why is None and region.kind == "loop" and any(k == "exit" for _, k, _ in self.goto_targets):
+            why = "a backward goto inside the statements a forward goto spans"
+        if why is not None:
+            raise self.error(f"unsupported: goto ({why})", items[region.start])
+        body = list(items[region.start:region.end])
+        if region.kind == "loop":
+            body[0] = tree.children(body[0])[0]  # the label itself is not planned again
+        span = self.span_of(items[region.start])
+        label, start = self.label(), self.label()
+        flag = None
+        if region.kind == "exit":
+            flag = K.Var(self.unique(f"goto.{region.name}.leave"), K.BOOL)
+            out.append(K.Decl(flag, K.Const(0, K.BOOL), label=self.label(), span=span,
+                              placeable=False, synthetic=True))
+        stmts: list[K.Stmt] = []
+        self.goto_targets.append((region.label, region.kind, flag))
+        self.control_depth += 1
+        try:
+            self._statements(body, scope, stmts)
+        finally:
+            self.control_depth -= 1
+            self.goto_targets.pop()
+        blk = K.Block(stmts, label, start, K.BlockSource(), placeable_start=False)
+        if flag is None:
+            stmts.append(K.Break(label=self.label(), span=span, placeable=False, synthetic=True))
+            out.append(K.Loop(K.Const(1), blk, [], kind="while", label=label, span=span,
+                              placeable=False, synthetic=True))
+            return
+        out.append(K.Inline(f"goto {region.name}", blk, None, label=label, span=span,
+                            placeable=False, synthetic=True))
+        leave = self.label()
+        again = K.Block([K.Return(None, label=self.label(), span=span, placeable=False,
+                                  synthetic=True)], leave, self.label(), K.BlockSource(),
+                        placeable_start=False)
+        out.append(K.If(flag, again, None, label=leave, span=span, placeable=False, synthetic=True))
+
+    def _leave_flags(self, upto: int) -> list[K.Stmt]:
+        """Set the flags of the exit regions from ``goto_targets[upto:]``: control leaves past
+        them (a ``return``, or a goto to a region further out)."""
+        return [K.Assign(flag, K.Const(1, K.BOOL), label=self.label(), placeable=False,
+                         synthetic=True)
+                for _, _, flag in self.goto_targets[upto:] if flag is not None]
 
     def _finish(self, stmts: list[K.Stmt], span: K.Span | None, out: list[K.Stmt]) -> None:
         """Attach the statement's span; only its last KPL statement is placeable."""
@@ -155,7 +214,7 @@ class StmtsTranslation(CallsTranslation):
                 value = None
             else:
                 pre.extend(self.effects(inner[0], scope))
-        return pre + self.ensures_checks() + [K.Return(value, label=self.label())]
+        return pre + self.ensures_checks() + self._leave_flags(0) + [K.Return(value, label=self.label())]
 
     def stmt_CompoundStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
         out: list[K.Stmt] = []
@@ -228,10 +287,98 @@ class StmtsTranslation(CallsTranslation):
         raise self.error("unsupported: range-based for loop", node)
 
     def stmt_SwitchStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
-        raise self.error("unsupported: switch (not yet translated from clang's AST)", node)
+        """``switch`` as a once-loop over ``if (fall || sw == v) { fall = 1; … }`` arms, so
+        ``break`` leaves it and fall-through is exact."""
+        parts = tree.children(node)
+        pre: list[K.Stmt] = []
+        inner = Scope(scope)
+        pos = 0
+        if node.get("hasInit"):
+            pre.extend(self._finish_list(self.statement(parts[pos], inner)))
+            pos += 1
+        if node.get("hasVar"):
+            pre.extend(self.stmt_DeclStmt(parts[pos], inner))
+            pos += 1
+        subject = self.expr(parts[pos], inner, pre)
+        body_node = parts[pos + 1]
+        label = self.label()
+        start = self.label()
+        sw = self.temp(subject.type if subject.type.kind == "int" else K.INT, "sw")
+        fall = self.temp(K.INT, "fall")
+        stmts: list[K.Stmt] = [K.Decl(sw, subject, label=self.label(), placeable=False, synthetic=True),
+                               K.Decl(fall, K.Const(0), label=self.label(), placeable=False,
+                                      synthetic=True)]
+        arms = self._switch_arms(body_node)
+        values = [self.expr_pure(v, inner) for v, _, _ in arms if v is not None]
+        self.control_depth += 1
+        for n, (value, items, case) in enumerate(arms):
+            if value is not None:
+                match: K.Expr = K.Binary("==", sw, self.expr_pure(value, inner), K.INT)
+            else:
+                if n != len(arms) - 1:
+                    raise self.error("unsupported: 'default' must be the last case", case)
+                match = K.Const(1)
+                for v in values:
+                    match = K.Binary("&&", match, K.Binary("!=", sw, v, K.INT), K.INT)
+            guard = K.Binary("||", fall, match, K.INT)
+            arm_label = self.label()
+            arm_start = self.label()
+            arm: list[K.Stmt] = [K.Assign(fall, K.Const(1), label=self.label(), placeable=False,
+                                          synthetic=True)]
+            self._statements(items, inner, arm)
+            block = K.Block(arm, arm_label, arm_start, placeable_start=False)
+            stmts.append(K.If(guard, block, None, label=arm_label, placeable=False, synthetic=True,
+                              span=self.span_of(case)))
+        self.control_depth -= 1
+        for st in stmts[:2]:
+            st.span = self.span_of(node)
+        body = K.Block(stmts, label, start, self.block_source(body_node), placeable_start=False)
+        return pre + [K.Switch(body, label=label)]
+
+    def _switch_arms(self, body: Node) -> list[tuple[Node | None, list[Node], Node]]:
+        """(case value or None for ``default``, its statements, the case node) in order.  A
+        ``case`` holds one statement (another ``case`` for ``case 1: case 2:``); the
+        statements after it up to the next label are its too."""
+        items = tree.children(body) if tree.kind(body) == "CompoundStmt" else [body]
+        arms: list[tuple[Node | None, list[Node], Node]] = []
+        for item in items:
+            if tree.kind(item) in ("CaseStmt", "DefaultStmt"):
+                node = item
+                while tree.kind(node) in ("CaseStmt", "DefaultStmt"):
+                    inner = tree.children(node)
+                    if tree.kind(node) == "CaseStmt":
+                        arms.append((inner[0], [], node))
+                        node = inner[-1] if len(inner) > 1 else {}
+                    else:
+                        arms.append((None, [], node))
+                        node = inner[-1] if inner else {}
+                if node:
+                    arms[-1][1].append(node)
+            elif arms:
+                arms[-1][1].append(item)
+            else:
+                raise self.error("unsupported: statements before the first 'case' of a switch", item)
+        return arms
 
     def stmt_GotoStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
-        raise self.error("unsupported: goto (not yet translated from clang's AST)", node)
+        target = node.get("targetLabelDeclId")
+        for n in range(len(self.goto_targets) - 1, -1, -1):
+            label, kind, _ = self.goto_targets[n]
+            if label != target:
+                continue
+            if kind == "loop":
+                if any(k == "exit" for _, k, _ in self.goto_targets[n + 1:]):
+                    break
+                return [K.Continue(label=self.label())]
+            return self._leave_flags(n + 1) + [K.Return(None, label=self.label())]
+        name = (self.index.get(target) or {}).get("name", "?")
+        raise self.error(f"unsupported: goto '{name}' (its label is not a statement of an "
+                         "enclosing block before or after it: irreducible control flow or a "
+                         "jump into a block)", node)
+
+    def stmt_LabelStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        # a label no goto of its block targets (gotos from elsewhere are rejected there)
+        return self.statement(tree.children(node)[0], scope)
 
     def _loop(self, kind: str, init: Node | None, cond: Node | None, step: Node | None,
               body: Node | None, scope: Scope, test_first: bool, node: Node) -> list[K.Stmt]:

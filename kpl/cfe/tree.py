@@ -36,7 +36,7 @@ _FUNCTIONS = {"FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestruc
 
 def decode(data: bytes | str) -> Node:
     """Read clang's JSON AST, filling the elided ``file`` into every location."""
-    last = [""]
+    last: list[Any] = ["", 0]  # the file and line clang printed last
 
     def hook(obj: dict[str, Any]) -> dict[str, Any]:
         if "offset" in obj:
@@ -45,6 +45,11 @@ def decode(data: bytes | str) -> Node:
                 obj["file"] = last[0]
             else:
                 last[0] = f
+            line = obj.get("line")
+            if line is None:
+                obj["line"] = last[1]
+            else:
+                last[1] = line
         return obj
 
     result: Node = json.loads(data, object_hook=hook)
@@ -149,6 +154,9 @@ class DeclIndex:
         self.by_id: dict[str, Node] = {}
         self.parent: dict[str, Node] = {}  # decl id -> enclosing record / namespace node
         self.definition: dict[str, Node] = {}  # function decl id -> the decl with its body
+        #: ids of declarations inside a template's pattern (not instantiated: never translated)
+        self.patterns: set[str] = set()
+        self.template_of: dict[str, Node] = {}  # instantiated function id -> its template
         self._index(tu, None)
         for node in list(self.by_id.values()):
             if kind(node) in _FUNCTIONS and body_of(node) is not None:
@@ -159,17 +167,47 @@ class DeclIndex:
                     prev = self.by_id.get(prev, {}).get("previousDecl")
                     seen += 1
 
-    def _index(self, node: Node, parent: Node | None) -> None:
+    def _index(self, node: Node, parent: Node | None, pattern: bool = False) -> None:
+        templated = kind(node) in ("FunctionTemplateDecl", "ClassTemplateDecl")
+        first = True
         for c in children(node):
             cid = c.get("id")
             k = kind(c)
+            # a template's first declaration is its pattern; the ones after it are instances
+            in_pattern = pattern or (templated and first and k in (_FUNCTIONS | {"CXXRecordDecl"}))
+            if templated and k in (_FUNCTIONS | {"CXXRecordDecl"}):
+                first = False
             if cid is not None and (k.endswith("Decl") or k == "LambdaExpr"):
                 self.by_id[cid] = c
+                if templated:
+                    self.template_of[cid] = node
                 if parent is not None:
                     self.parent[cid] = parent
+                if in_pattern or k == "ClassTemplatePartialSpecializationDecl":
+                    self.patterns.add(cid)
             if k in _CONTEXTS:
                 self._index(c, c if k not in ("LinkageSpecDecl", "FunctionTemplateDecl",
-                                              "ClassTemplateDecl", "ExportDecl") else parent)
+                                              "ClassTemplateDecl", "ExportDecl") else parent,
+                            in_pattern or k == "ClassTemplatePartialSpecializationDecl")
+
+    def template_arguments(self, func: Node) -> list[str]:
+        """The template arguments of an instantiated function as C++ spells them
+        (``int``, ``256``, ``true``)."""
+        args = [c for c in children(func) if kind(c) == "TemplateArgument"]
+        template = self.template_of.get(str(func.get("id")))
+        params = [c for c in children(template) if kind(c).endswith("TemplateParmDecl")] \
+            if template is not None else []
+        out = []
+        for n, arg in enumerate(args):
+            if "value" in arg:
+                value = arg["value"]
+                ptype = str((params[n].get("type") or {}).get("qualType", "")) if n < len(params) else ""
+                out.append(("true" if value else "false") if ptype == "bool" else str(value))
+            elif "type" in arg:
+                out.append(str(arg["type"].get("qualType", "")))
+            else:
+                out.append("?")
+        return out
 
     def get(self, decl_id: str | None) -> Node | None:
         return self.by_id.get(decl_id) if decl_id else None

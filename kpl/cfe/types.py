@@ -84,8 +84,13 @@ class TypeTable:
         self.typedefs: dict[str, str] = {}  # typedef / using name -> the type it stands for
         self._cache: dict[str, K.CType] = {}
         self._building: set[str] = set()
+        self.ns_aliases: dict[str, str] = {}  # `namespace cg = cooperative_groups;`
         for node in index.by_id.values():
             k = tree.kind(node)
+            if k == "NamespaceAliasDecl" and node.get("name"):
+                target = index.get((node.get("aliasedNamespace") or {}).get("id"))
+                if target is not None:
+                    self.ns_aliases[str(node["name"])] = index.qualified_name(target)
             if k in ("CXXRecordDecl", "RecordDecl", "ClassTemplateSpecializationDecl") and \
                     node.get("completeDefinition"):
                 for name in self._names(node):
@@ -94,14 +99,30 @@ class TypeTable:
                 self.enums.add(str(node["name"]))
                 self.enums.add(index.qualified_name(node))
             elif k in ("TypedefDecl", "TypeAliasDecl") and node.get("name"):
+                record = self._typedef_record(node)
+                if record is not None:
+                    self.records.setdefault(str(node["name"]), record)
+                    self.records.setdefault(index.qualified_name(node), record)
+                    continue
                 target = tree.qual_type(node)
                 self.typedefs.setdefault(str(node["name"]), target)
                 self.typedefs.setdefault(index.qualified_name(node), target)
 
+    def _typedef_record(self, node: Node) -> Node | None:
+        """The struct a typedef names, when clang links it (``typedef struct {…} Pair;``)."""
+        for n in tree.walk(node):
+            if tree.kind(n) == "RecordType" and isinstance(n.get("decl"), dict):
+                found = self.index.get(n["decl"].get("id"))
+                if found is not None and found.get("completeDefinition"):
+                    return found
+        return None
+
     def _names(self, node: Node) -> list[str]:
         name = str(node.get("name", ""))
         if not name:
-            return []
+            loc = tree.location(node.get("loc")) or {}
+            return [f"(unnamed at {loc.get('file')}:{loc.get('line')}:{loc.get('col')})",
+                    f"(unnamed {node.get('tagUsed', 'struct')} at {loc.get('file')}:{loc.get('line')}:{loc.get('col')})"]
         qualified = self.index.qualified_name(node)
         if tree.kind(node) == "ClassTemplateSpecializationDecl":
             args = ", ".join(self._template_arg(a) for a in tree.children(node)
@@ -203,6 +224,9 @@ class TypeTable:
         if bare in self.typedefs and self.typedefs[bare] != bare:
             return self._ctype(self.typedefs[bare])
         record = self.records.get(bare)
+        head = bare.split("::")[0]
+        if record is None and head in self.ns_aliases:  # `cg::thread_block`
+            return self._ctype(self.ns_aliases[head] + bare[len(head):])
         if record is not None:
             return self._record_type(bare, record)
         if bare.startswith("(lambda at") or bare.startswith("(unnamed"):
