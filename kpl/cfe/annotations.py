@@ -1,12 +1,46 @@
-"""GPUVerify's annotation language (STUB: to be ported from kpl/fe/annotations.py)."""
+"""GPUVerify's annotation language: what each annotation call translates to.
+
+Why a module of its own: annotations are specifications, not code -- nvcc compiles them to
+nothing (``annotations.h``) -- so their translation follows other rules than calls do.  The
+functions are declared by the user's ``annotations.h``, not by our headers; :mod:`kpl.cfe.calls`
+routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What each name means:
+
+* ``__assert(e)`` / ``__global_assert(e)`` -> :class:`kpl.ast.Assert` (kind ``assert``);
+* ``__requires(e)`` in the kernel -> an assumption on its inputs (``Assume``, and the kernel's
+  ``requires`` when it is an ordinary expression); inside an inlined ``__device__``
+  function -> an :class:`~kpl.ast.Assert` of kind ``requires`` at the call: the caller must
+  establish it (GPUVerify's modular reading, made concrete by inlining);
+* ``__ensures(e)`` -> an ``Assert`` of kind ``ensures`` before every ``return`` of the
+  function and at its end (``__return_val_int()`` & co. name the returned value);
+* ``__invariant(e)`` / ``__global_invariant(e)`` in a loop header -> an ``Assert`` of kind
+  ``invariant`` at loop entry and at the end of every iteration (the latch), plus a
+  *candidate* for the loop abstraction (``Annotation`` with ``args``), which the verifier
+  uses only after proving it (Houdini), never unchecked; ``__candidate_invariant(e)`` is only
+  the candidate;
+* inside those: ``__implies(a, b)`` is ``!a || b``; ``__other_int(e)``, ``__uniform_int(e)``,
+  ``__distinct_int(e)``, ``__same_group`` (a macro for ``__same_group_impl()``),
+  ``__read(A)``, ``__write(A)``, ``__no_read(A)``, ``__no_write(A)``,
+  ``__read_offset_bytes(A)``, ``__write_offset_bytes(A)``, ``__read_implies(A, e)``,
+  ``__write_implies(A, e)`` are :class:`kpl.ast.Spec` nodes (their meaning is in that
+  class's docstring); ``__enabled()`` is true where it is evaluated.  An annotation this
+  module does not model becomes a ``Spec`` named ``unsupported ...``, which every oracle
+  answers with "unknown" -- never a silent true.
+
+A store to ``__constant__`` memory is refused where stores are built
+(:meth:`kpl.cfe.access.AccessTranslation.check_writable`).
+"""
 
 from __future__ import annotations
 
 from kpl import ast as K
+from kpl.cfe import tree
+from kpl.cfe.access import peel
 from kpl.cfe.decls import DeclsTranslation
-from kpl.cfe.state import Scope
+from kpl.cfe.state import PointerBinding, Scope
 from kpl.cfe.tree import Node
+from kpl.ctypes import sizeof
 
+#: every GPUVerify annotation function (a call to one is never inlined nor modelled)
 ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__global_assert",
                "__implies", "__write_implies", "__read_implies", "__write_offset_bytes",
                "__read_offset_bytes", "__same_group", "__same_group_impl", "__no_read",
@@ -16,33 +50,190 @@ ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__
                "__candidate_invariant", "__candidate_global_invariant", "__non_temporal",
                "__global_requires", "__return_val_int", "__return_val_bool",
                "__return_val_float", "__return_val_ptr", "__requires", "__assume"}
+#: statement-position annotations that are checked: name -> Assert kind
+CHECKS = {"__assert": "assert", "__global_assert": "assert", "__invariant": "invariant",
+          "__global_invariant": "invariant"}
+#: loop-header annotations: name -> checked (False: a candidate only)
+LOOP_INVARIANTS = {"__invariant": True, "__global_invariant": True,
+                   "__candidate_invariant": False, "__candidate_global_invariant": False}
+#: access predicates: name -> (Spec name, negated)
+ACCESS_SPECS = {"__read": ("read", False), "__write": ("write", False),
+                "__no_read": ("read", True), "__no_write": ("write", True),
+                "__read_offset_bytes": ("read_offset", False),
+                "__write_offset_bytes": ("write_offset", False),
+                "__read_implies": ("read_implies", False),
+                "__write_implies": ("write_implies", False)}
+#: two-thread annotations on a value: name -> comparison with the other thread's value
+PAIR_SPECS = {"__uniform_int": "==", "__uniform_bool": "==", "__distinct_int": "!=",
+              "__distinct_bool": "!="}
+_CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
+
+
+def has_spec(e: K.Expr) -> bool:
+    """``e`` uses a specification function (meaningful only where annotations are checked)."""
+    return any(isinstance(x, K.Spec) for x in K.walk_expr(e))
+
+
+def _usable(cond: K.Expr) -> bool:
+    """A candidate invariant the loop abstraction can evaluate in a havocked state: about
+    the thread's own variables only (no memory, no access log, no other thread)."""
+    return not any(isinstance(x, (K.Spec, K.Load, K.Atomic)) for x in K.walk_expr(cond))
 
 
 class AnnotationsTranslation(DeclsTranslation):
-    """Annotation calls, in statement position and as values."""
+    """Annotation calls, in statement position and as values (see the module docstring)."""
+
+    # ------------------------------------------------------------------ values
 
     def annotation_value(self, node: Node, name: str, args: list[Node], scope: Scope,
                          pre: list[K.Stmt]) -> K.Expr:
-        raise self.error(f"unsupported: annotation '{name}' (not yet translated)", node)
+        """The value of an annotation call inside an expression (an assertion's condition)."""
+        if name == "__implies" and len(args) == 2:
+            a = self.expr(args[0], scope, pre)
+            b = self.expr(args[1], scope, pre)
+            return K.Binary("||", K.Unary("!", a, K.INT), b, K.INT)
+        if name.startswith("__other_") and len(args) == 1:
+            e = self.expr(args[0], scope, pre)
+            return K.Spec("other", (e,), None, e.type)
+        if name in PAIR_SPECS and len(args) == 1:
+            e = self.expr(args[0], scope, pre)
+            return K.Binary(PAIR_SPECS[name], e, K.Spec("other", (e,), None, e.type), K.INT)
+        if name in ("__same_group", "__same_group_impl"):
+            return K.Spec("same_group")
+        if name in ("__enabled",):
+            return K.Const(1, K.INT)
+        if name.startswith("__return_val"):
+            result = self.result_vars[-1] if self.result_vars else None
+            if result is None:
+                raise self.error(f"'{name}()' outside a __device__ function that returns a "
+                                 "value", node)
+            return result
+        if name in ACCESS_SPECS and args:
+            return self._access_spec(node, name, args, scope, pre)
+        if name in ("__requires", "__assume", "__assert", "__ensures", "__invariant",
+                    "__global_invariant", "__global_assert", "__global_requires"):
+            raise self.error(f"'{name}' must be a statement of its own", node)
+        return K.Spec(f"unsupported annotation '{name}'")
+
+    def _access_spec(self, node: Node, name: str, args: list[Node], scope: Scope,
+                     pre: list[K.Stmt]) -> K.Expr:
+        spec, negated = ACCESS_SPECS[name]
+        binding = self.pointer(args[0], scope)
+        if binding is None:
+            raise self.error(f"'{name}' needs an array", node)
+        mem = binding.mem
+        if spec.endswith("_offset"):
+            out: K.Expr = K.Spec(spec, (), mem, K.UINT)
+            base = self._base_bytes(binding)
+            if base is not None:  # relative to what the argument points at
+                out = K.Binary("-", out, K.Cast(K.UINT, base), K.UINT)
+            return out
+        extra = tuple(self.expr(a, scope, pre) for a in args[1:2]) if spec.endswith("_implies") \
+            else ()
+        if extra and self._base_bytes(binding) is not None:
+            return K.Spec(f"unsupported annotation '{name}' of a pointer into an array")
+        out = K.Spec(spec, extra, mem, K.BOOL)
+        return K.Unary("!", out, K.INT) if negated else out
+
+    def _base_bytes(self, binding: PointerBinding) -> K.Expr | None:
+        """The byte offset a pointer binding starts at (None: the array's first byte)."""
+        off = binding.offset
+        if isinstance(off, K.Const) and off.value == 0:
+            return None
+        if binding.view is not None:
+            return off
+        size = sizeof(binding.mem.elem) or 1
+        return K.Binary("*", off, K.Const(size, K.ULONG), K.ULONG)
+
+    # ------------------------------------------------------------------ statements
 
     def annotation_stmt(self, node: Node, name: str, args: list[Node],
                         scope: Scope) -> list[K.Stmt] | None:
-        raise self.error(f"unsupported: annotation '{name}' (not yet translated)", node)
+        """An annotation call as a statement; None when ``name`` is not one that does
+        something (the caller keeps it as a no-op :class:`K.Annotation`)."""
+        pre: list[K.Stmt] = []
+        if name in ("__requires", "__global_requires", "__assume"):
+            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            if name != "__assume" and self.inline_depth > 0:
+                return pre + [K.Assert(cond, kind="requires", label=self.label())]
+            kind = "assume" if name == "__assume" else "requires"
+            if kind == "requires" and not has_spec(cond):
+                self.requires.append(cond)
+            return pre + [K.Assume(cond, kind=kind, label=self.label())]
+        if name == "__ensures":
+            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            if pre:
+                raise self.error("'__ensures' condition with side effects", node)
+            self.ensures_stack[-1].append((cond, self.span_of(node)))
+            return []
+        if name in CHECKS:
+            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            check = K.Assert(cond, kind=CHECKS[name], label=self.label())
+            if CHECKS[name] != "invariant":
+                return pre + [check]
+            # an invariant written as a statement: checked where it stands, and (at the top
+            # of a loop body) a candidate for the loop abstraction too
+            cand = K.Annotation(name, (cond,) if _usable(cond) else (), label=self.label(),
+                                placeable=False, synthetic=True)
+            return pre + [cand, check]
+        return None
 
     def ensures_checks(self) -> list[K.Stmt]:
-        return []
+        """``Assert``s of the current function's ``__ensures``: before each ``return`` (after
+        its value is stored) and at the end of its body."""
+        return [K.Assert(c, kind="ensures", label=self.label(), span=span, placeable=False,
+                         synthetic=True) for c, span in self.ensures_stack[-1]]
 
     def enter_function(self) -> None:
+        """A function body starts being translated (inlined): its own ``__ensures`` list."""
         self.ensures_stack.append([])
 
     def leave_function(self, body: K.Block) -> None:
+        """Its body is translated: check its ``__ensures`` where it falls off the end."""
         body.stmts.extend(self.ensures_checks())
         self.ensures_stack.pop()
 
     def loop_invariant(self, part: Node, scope: Scope) -> tuple[K.Stmt, list[K.Expr]] | None:
-        return None
+        """An annotation in a loop header (``for (...; __invariant(e), cond; ...)``): the
+        :class:`K.Annotation` for the top of the body (for ``__invariant``: a candidate for
+        the loop abstraction) and the conditions to check at entry and in the latch; None
+        when ``part`` is no annotation."""
+        call = peel(part)
+        while tree.kind(call) == "ImplicitCastExpr" and call.get("castKind") == "ToVoid" \
+                and tree.children(call):
+            call = peel(tree.children(call)[0])
+        if tree.kind(call) not in _CALLS:
+            return None
+        func, obj = self.callee(call)
+        if func is None or obj is not None:
+            return None
+        name = self.function_name(func)
+        if name not in LOOP_INVARIANTS:
+            return (K.Annotation(name, label=self.label()), []) if name in ANNOTATIONS else None
+        args = self.arguments(call, func)
+        pre: list[K.Stmt] = []
+        cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+        if pre:
+            raise self.error(f"'{name}' condition with side effects", call)
+        cand = K.Annotation(name, (cond,) if _usable(cond) else (), label=self.label())
+        return cand, ([cond] if LOOP_INVARIANTS[name] else [])
 
     def check_invariants(self, conds: list[K.Expr], entry: list[K.Stmt],
                          latch: list[K.Stmt]) -> None:
+        """Loop invariants are checked when the loop is entered and after every iteration."""
         for where in (entry, latch):
             where.extend(K.Assert(c, kind="invariant", label=self.label()) for c in conds)
+
+    # ------------------------------------------------------------------ defined in kpl.cfe.calls
+
+    def callee(self, node: Node) -> tuple[Node | None, Node | None]:
+        """(function declaration, object of a method call): :mod:`kpl.cfe.calls`."""
+        raise NotImplementedError
+
+    def arguments(self, node: Node, func: Node | None) -> list[Node]:
+        """A call's argument nodes: :mod:`kpl.cfe.calls`."""
+        raise NotImplementedError
+
+    def function_name(self, func: Node) -> str:
+        """A function declaration's name: :mod:`kpl.cfe.calls`."""
+        raise NotImplementedError
