@@ -256,11 +256,11 @@ class AccessTranslation(TranslatorBase):
             if len(subscripts) != 1:
                 raise self.error("unsupported: multi-dimensional indexing through a pointer cast",
                                  node)
-            sub = self.expr(subscripts[0], scope, pre)
+            byte = self.expr(subscripts[0], scope, pre)
             size = sizeof(binding.view) or 1
             if size != 1:
-                sub = K.Binary("*", sub, K.Const(size, K.ULONG), common_type(sub.type, K.ULONG))
-            return mem, self._add(binding.offset, sub), binding.view
+                byte = K.Binary("*", byte, K.Const(size, K.ULONG), common_type(byte.type, K.ULONG))
+            return mem, self._add(binding.offset, byte), binding.view
         dims = mem.dims
         index: K.Expr | None = None
         for n, sub in enumerate(subscripts):
@@ -324,7 +324,8 @@ class AccessTranslation(TranslatorBase):
                 return this.target
         raise self.error(f"unsupported assignment target: {k}", node)
 
-    def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
+    def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
+                      reading: bool = False) -> K.LValue:
         """``s.f`` / ``p->f`` as an assignment target: :mod:`kpl.cfe.members`."""
         raise NotImplementedError
 

@@ -19,6 +19,7 @@ from kpl.cfe.tree import Node
 from kpl.cfe.types import vector_type
 from kpl.placement import BarrierKind
 
+
 @dataclass
 class PointerResult:
     """Where the ``return`` of an inlined pointer-returning function puts its binding."""
@@ -82,7 +83,62 @@ class CallsTranslation(LibraryTranslation):
         return str(func.get("name", ""))
 
     def address_taken(self) -> list[str]:
-        return []
+        """Ids of the device functions (with a body) whose address the file takes anywhere:
+        the targets a call through a function pointer may reach."""
+        cached = getattr(self.unit, "_address_taken", None)
+        if cached is not None:
+            return list(cached)
+        callees: set[int] = set()
+        taken: set[str] = set()
+        for n in tree.walk(self.unit.tu):
+            if tree.kind(n) in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr") and tree.children(n):
+                callees.add(id(peel(tree.children(n)[0])))
+            elif tree.kind(n) == "DeclRefExpr" and id(n) not in callees:
+                ref = n.get("referencedDecl") or {}
+                if ref.get("kind") == "FunctionDecl":
+                    func = self.index.function(ref.get("id"))
+                    if func is not None and tree.body_of(func) is not None and \
+                            tree.has_attr(func, "CUDADeviceAttr"):
+                        taken.add(str(func["id"]))
+        ordered = sorted(taken, key=lambda f: (self.index.qualified_name(self.index.by_id[f]), f))
+        self.unit._address_taken = ordered  # type: ignore[attr-defined]
+        return ordered
+
+    def function_pointer_call(self, node: Node, var: K.Var, scope: Scope,
+                              pre: list[K.Stmt]) -> K.Expr:
+        """A call through a function pointer (an int holding a function's number, 0 is NULL):
+        ``if (p == n_f) f(...) else if ...`` over every device function whose address the file
+        takes and that has as many parameters: the same accesses as the call, under the
+        condition that selects them; the oracle prunes the arms no execution takes."""
+        nargs = len(tree.children(node)) - 1
+        targets = [f for f in self.address_taken()
+                   if len(tree.params_of(self.index.by_id[f])) == nargs]
+        if not targets:
+            raise self.error("unsupported: call through a function pointer whose target is not "
+                             "known statically", node)
+        ret_type = self._return_type(node, self.index.by_id[targets[0]])
+        result = None if ret_type.kind == "void" else self.temp(ret_type, "fp")
+        if result is not None:
+            pre.append(K.Decl(result, None, label=self.label(), placeable=False, synthetic=True))
+        chain: list[K.Stmt] = []  # no arm for NULL: calling it is undefined
+        for fid in reversed(targets):
+            label = self.label()
+            arm = self.inline_call(node, self.index.by_id[fid], None, scope)
+            inline = arm[-1]
+            assert isinstance(inline, K.Inline)
+            if result is not None and inline.result is not None:
+                arm.append(K.Assign(result, self.convert(inline.result, ret_type),
+                                    label=self.label(), placeable=False, synthetic=True))
+            for stmt in arm:
+                stmt.placeable = False
+                stmt.span = stmt.span or self.span_of(node)
+            then = K.Block(arm, label, self.label(), K.BlockSource(), placeable_start=False)
+            els = K.Block(chain, self.label(), self.label(), K.BlockSource(),
+                          placeable_start=False) if chain else None
+            cond = K.Binary("==", var, K.Const(self.function_number(fid)), K.BOOL)
+            chain = [K.If(cond, then, els, label=label, placeable=False, synthetic=True)]
+        pre.extend(chain)
+        return result if result is not None else K.Const(0)
 
     def is_trivial_assignment(self, func: Node) -> bool:
         """The copy/move assignment clang defines for a struct: a whole-value store."""
@@ -145,6 +201,13 @@ class CallsTranslation(LibraryTranslation):
     def expr_CallExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         func, obj = self.callee(node)
         if func is None:
+            target = peel(tree.children(node)[0]) if tree.children(node) else {}
+            while tree.kind(target) == "UnaryOperator" and target.get("opcode") == "*":
+                target = peel(tree.children(target)[0])  # (*op)(a, b)
+            ident = decl_id(target)
+            var = scope.lookup(ident) if ident else None
+            if isinstance(var, K.Var):
+                return self.function_pointer_call(node, var, scope, pre)
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
         name = self.function_name(func)
@@ -161,6 +224,8 @@ class CallsTranslation(LibraryTranslation):
             return inline.result
         if name in ANNOTATIONS:
             return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
+        if name in MEMORY_FUNCTIONS and func.get("isImplicit"):  # clang's __builtin_memcpy & co.
+            return self.memory_function(node, name, self.arguments(node, func), scope, pre)
         if not self.is_bundled(func):
             raise self.error(f"call to '{name}', which has no body here and no model: AutoSync "
                              "cannot tell what it does (define it in a file the kernel includes)",

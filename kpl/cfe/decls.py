@@ -114,10 +114,10 @@ class DeclsTranslation(ExprsTranslation):
             stmts: list[K.Stmt] = [K.Decl(var, None, array=mem, label=self.label())]
             if init is not None and tree.kind(peel(init)) == "InitListExpr":
                 for n, item in enumerate(self._flat_items(peel(init))):
-                    pre: list[K.Stmt] = []
-                    value = self.expr(item, scope, pre)
-                    stmts.extend(pre)
-                    stmts.append(K.Assign(self.location(mem, K.Const(n)), value, label=self.label()))
+                    reads: list[K.Stmt] = []
+                    element = self.expr(item, scope, reads)
+                    stmts.extend(reads)
+                    stmts.append(K.Assign(self.location(mem, K.Const(n)), element, label=self.label()))
             return stmts
         typ = self.ctype(text, decl)
         if typ.kind == "ptr":
@@ -126,7 +126,7 @@ class DeclsTranslation(ExprsTranslation):
             # an object of an empty class (`SharedMemory<T> smem;`): no state, no statement
             scope.names[ident] = K.Var(self.unique(name), typ)
             return []
-        pre = []
+        pre: list[K.Stmt] = []
         value: K.Expr | None = None
         if init is not None and tree.kind(peel(init)) == "CXXConstructExpr" and not tree.children(peel(init)):
             value = None  # default construction: no initial value

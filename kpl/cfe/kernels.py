@@ -209,7 +209,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                        forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra)
     tu = result.ast
     index = tree.DeclIndex(tu)
-    unit = Unit(path=path, text=text, clang_main=result.main_file, index=index,
+    unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files)
     _globals(unit)

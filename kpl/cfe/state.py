@@ -93,6 +93,7 @@ class Unit:
     path: str  # the kernel file as the user named it
     text: str  # its original text
     clang_main: str  # the name clang used for it
+    tu: Node  # clang's whole translation unit
     index: tree.DeclIndex
     types: TypeTable
     source: SourceText

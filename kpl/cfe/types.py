@@ -99,10 +99,10 @@ class TypeTable:
                 self.enums.add(str(node["name"]))
                 self.enums.add(index.qualified_name(node))
             elif k in ("TypedefDecl", "TypeAliasDecl") and node.get("name"):
-                record = self._typedef_record(node)
-                if record is not None:
-                    self.records.setdefault(str(node["name"]), record)
-                    self.records.setdefault(index.qualified_name(node), record)
+                named = self._typedef_record(node)
+                if named is not None:
+                    self.records.setdefault(str(node["name"]), named)
+                    self.records.setdefault(index.qualified_name(node), named)
                     continue
                 target = tree.qual_type(node)
                 self.typedefs.setdefault(str(node["name"]), target)
