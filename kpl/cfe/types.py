@@ -104,9 +104,9 @@ class TypeTable:
                     self.records.setdefault(str(node["name"]), named)
                     self.records.setdefault(index.qualified_name(node), named)
                     continue
-                target = tree.qual_type(node)
-                self.typedefs.setdefault(str(node["name"]), target)
-                self.typedefs.setdefault(index.qualified_name(node), target)
+                aliased = tree.qual_type(node)
+                self.typedefs.setdefault(str(node["name"]), aliased)
+                self.typedefs.setdefault(index.qualified_name(node), aliased)
 
     def _typedef_record(self, node: Node) -> Node | None:
         """The struct a typedef names, when clang links it (``typedef struct {…} Pair;``)."""
