@@ -1,5 +1,5 @@
 """Declarations: locals (scalars, structs, arrays, references, pointers), ``__shared__``,
-``__constant__`` and ``__device__`` memories, and struct members as values or memory.
+``__constant__`` and ``__device__`` memories.
 
 A memory's name is the variable's (made unique within the kernel), its element type and
 extents come from clang's type; ``extern __shared__ T s[]`` has an unknown extent."""
@@ -12,9 +12,9 @@ from dataclasses import replace
 
 from kpl import ast as K
 from kpl.cfe import tree
-from kpl.cfe.access import decl_id, peel
-from kpl.cfe.exprs import ExprsTranslation
-from kpl.cfe.state import Alias, PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.cfe.access import peel
+from kpl.cfe.members import MembersTranslation
+from kpl.cfe.state import PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.cfe.tree import Node
 from kpl.ctypes import sizeof
 
@@ -44,9 +44,8 @@ def initializer(decl: Node) -> Node | None:
     return init[0] if init and decl.get("init") else None
 
 
-class DeclsTranslation(ExprsTranslation):
-    """Local declarations and member accesses; memories declared inside the kernel join
-    ``self.memories``."""
+class DeclsTranslation(MembersTranslation):
+    """Local declarations; memories declared inside the kernel join ``self.memories``."""
 
     memory_decls: dict[str, Node]
 
@@ -161,63 +160,6 @@ class DeclsTranslation(ExprsTranslation):
         stable, stmts = self._stable(binding)
         scope.names[ident] = stable
         return stmts
-
-    # ------------------------------------------------------------------ members
-
-    def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
-                      reading: bool = False) -> K.LValue:
-        """``s.f``, ``s.a.b``, ``p->f``, ``a[i].f``: the component path of a local struct
-        value, or the named field of a memory element."""
-        names: list[str] = []
-        base = node
-        while tree.kind(base) == "MemberExpr" and not base.get("isArrow"):
-            names.append(str(base.get("name", "")))
-            base = peel(tree.children(base)[0])
-        path_names = list(reversed(names))
-        if tree.kind(base) == "MemberExpr":  # `p->a.b`
-            path_names.insert(0, str(base.get("name", "")))
-            binding = self.pointer(tree.children(base)[0], scope)
-            if binding is None:
-                raise self.error("unsupported: '->' on an unknown pointer", node)
-            return self.location(binding.mem, binding.offset, ".".join(path_names), binding.view)
-        kind = tree.kind(base)
-        if kind == "CXXThisExpr" or (kind == "DeclRefExpr" and not path_names):
-            pass
-        if kind in ("ArraySubscriptExpr",) or (kind == "UnaryOperator" and base.get("opcode") == "*"):
-            target = self.lvalue(base, scope, pre)
-            if isinstance(target, K.MemElem) and target.field is None:
-                return self.location(target.mem, target.index, ".".join(path_names), target.view)
-            if isinstance(target, K.Var):
-                return K.VarField(target, ".".join(path_names))
-        if kind == "DeclRefExpr":
-            found = scope.lookup(decl_id(base) or "")
-            if isinstance(found, K.Var):
-                return K.VarField(found, ".".join(path_names))
-            if isinstance(found, ScalarMemory):
-                return self.location(found.mem, K.Const(0), ".".join(path_names))
-            if isinstance(found, Alias):
-                target = found.target
-                if isinstance(target, K.MemElem) and target.field is None:
-                    return self.location(target.mem, target.index, ".".join(path_names), target.view)
-                if isinstance(target, K.Var):
-                    return K.VarField(target, ".".join(path_names))
-        if kind == "CXXThisExpr":
-            this = self.this_stack[-1] if self.this_stack else None
-            if isinstance(this, PointerBinding):
-                return self.location(this.mem, this.offset, ".".join(path_names), this.view)
-            if isinstance(this, K.Var):
-                return K.VarField(this, ".".join(path_names))
-            if isinstance(this, Alias):
-                target = this.target
-                if isinstance(target, K.MemElem) and target.field is None:
-                    return self.location(target.mem, target.index, ".".join(path_names), target.view)
-                if isinstance(target, K.Var):
-                    return K.VarField(target, ".".join(path_names))
-        if reading:
-            value = self.expr(base, scope, pre)
-            raise self.error(f"unsupported: member '{'.'.join(path_names)}' of a "
-                             f"'{value.type}' value", node)
-        raise self.error("unsupported: nested field assignment", node)
 
 
 def _memories_used(body: K.Block) -> set[str]:

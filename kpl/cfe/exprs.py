@@ -210,15 +210,6 @@ class ExprsTranslation(AccessTranslation):
 
     # ------------------------------------------------------------------ members
 
-    def expr_MemberExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
-        base = tree.children(node)[0]
-        fname = str(node.get("name", ""))
-        builtin = self.builtin_var(base)
-        if builtin in BUILTIN_DIMS:
-            return K.Builtin(builtin, fname, K.UINT)
-        target = self.member_lvalue(node, scope, pre, reading=True)
-        return self.read_lvalue(target)
-
     def size_of(self, node: Node) -> int:
         """``sizeof`` in bytes under the CUDA ABI (:func:`kpl.ctypes.sizeof`)."""
         arg = node.get("argType", {}).get("desugaredQualType") or node.get("argType", {}).get("qualType")

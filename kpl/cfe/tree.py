@@ -195,7 +195,7 @@ class DeclIndex:
         (``int``, ``256``, ``true``)."""
         args = [c for c in children(func) if kind(c) == "TemplateArgument"]
         template = self.template_of.get(str(func.get("id")))
-        params = [c for c in children(template) if kind(c).endswith("TemplateParmDecl")] \
+        params = [c for c in children(template) if kind(c) in ("TemplateTypeParmDecl", "NonTypeTemplateParmDecl", "TemplateTemplateParmDecl")] \
             if template is not None else []
         out = []
         for n, arg in enumerate(args):
