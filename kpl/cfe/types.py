@@ -70,6 +70,16 @@ def array_member(elem: K.CType, dims: tuple[int, ...]) -> K.CType:
     return K.CType("vec", 32, True, f"{inner}[{dims[0]}]", K.FLOAT, leaf_paths(parts), parts=parts)
 
 
+def _bitfield_width(field: Node) -> int | None:
+    for n in tree.walk(field):
+        if tree.kind(n) == "ConstantExpr" and "value" in n:
+            try:
+                return int(n["value"])
+            except ValueError:
+                return None
+    return None
+
+
 class UnsupportedType(Exception):
     """A type the translator cannot model (the caller turns it into a located KplError)."""
 
@@ -190,7 +200,7 @@ class TypeTable:
             t = t[:-1].strip()
         if self.is_function_pointer(t):
             return K.CType("int", 64, False, "function pointer")
-        if "(" in t and t.endswith(")") and "lambda" not in t:
+        if "(" in t and t.endswith(")") and "lambda" not in t and "unnamed" not in t:
             raise UnsupportedType(f"function type '{text}'")
         bare = strip_qualifiers(t)
         bare = re.sub(r"\s+", " ", bare)
@@ -233,6 +243,34 @@ class TypeTable:
             return K.CType("vec", 32, True, bare, K.FLOAT, (), parts=())
         raise UnsupportedType(f"type '{text}'")
 
+    def _bitfield(self, typ: K.CType, field: Node, parts: list[tuple[str, K.CType]]) -> None:
+        """Append bit-field ``field`` to ``parts``.  A bit-field is its whole storage unit (its
+        declared type): a write to it writes every byte of the unit, so two threads writing
+        different bit-fields of one unit race, as they do on a GPU (a store of bits is a
+        read-modify-write of the unit).  Consecutive bit-fields of one type that fit in one
+        unit share it: they are the members of an anonymous union (all at the unit's
+        offset), whose members stay separate components of a struct VALUE."""
+        if typ.kind not in ("int", "bool"):
+            raise UnsupportedType(f"bit-field of type '{typ}'")
+        width = _bitfield_width(field)
+        if width is None:
+            raise UnsupportedType("bit-field width that is not a constant")
+        name = str(field.get("name", ""))
+        unit_bits = max(8, typ.bits)
+        last = parts[-1][1] if parts and not parts[-1][0] else None
+        if last is not None and last.union and last.name == f"bits:{typ}" \
+                and last.bits + width <= unit_bits and width > 0:
+            grown = K.CType("vec", last.bits + width, True, last.name, K.FLOAT,
+                            last.fields + ((name,) if name else ()),
+                            parts=last.parts + (((name, typ),) if name else ()), union=True)
+            parts[-1] = ("", grown)
+            return
+        if width == 0:
+            return  # `int : 0;` ends the unit
+        unit = K.CType("vec", width, True, f"bits:{typ}", K.FLOAT, (name,) if name else (),
+                       parts=((name or "__pad", typ),), union=True)
+        parts.append(("", unit))
+
     def _record_type(self, name: str, node: Node) -> K.CType:
         """A struct, class or union with its members (``parts``, laid out by kpl.ctypes):
         base classes first, as anonymous members, then the fields in order."""
@@ -259,7 +297,8 @@ class TypeTable:
                 else:
                     typ = self.ctype(ftext)
                 if field.get("isBitfield"):
-                    raise UnsupportedType("bit-field")
+                    self._bitfield(typ, field, parts)
+                    continue
                 parts.append((str(field.get("name", "")), typ))
             union = node.get("tagUsed") == "union"
             align = 0
