@@ -11,14 +11,14 @@ from dataclasses import replace
 from kpl import ast as K
 from kpl.cfe import gotos, tree
 from kpl.cfe.access import peel
-from kpl.cfe.calls import CallsTranslation
+from kpl.cfe.asm import AsmTranslation
 from kpl.cfe.state import Scope
 from kpl.cfe.tree import Node
 
 _CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
 
 
-class StmtsTranslation(CallsTranslation):
+class StmtsTranslation(AsmTranslation):
     """Blocks, statement lists and ``stmt_<Kind>``."""
 
     def block(self, node: Node | None, scope: Scope, *, main: bool = False,
