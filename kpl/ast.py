@@ -28,6 +28,9 @@ from typing import Any
 
 from kpl.placement import BarrierKind
 
+#: lanes of a warp on every NVIDIA GPU (``warpSize``); the oracles group threads by it
+WARP_SIZE = 32
+
 # --------------------------------------------------------------------------- types
 
 @dataclass(frozen=True)
@@ -236,7 +239,7 @@ class VecInit:
 @dataclass(frozen=True)
 class Spec:
     """A GPUVerify specification function in an annotation: ``other`` (``__other_int``),
-    ``same_group``, ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.fe.annotations)."""
+    ``same_group``, ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.frontend.annotations)."""
 
     name: str
     args: tuple[Expr, ...] = ()

@@ -1,10 +1,7 @@
-"""Tokens of CUDA source text: the shared vocabulary of the text-level stages.
-
-Both :mod:`kpl.templates` (template expansion) and :mod:`kpl.lower_cuda` (CUDA -> C99
-lowering) work on significant tokens with their offsets, so that every edit they make is an
-exact text replacement (columns of untouched code stay put, see :mod:`kpl.preprocess`).
-This module holds the tokenizer, bracket matching, the text-edit buffer and the CUDA
-keyword sets that both stages recognise.
+"""Tokens of CUDA source text, for what is read from the raw text rather than from clang's
+AST: host launches (``k<<<grid, block>>>``, :mod:`autosync.pipeline.launch`) and integer
+constants of the project configuration.  The tokenizer, bracket matching, top-level comma
+splitting and a small constant evaluator.
 """
 
 from __future__ import annotations
@@ -13,8 +10,6 @@ import ast as pyast
 import re
 from dataclasses import dataclass
 
-from kpl.errors import KplError
-from kpl.spans import Locator
 
 # --------------------------------------------------------------------------- tokens
 
@@ -119,66 +114,6 @@ def split_commas(toks: list[Tok], a: int, b: int, match: dict[int, int]) -> list
     if s < b or out:
         out.append((s, b))
     return out
-
-
-def norm(text: str) -> str:
-    """Collapse whitespace: the canonical spelling of a template argument."""
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def blank_text(s: str) -> str:
-    return re.sub(r"[^\n]", " ", s)
-
-
-class Edits:
-    """Non-overlapping text replacements, applied at once."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.items: list[tuple[int, int, str]] = []
-
-    def replace(self, s: int, e: int, rep: str) -> None:
-        self.items.append((s, e, rep))
-
-    def blank(self, s: int, e: int) -> None:
-        self.items.append((s, e, blank_text(self.text[s:e])))
-
-    def apply(self) -> str:
-        out: list[str] = []
-        pos = 0
-        for s, e, rep in sorted(self.items, key=lambda x: (x[0], x[1])):
-            if s < pos:  # overlapping: the earlier (outer) edit wins
-                continue
-            out.append(self.text[pos:s])
-            out.append(rep)
-            pos = e
-        out.append(self.text[pos:])
-        return "".join(out)
-
-def error_at(msg: str, loc: Locator, pos: int) -> KplError:
-    f, ln, col = loc(pos)
-    return KplError(msg, f, ln, col)
-
-
-ATTR_FUNCS = {"__launch_bounds__", "__attribute__", "__align__", "__declspec", "__maxnreg__",
-               "__cluster_dims__"}
-FUNC_QUALS = {"__global__", "__device__", "__host__"}
-SPACE_QUALS = {"__shared__": "shared", "__constant__": "constant", "__device__": "device",
-                "__managed__": "device"}
-REMOVE_KW = {"__global__", "__device__", "__host__", "__forceinline__", "__noinline__", "static",
-              "inline", "__inline__", "__inline", "__restrict__", "__restrict", "__shared__",
-              "__constant__", "__managed__", "__grid_constant__", "constexpr"}
-CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}
-TEX_FUNCS = {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex2DLayered", "tex1DLayered", "texCubemap",
-              "tex2DGather", "surf2Dread", "surf1Dread"}
-C_KEYWORDS = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-               "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return",
-               "short", "signed", "sizeof", "struct", "switch", "typedef", "union", "unsigned", "void",
-               "volatile", "while", "_Bool", "bool", "restrict"} | set(REMOVE_KW)
-UNSUPPORTED = {"class": "C++ class", "namespace": "C++ namespace", "operator": "C++ operator overloading",
-                "typename": "C++ typename outside a template header", "template": "C++ template",
-                "::": "C++ scope operator '::'", "virtual": "C++ virtual function",
-                "private": "C++ access specifier", "public": "C++ access specifier"}
 
 
 def eval_int(text: str) -> int | None:

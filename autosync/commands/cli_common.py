@@ -277,6 +277,9 @@ TimeoutOpt = Annotated[float | None, typer.Option(
     "--timeout", help="Give up after SECONDS (exit 3).", metavar="SECONDS")]
 #: the default ``--timeout`` of ``check`` and ``fix`` (shown in ``--help``)
 DEFAULT_TIMEOUT = 300.0
+ClangOpt = Annotated[str | None, typer.Option(
+    "--clang", metavar="PATH", help="The clang to read CUDA with (default: the pinned clang of the "
+    "ziglang package; also AUTOSYNC_CLANG).  Needs clang 17 or newer with CUDA support.")]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
 LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]
@@ -327,6 +330,7 @@ class KernelFlags:
     build_dir: str | None = None
     include: list[str] | None = None
     no_benign: bool | None = None
+    clang: str | None = None
 
     def argv(self) -> list[str]:
         """The flags again as command-line arguments (for a batch's worker)."""
@@ -337,19 +341,20 @@ class KernelFlags:
         out += ["-p", self.build_dir] if self.build_dir else []
         out += [a for f in self.include or [] for a in ("--include", f)]
         out += ["--no-benign"] if self.no_benign else []
+        out += ["--clang", self.clang] if self.clang else []
         return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
                                    self.grid_dim, self.warp_sync, self.build_dir, self.include,
-                                   benign=not self.no_benign)
+                                   benign=not self.no_benign, clang=self.clang)
 
 
 #: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
 _KERNEL_FLAGS: list[tuple[str, Any]] = [
     ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
     ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("build_dir", BuildDirOpt), ("include", ForcedIncludeOpt),
-    ("no_benign", NoBenignOpt),
+    ("no_benign", NoBenignOpt), ("clang", ClangOpt),
 ]
 
 

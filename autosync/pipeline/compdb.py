@@ -10,7 +10,7 @@ what changes the kernel it sees:
 * ``-I DIR``, ``-isystem DIR``, ``-iquote DIR`` (``--include-path`` for nvcc), relative to the
   entry's ``directory``;
 * ``-include FILE`` (``--pre-include`` for nvcc): the forced includes, in order, read before
-  the file (:mod:`kpl.preprocess`; FILE must lie under the kernel's folder, an ``-I`` folder
+  the file (:mod:`kpl.frontend.clang`; FILE must lie under the kernel's folder, an ``-I`` folder
   or the entry's ``directory``);
 * ``-x cuda`` / ``-x cu``: the file is CUDA whatever its suffix (a ``.cpp`` compiled as CUDA is
   then found in a folder, see :func:`cuda_files`).

@@ -158,7 +158,6 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
     caller ever receives an unverified patch."""
     from autosync.render.patch import apply_edits, plan_edits
-    from kpl.templates import shared_template
 
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
@@ -348,3 +347,15 @@ __all__ = [
     # this module
     "load", "pick_oracle", "run_oracle", "lc_ic", "fix_kernels", "fix_once", "nvcc_check",
 ]
+
+
+def shared_template(kernel: str, others: list[str]) -> str | None:
+    """Why a patch cannot serve instantiation ``kernel`` (``k<32>``) when its placement is the
+    union of those of the other instantiations of the same template in ``others`` (``fix``
+    renders one barrier set into the one template text); None when no other shares it."""
+    base = kernel.split("<", 1)[0]
+    twins = [o for o in others if "<" in kernel and o.split("<", 1)[0] == base]
+    if not twins:
+        return None
+    return (f"kernel '{kernel}': its template text is shared with {', '.join(twins)}; the union of "
+            f"their barrier placements does not verify for '{kernel}'")

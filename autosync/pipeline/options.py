@@ -72,24 +72,28 @@ class KernelOptions:
     #: command's), and the folders they may lie in besides the sandbox's (the command's directory)
     forced_includes: list[str] = field(default_factory=list)
     forced_dirs: list[str] = field(default_factory=list)
+    #: ``--clang``: the clang binary to read CUDA with (None: ``$AUTOSYNC_CLANG`` or the pinned one)
+    clang: str | None = None
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
               grid_dim: str | None = None, warp_sync: int | None = None,
               build_dir: str | None = None, forced_includes: list[str] | None = None, *,
-              benign: bool = True) -> KernelOptions:
+              benign: bool = True, clang: str | None = None) -> KernelOptions:
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
                    parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
-                   build_dir=build_dir, forced_includes=list(forced_includes or []), benign=benign)
+                   build_dir=build_dir, forced_includes=list(forced_includes or []), benign=benign,
+                   clang=clang)
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
         return {"defines": self.defines or None, "include_dirs": self.include_dirs or None, "instances": inst,
                 "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync,
-                "forced_includes": self.forced_includes or None, "forced_dirs": self.forced_dirs or None}
+                "forced_includes": self.forced_includes or None, "forced_dirs": self.forced_dirs or None,
+                "clang": self.clang}
 
 
 #: CUDA's limits on a launch (compute capability 2.0 and later)

@@ -13,9 +13,9 @@ indices; the oracles compare the two as byte ranges.
 from __future__ import annotations
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.state import Alias, Binding, PointerBinding, ScalarMemory, Scope, TranslatorBase, UnboundPointer
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.state import Alias, Binding, PointerBinding, ScalarMemory, Scope, TranslatorBase, UnboundPointer
+from kpl.frontend.tree import Node
 from kpl.ctypes import binary_type, common_type, invalid_operands, sizeof
 
 #: implicit casts that change neither the value nor what it designates
@@ -200,7 +200,7 @@ class AccessTranslation(TranslatorBase):
         return None
 
     def pointer_call(self, node: Node, scope: Scope) -> PointerBinding | None:
-        """A call that returns a pointer (``SharedMemory<T>()``): :mod:`kpl.cfe.calls`."""
+        """A call that returns a pointer (``SharedMemory<T>()``): :mod:`kpl.frontend.calls`."""
         raise NotImplementedError
 
     def _is_pointerish(self, node: Node) -> bool:
@@ -326,7 +326,7 @@ class AccessTranslation(TranslatorBase):
 
     def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
                       reading: bool = False) -> K.LValue:
-        """``s.f`` / ``p->f`` as an assignment target: :mod:`kpl.cfe.members`."""
+        """``s.f`` / ``p->f`` as an assignment target: :mod:`kpl.frontend.members`."""
         raise NotImplementedError
 
     def reference(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> Binding:

@@ -2,7 +2,7 @@
 
 Why a module of its own: annotations are specifications, not code -- nvcc compiles them to
 nothing (``annotations.h``) -- so their translation follows other rules than calls do.  The
-functions are declared by the user's ``annotations.h``, not by our headers; :mod:`kpl.cfe.calls`
+functions are declared by the user's ``annotations.h``, not by our headers; :mod:`kpl.frontend.calls`
 routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What each name means:
 
 * ``__assert(e)`` / ``__global_assert(e)`` -> :class:`kpl.ast.Assert` (kind ``assert``);
@@ -27,17 +27,17 @@ routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What eac
   answers with "unknown" -- never a silent true.
 
 A store to ``__constant__`` memory is refused where stores are built
-(:meth:`kpl.cfe.access.AccessTranslation.check_writable`).
+(:meth:`kpl.frontend.access.AccessTranslation.check_writable`).
 """
 
 from __future__ import annotations
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.access import peel
-from kpl.cfe.decls import DeclsTranslation
-from kpl.cfe.state import PointerBinding, Scope
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.access import peel
+from kpl.frontend.decls import DeclsTranslation
+from kpl.frontend.state import PointerBinding, Scope
+from kpl.frontend.tree import Node
 from kpl.ctypes import sizeof
 
 #: every GPUVerify annotation function (a call to one is never inlined nor modelled)
@@ -224,16 +224,16 @@ class AnnotationsTranslation(DeclsTranslation):
         for where in (entry, latch):
             where.extend(K.Assert(c, kind="invariant", label=self.label()) for c in conds)
 
-    # ------------------------------------------------------------------ defined in kpl.cfe.calls
+    # ------------------------------------------------------------------ defined in kpl.frontend.calls
 
     def callee(self, node: Node) -> tuple[Node | None, Node | None]:
-        """(function declaration, object of a method call): :mod:`kpl.cfe.calls`."""
+        """(function declaration, object of a method call): :mod:`kpl.frontend.calls`."""
         raise NotImplementedError
 
     def arguments(self, node: Node, func: Node | None) -> list[Node]:
-        """A call's argument nodes: :mod:`kpl.cfe.calls`."""
+        """A call's argument nodes: :mod:`kpl.frontend.calls`."""
         raise NotImplementedError
 
     def function_name(self, func: Node) -> str:
-        """A function declaration's name: :mod:`kpl.cfe.calls`."""
+        """A function declaration's name: :mod:`kpl.frontend.calls`."""
         raise NotImplementedError

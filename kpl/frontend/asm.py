@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.calls import CallsTranslation
-from kpl.cfe.state import Scope
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.calls import CallsTranslation
+from kpl.frontend.state import Scope
+from kpl.frontend.tree import Node
 from kpl.spans import SourceText
 
 _BARRIER = re.compile(r"(?:bar|barrier)(?:\.cta)?\.(sync|arrive)(?:\.aligned)?\s+(.*)$")

@@ -8,15 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.access import decl_id, peel
-from kpl.cfe.annotations import ANNOTATIONS
-from kpl.cfe.decls import initializer
-from kpl.cfe.library import LibraryTranslation
-from kpl.cfe.memops import MEMORY_FUNCTIONS
-from kpl.cfe.state import Alias, PointerBinding, Scope
-from kpl.cfe.tree import Node
-from kpl.cfe.types import vector_type
+from kpl.frontend import tree
+from kpl.frontend.access import decl_id, peel
+from kpl.frontend.annotations import ANNOTATIONS
+from kpl.frontend.decls import initializer
+from kpl.frontend.library import LibraryTranslation
+from kpl.frontend.memops import MEMORY_FUNCTIONS
+from kpl.frontend.state import Alias, PointerBinding, Scope
+from kpl.frontend.tree import Node
+from kpl.frontend.types import vector_type
 from kpl.placement import BarrierKind
 
 

@@ -4,7 +4,7 @@ WHY clang: CUDA as written today is C++ (templates instantiated from host code, 
 methods defined out of line, namespaces, lambdas, ``auto``, ``if constexpr``, CUB-style block
 templates).  Only a C++ compiler resolves that; clang parses CUDA, instantiates every template
 the file uses, and prints the result as a JSON AST with exact source offsets.  We translate
-that AST into KPL (:mod:`kpl.cfe.translate`); we never re-implement C++.
+that AST into KPL (:mod:`kpl.frontend.translate`); we never re-implement C++.
 
 Which clang: the one of the pinned ``ziglang`` wheel (a dependency, so ``pip install`` brings
 it), or another named by ``--clang PATH`` / ``AUTOSYNC_CLANG``; it is checked once for its
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from kpl.cfe.tree import decode
+from kpl.frontend.tree import decode
 from kpl.errors import KplError
 from kpl.textio import encode_source, read_source
 

@@ -11,11 +11,11 @@ import math
 from dataclasses import replace
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.access import peel
-from kpl.cfe.members import MembersTranslation
-from kpl.cfe.state import PointerBinding, ScalarMemory, Scope, UnboundPointer
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.access import peel
+from kpl.frontend.members import MembersTranslation
+from kpl.frontend.state import PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.frontend.tree import Node
 from kpl.ctypes import sizeof
 
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more

@@ -1,4 +1,4 @@
-"""Expressions: one ``expr_<Kind>`` per clang expression kind (calls in :mod:`kpl.cfe.calls`).
+"""Expressions: one ``expr_<Kind>`` per clang expression kind (calls in :mod:`kpl.frontend.calls`).
 
 ``expr(node, scope, pre)`` returns a side-effect-free KPL expression; side effects that C++
 hides inside it (``A[i++]``, assignments, inlined calls) are appended to ``pre`` as leaves
@@ -8,14 +8,14 @@ that run before the statement.  clang has made every conversion explicit
 from __future__ import annotations
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
-from kpl.cfe.state import Alias, PointerBinding, ScalarMemory, Scope
-from kpl.cfe.tree import Node
-from kpl.cfe.types import int_type
+from kpl.ast import WARP_SIZE
+from kpl.frontend import tree
+from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
+from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.tree import Node
+from kpl.frontend.types import int_type
 from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 
-WARP_SIZE = 32
 BUILTIN_DIMS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _NULL_KINDS = {"CXXNullPtrLiteralExpr", "GNUNullExpr"}
 
@@ -205,7 +205,7 @@ class ExprsTranslation(AccessTranslation):
         return names.index(key) + 1 if key in names else len(names) + 1
 
     def address_taken(self) -> list[str]:
-        """Ids of the device functions whose address the kernel's file takes: :mod:`kpl.cfe.calls`."""
+        """Ids of the device functions whose address the kernel's file takes: :mod:`kpl.frontend.calls`."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ members

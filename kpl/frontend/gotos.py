@@ -10,7 +10,7 @@ statements; every other shape (a jump into a block, crossing regions, both direc
 one label) is irreducible here and rejected by the caller.
 
 This module only plans, over clang's statement nodes (labels are matched by clang's label
-declaration ids); :mod:`kpl.cfe.stmts` translates the regions.
+declaration ids); :mod:`kpl.frontend.stmts` translates the regions.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kpl.cfe import tree
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.tree import Node
 
 LOOPS = {"ForStmt", "WhileStmt", "DoStmt", "CXXForRangeStmt"}
 

@@ -1,7 +1,7 @@
 """CUDA file → KPL kernels through clang: the front end's entry point.
 
-:func:`load_kernels` runs clang on the file (:mod:`kpl.cfe.clang`), indexes its AST
-(:mod:`kpl.cfe.tree`), and translates each ``__global__`` function with a body (each
+:func:`load_kernels` runs clang on the file (:mod:`kpl.frontend.clang`), indexes its AST
+(:mod:`kpl.frontend.tree`), and translates each ``__global__`` function with a body (each
 instantiation of a kernel template) into a :class:`kpl.ast.Kernel` (:class:`Translator`).
 clang's errors stop a kernel only when they are inside it or inside a function it calls;
 an error in host code, or in a function no kernel reaches, does not.
@@ -14,15 +14,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.clang import INCLUDE_DIR, ClangResult, run_clang
-from kpl.cfe.decls import memory_space
-from kpl.cfe.state import PointerBinding, ScalarMemory, Unit
-from kpl.cfe.stmts import StmtsTranslation
-from kpl.cfe.tree import Node
-from kpl.cfe.types import TypeTable, UnsupportedType
+from kpl.frontend import tree
+from kpl.frontend.clang import INCLUDE_DIR, ClangResult, run_clang
+from kpl.frontend.decls import memory_space
+from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
+from kpl.frontend.stmts import StmtsTranslation
+from kpl.frontend.tree import Node
+from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.errors import KplError
 from kpl.header import KernelHeader, parse_header
+from kpl.macros import scan_macros
 from kpl.spans import SourceText
 from kpl.textio import read_source
 
@@ -192,7 +193,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                  include_dirs: list[str] | None = None, block_dim: Dim = None,
                  grid_dim: Dim = None, warp_sync: int | None = None,
                  instances: list[str] | None = None, forced_includes: list[str] | None = None,
-                 forced_dirs: list[str] | None = None, **_: Any) -> list[K.Kernel]:
+                 forced_dirs: list[str] | None = None, clang: str | None = None) -> list[K.Kernel]:
     """Parse ``path`` (or ``text`` as if it were ``path``) into one Kernel per
     ``__global__`` function with a body, in file order."""
     if text is None:
@@ -206,18 +207,24 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     extra = "".join(f"\nstatic void __autosync_instance_{n}() {{ (void)&{inst}; }}\n"
                     for n, inst in enumerate(instances or []))
     result = run_clang(path, text, defines=all_defines, include_dirs=include_dirs,
-                       forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra)
+                       forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra,
+                       clang=clang)
     tu = result.ast
     index = tree.DeclIndex(tu)
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files)
     _globals(unit)
+    main_dir = os.path.dirname(os.path.abspath(path))
+    macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)
+                          for real, t in result.files.items()] + [(path, text)])
     kernels = []
     for func, name in _kernels(unit):
         _check_errors(result, unit, func, path)
         launch = _launch(header, func, block_dim, grid_dim, warp_sync)
-        kernels.append(Translator(unit, func, launch, name).translate(header))
+        kernel = Translator(unit, func, launch, name).translate(header)
+        kernel.macros = dict(macros)
+        kernels.append(kernel)
     if not kernels:
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:
@@ -226,9 +233,28 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     return kernels
 
 
+def kernel_names(kernels: list[K.Kernel]) -> list[str]:
+    return [k.name for k in kernels]
+
+
+def select_kernel(kernels: list[K.Kernel], name: str | None, path: str) -> K.Kernel:
+    """Pick the kernel called ``name`` (its display name, or the template's base name)."""
+    if name is None:
+        if len(kernels) == 1:
+            return kernels[0]
+        raise KplError(f"{len(kernels)} kernels in this file ({', '.join(kernel_names(kernels))}): "
+                       "pass --kernel NAME", path)
+    for k in kernels:
+        base = k.name.split("<", 1)[0]
+        if name in (k.name, base) or name.replace(" ", "") == k.name.replace(" ", ""):
+            return k
+    raise KplError(f"no kernel named '{name}' (available: {', '.join(kernel_names(kernels))})", path)
+
+
+def load_kernel(path: str, kernel: str | None = None, **options: Any) -> K.Kernel:
+    return select_kernel(load_kernels(path, **options), kernel, path)
+
+
 def parse_kernel_text(text: str, path: str = "<input>.cu", kernel: str | None = None,
                       **options: Any) -> K.Kernel:
-    from kpl.frontend import select_kernel
-
-    return select_kernel(load_kernels(os.path.abspath(path) if path.startswith("<") else path,
-                                      text, **options), kernel, path)
+    return select_kernel(load_kernels(path, text, **options), kernel, path)

@@ -1,6 +1,6 @@
 """CUDA's device libraries beyond the prelude: cooperative groups, curand, half precision.
 
-Our headers (``kpl/cfe/include``) declare these WITHOUT bodies; this mixin says what each call
+Our headers (``kpl/frontend/include``) declare these WITHOUT bodies; this mixin says what each call
 does, as the old front end did (:mod:`kpl.lower_coop`, ``kpl.fe.calls.curand``):
 
 * cooperative groups: a block's ``sync()`` (also ``cg::sync(b)``, ``cg::synchronize(b)``) is
@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.access import decl_id, peel
-from kpl.cfe.memops import MemOpsTranslation
-from kpl.cfe.state import Alias, Scope
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.access import decl_id, peel
+from kpl.frontend.memops import MemOpsTranslation
+from kpl.frontend.state import Alias, Scope
+from kpl.frontend.tree import Node
 from kpl.placement import BarrierKind
 
 CG = "cooperative_groups::"
@@ -88,7 +88,7 @@ class Group:
 class LibraryTranslation(MemOpsTranslation):
     """Models of library functions declared without a body in our headers."""
 
-    # ------------------------------------------------------------------ from kpl.cfe.calls
+    # ------------------------------------------------------------------ from kpl.frontend.calls
 
     def callee(self, node: Node) -> tuple[Node | None, Node | None]:
         raise NotImplementedError

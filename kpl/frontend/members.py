@@ -4,7 +4,7 @@
 WHY: a struct in shared or global memory is bytes.  A member access is the bytes of that
 member at its offset (kpl.ctypes lays structs out: base classes first, ``__align__``,
 unions at offset 0, nested and anonymous members, array members), so it is built as a byte
-view of the struct's array (:mod:`kpl.cfe.access`): two threads writing different members
+view of the struct's array (:mod:`kpl.frontend.access`): two threads writing different members
 of one struct do not race, writing a member and reading the whole struct (or an
 overlapping union member) do.  A member of a thread-local struct VARIABLE is a component
 of its value: the value's components are the struct's leaf paths (``pos.x``), so a nested
@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.access import decl_id, peel
-from kpl.cfe.exprs import ExprsTranslation
-from kpl.cfe.state import Alias, PointerBinding, ScalarMemory, Scope
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.access import decl_id, peel
+from kpl.frontend.exprs import ExprsTranslation
+from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.tree import Node
 from kpl.ctypes import member, sizeof
 
 
@@ -70,7 +70,7 @@ def through_union(t: K.CType, path: str) -> bool:
 
 def _in_anonymous_union(t: K.CType, name: str) -> bool:
     """Is member ``name`` of ``t`` reached through an anonymous union?  The storage unit of
-    bit-fields (kpl.cfe.types) is not one: its members are separate values."""
+    bit-fields (kpl.frontend.types) is not one: its members are separate values."""
     for n, m in t.parts:
         if n or not m.parts:
             continue

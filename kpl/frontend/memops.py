@@ -5,7 +5,7 @@ device code, translated to the reads and writes they perform.  The callee reache
 
 WHY: a copy is a range of accesses.  Dropping the call hides every race on its bytes (a
 write-write race between two threads' copies that overlap in ONE byte included), so each
-call becomes the accesses of the byte-level memory model (:mod:`kpl.cfe.access`): for every
+call becomes the accesses of the byte-level memory model (:mod:`kpl.frontend.access`): for every
 unit of the range a read of the source and a write of the destination (``memset``: a write
 of the value).
 
@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kpl import ast as K
-from kpl.cfe.annotations import AnnotationsTranslation
-from kpl.cfe.state import PointerBinding, Scope
-from kpl.cfe.tree import Node
-from kpl.cfe.types import int_type
+from kpl.frontend.annotations import AnnotationsTranslation
+from kpl.frontend.state import PointerBinding, Scope
+from kpl.frontend.tree import Node
+from kpl.frontend.types import int_type
 from kpl.ctypes import common_type, sizeof
 
 #: names translated here -> "copy" (dst, src, n) or "set" (dst, value, n)

@@ -1,7 +1,7 @@
 """Translator state, scopes, source spans and the two dispatch tables.
 
 The translation of one ``__global__`` function is one object, built from mixins stacked in
-dependency order (:mod:`kpl.cfe`): this module holds what they share.  Names are bound by
+dependency order (:mod:`kpl.frontend`): this module holds what they share.  Names are bound by
 clang's declaration ids, not by spelling: clang has already resolved every name (shadowing,
 namespaces, overloads, lambdas' captures), so a ``DeclRefExpr`` says exactly which
 declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>`` and
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.tree import Node
-from kpl.cfe.types import TypeTable, UnsupportedType
+from kpl.frontend import tree
+from kpl.frontend.tree import Node
+from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.errors import KplError
 from kpl.spans import SourceText
 
@@ -108,7 +108,7 @@ class TranslatorBase:
     """State of translating one ``__global__`` function, plus the dispatch over node kinds.
 
     :meth:`block` and :meth:`effects` are declared here because expressions and calls
-    recurse into them (defined in :mod:`kpl.cfe.stmts`)."""
+    recurse into them (defined in :mod:`kpl.frontend.stmts`)."""
 
     def __init__(self, unit: Unit, func: Node, launch: K.Launch, display_name: str) -> None:
         self.unit = unit
@@ -265,9 +265,9 @@ class TranslatorBase:
 
     def block(self, node: Node | None, scope: Scope, *, main: bool = False,
               placeable: bool = True) -> K.Block:
-        """A (possibly unbraced) body as a KPL block: :meth:`kpl.cfe.stmts.StmtsTranslation.block`."""
+        """A (possibly unbraced) body as a KPL block: :meth:`kpl.frontend.stmts.StmtsTranslation.block`."""
         raise NotImplementedError
 
     def effects(self, node: Node, scope: Scope) -> list[K.Stmt]:
-        """An expression evaluated for its side effects: see :mod:`kpl.cfe.stmts`."""
+        """An expression evaluated for its side effects: see :mod:`kpl.frontend.stmts`."""
         raise NotImplementedError

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kpl import ast as K
-from kpl.cfe import gotos, tree
-from kpl.cfe.access import peel
-from kpl.cfe.asm import AsmTranslation
-from kpl.cfe.state import Scope
-from kpl.cfe.tree import Node
+from kpl.frontend import gotos, tree
+from kpl.frontend.access import peel
+from kpl.frontend.asm import AsmTranslation
+from kpl.frontend.state import Scope
+from kpl.frontend.tree import Node
 
 _CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
 
@@ -73,7 +73,7 @@ class StmtsTranslation(AsmTranslation):
 
     def _goto_region(self, items: list[Node], region: gotos.Region, scope: Scope,
                      out: list[K.Stmt]) -> None:
-        """The statements a goto spans as one block (:mod:`kpl.cfe.gotos`): an exit region is
+        """The statements a goto spans as one block (:mod:`kpl.frontend.gotos`): an exit region is
         an :class:`K.Inline` block that ``goto`` leaves by ``Return``, followed by ``if
         (flag) return`` for a ``return`` (or a goto further out) that leaves past it; a loop
         region is ``while (1) { ...; break; }`` that ``goto`` continues."""
@@ -146,11 +146,11 @@ class StmtsTranslation(AsmTranslation):
             return self.assignment(node, scope)
         if k == "UnaryOperator" and node.get("opcode") in ("++", "--"):
             target_node = tree.children(node)[0]
-            from kpl.cfe.access import decl_id
+            from kpl.frontend.access import decl_id
 
             ident = decl_id(target_node)
             found = scope.lookup(ident) if ident else None
-            from kpl.cfe.state import PointerBinding
+            from kpl.frontend.state import PointerBinding
 
             if isinstance(found, PointerBinding):
                 if self.control_depth > 0:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 from kpl import ast as K
-from kpl.cfe import tree
-from kpl.cfe.tree import Node
+from kpl.frontend import tree
+from kpl.frontend.tree import Node
 from kpl.ctypes import leaf_paths
 
 VECTOR_FIELDS = ("x", "y", "z", "w")

@@ -1,7 +1,7 @@
 """``dynamic``, annotations: GPUVerify's checked annotations in a concrete run.
 
 An :class:`kpl.ast.Assert` (``__assert``, the ``__requires`` of an inlined function,
-``__ensures``, loop invariants; :mod:`kpl.fe.annotations`) is checked for every enabled
+``__ensures``, loop invariants; :mod:`kpl.frontend.annotations`) is checked for every enabled
 thread.  One that relates the two threads of a pair (``__other_int``, ``__uniform_int``,
 ``__same_group``) is checked for every pair of distinct threads of the block
 (:meth:`AnnotationChecks.holds`: the partner ranges over all threads of the block, as the

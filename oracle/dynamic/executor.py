@@ -44,7 +44,7 @@ from kpl.ast import (
     VarField,
 )
 from kpl.ctypes import convert, to_int
-from kpl.fe.names import WARP_SIZE
+from kpl.ast import WARP_SIZE
 from kpl.labels import LabelTree
 from kpl.placement import BarrierKind
 from oracle.base import Divergence, Witness

@@ -21,7 +21,7 @@ from typing import Any
 
 from kpl.ast import Atomic, CType, Load, MemElem, Memory, Space
 from kpl.ctypes import sizeof
-from kpl.fe.names import WARP_SIZE
+from kpl.ast import WARP_SIZE
 from kpl.labels import LabelTree
 from oracle.base import AccessKind, Race, Witness, conflicts
 from oracle.dynamic.values import Dim3, Iters, linear_to_dim3

@@ -30,7 +30,7 @@ from typing import Any
 import z3
 
 from kpl import ast as K
-from kpl.fe.names import WARP_SIZE
+from kpl.ast import WARP_SIZE
 from kpl.placement import BarrierKind
 from oracle.base import AccessKind
 from oracle.sdv.encode import Val, conv, fresh, is_false, to_bool, vec_elem

@@ -1,9 +1,9 @@
-/* AutoSync's CUDA prelude: read by clang before every kernel (kpl/cfe/clang.py).
+/* AutoSync's CUDA prelude: read by clang before every kernel (kpl/frontend/clang.py).
  *
  * Written for AutoSync, not taken from CUDA or clang.  It declares what device code may use
  * without an include: the qualifiers, the built-in variables, vector types, barriers, fences,
  * atomics, warp intrinsics and the math library.  A function declared here WITHOUT a body is
- * modelled by the translator (kpl/cfe/models.py says how: a barrier, an atomic, a memory read,
+ * modelled by the translator (kpl/frontend/models.py says how: a barrier, an atomic, a memory read,
  * or a pure function of its arguments); one WITH a body is inlined like user code.  A function
  * without a body that the user declares is an error: it is never silently ignored.
  */

@@ -1,6 +1,6 @@
 /* AutoSync's declarations of CUDA's cooperative groups (written for AutoSync from the public
  * API, not taken from CUDA).  Every member function is declared WITHOUT a body: the translator
- * models each one (kpl/cfe/library.py): a block's sync() is __syncthreads(), a grid's a grid
+ * models each one (kpl/frontend/library.py): a block's sync() is __syncthreads(), a grid's a grid
  * barrier, a 32-thread tile's __syncwarp(); thread_rank()/size() are exact expressions of
  * threadIdx/blockDim; a tile's shuffles and votes are the warp intrinsics.  A member the
  * translator does not know is an error, never ignored. */

@@ -1,6 +1,6 @@
 /* AutoSync's declarations of CUDA's bfloat16 (written for AutoSync from the public API, not
  * taken from CUDA): structs of raw bits and functions WITHOUT bodies, modelled as pure
- * functions of their arguments (kpl/cfe/library.py). */
+ * functions of their arguments (kpl/frontend/library.py). */
 #pragma once
 #include <cuda_fp16.h>
 

@@ -2,7 +2,7 @@
  * not taken from CUDA).  __half and __half2 are structs of raw bits; every function is
  * declared WITHOUT a body, so the translator models it as a pure function of its arguments
  * (a value the verifier knows nothing about); the conversion to float is such a function of
- * the object (kpl/cfe/library.py).  No function here touches memory. */
+ * the object (kpl/frontend/library.py).  No function here touches memory. */
 #pragma once
 
 struct __align__(2) __half { unsigned short __x; __device__ __host__ operator float() const; };

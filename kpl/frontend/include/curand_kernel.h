@@ -1,6 +1,6 @@
 /* AutoSync's declarations of the curand device API (written for AutoSync from the public API,
  * not taken from CUDA).  The generator states are structs of a few words; every function is
- * declared WITHOUT a body and modelled by the translator (kpl/cfe/library.py): curand_init
+ * declared WITHOUT a body and modelled by the translator (kpl/frontend/library.py): curand_init
  * writes the state, every draw reads the state and writes it back advanced, and returns a
  * value the verifier knows nothing about.  So threads sharing one state race on it. */
 #pragma once

@@ -1,6 +1,6 @@
 /* AutoSync's declarations of cooperative_groups::memcpy_async and wait (written for AutoSync).
  * An asynchronous group copy is NOT modelled: the translator reports it as unsupported
- * (kpl/cfe/library.py) rather than guess when its stores happen. */
+ * (kpl/frontend/library.py) rather than guess when its stores happen. */
 #pragma once
 #include <cooperative_groups.h>
 
