@@ -10,7 +10,6 @@ import ast as pyast
 import re
 from dataclasses import dataclass
 
-
 # --------------------------------------------------------------------------- tokens
 
 _TOKEN_RE = re.compile(

@@ -23,7 +23,7 @@ from typing import Any
 log = logging.getLogger("autosync.lsp")
 
 #: imported once in the fork server so that each analysis process starts warm
-PRELOAD = ["autosync.lsp.analysis", "kpl.frontend", "kpl.labels", "kpl.transform", 
+PRELOAD = ["autosync.lsp.analysis", "kpl.frontend", "kpl.labels", "kpl.transform",
            "oracle.registry", "oracle.sdv", "oracle.named", "oracle.dynamic", "autosync.algorithm.synthesis",
            "autosync.render.patch", "autosync.algorithm.constraints", "autosync.algorithm.maxsat", "pysat.examples.rc2", "z3"]
 

@@ -13,10 +13,18 @@ indices; the oracles compare the two as byte ranges.
 from __future__ import annotations
 
 from kpl import ast as K
-from kpl.frontend import tree
-from kpl.frontend.state import Alias, Binding, PointerBinding, ScalarMemory, Scope, TranslatorBase, UnboundPointer
-from kpl.frontend.tree import Node
 from kpl.ctypes import binary_type, common_type, invalid_operands, sizeof
+from kpl.frontend import tree
+from kpl.frontend.state import (
+    Alias,
+    Binding,
+    PointerBinding,
+    ScalarMemory,
+    Scope,
+    TranslatorBase,
+    UnboundPointer,
+)
+from kpl.frontend.tree import Node
 
 #: implicit casts that change neither the value nor what it designates
 _TRANSPARENT_CASTS = {"NoOp", "LValueToRValue", "ArrayToPointerDecay", "FunctionToPointerDecay",
@@ -314,6 +322,9 @@ class AccessTranslation(TranslatorBase):
             return self.location(binding.mem, binding.offset, None, binding.view)
         if k == "MemberExpr":
             return self.member_lvalue(node, scope, pre)
+        if k in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr") \
+                and node.get("valueCategory") == "lvalue":
+            return self.call_lvalue(node, scope, pre)
         if k in EXPLICIT_CASTS or k == "ImplicitCastExpr":
             return self.lvalue(tree.children(node)[0], scope, pre)
         if k == "CXXThisExpr" or (k == "UnaryOperator" and node.get("opcode") == "*"):
@@ -323,6 +334,10 @@ class AccessTranslation(TranslatorBase):
             if isinstance(this, Alias):
                 return this.target
         raise self.error(f"unsupported assignment target: {k}", node)
+
+    def call_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
+        """What a call returning a reference designates: :mod:`kpl.frontend.calls`."""
+        raise NotImplementedError
 
     def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
                       reading: bool = False) -> K.LValue:
@@ -341,8 +356,10 @@ class AccessTranslation(TranslatorBase):
             found = scope.lookup(decl_id(inner) or "")
             if isinstance(found, (K.Var, Alias, ScalarMemory, PointerBinding, K.Memory)):
                 return found
-        if node.get("valueCategory") == "lvalue" or k in ("ArraySubscriptExpr", "MemberExpr") or (
-                k == "UnaryOperator" and inner.get("opcode") == "*"):
+        if k in ("DeclRefExpr", "ArraySubscriptExpr", "MemberExpr", "CXXThisExpr") or (
+                k == "UnaryOperator" and inner.get("opcode") == "*") or (
+                k in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr")
+                and inner.get("valueCategory") == "lvalue"):
             if "[" in tree.qual_type(inner) and k != "DeclRefExpr":
                 binding = self.pointer(inner, scope)
                 if binding is not None:

@@ -33,12 +33,12 @@ A store to ``__constant__`` memory is refused where stores are built
 from __future__ import annotations
 
 from kpl import ast as K
+from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.decls import DeclsTranslation
 from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
-from kpl.ctypes import sizeof
 
 #: every GPUVerify annotation function (a call to one is never inlined nor modelled)
 ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__global_assert",

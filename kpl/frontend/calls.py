@@ -14,7 +14,7 @@ from kpl.frontend.annotations import ANNOTATIONS
 from kpl.frontend.decls import initializer
 from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
-from kpl.frontend.state import Alias, PointerBinding, Scope
+from kpl.frontend.state import Alias, Binding, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
 from kpl.placement import BarrierKind
@@ -25,6 +25,15 @@ class PointerResult:
     """Where the ``return`` of an inlined pointer-returning function puts its binding."""
 
     binding: PointerBinding | None = None
+
+
+@dataclass
+class ReferenceResult:
+    """Where the ``return`` of an inlined reference-returning function (``T &operator[]``)
+    puts what it refers to."""
+
+    binding: Binding | None = None
+    returns: int = 0
 
 
 BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
@@ -402,6 +411,34 @@ class CallsTranslation(LibraryTranslation):
             raise self.error(f"unsupported: the pointer '{self.function_name(func)}' returns "
                              "depends on what its body does", node)
         return slot.binding
+
+    def call_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
+        """The object a call returning a reference designates (``packed[k] = x`` through
+        ``T &operator[](int)``): the function is inlined and its ``return`` names it."""
+        func, obj = self.callee(node)
+        if func is None or tree.body_of(func) is None:
+            raise self.error("unsupported: assignment through a call with no body", node)
+        slot = ReferenceResult()
+        saved = self.result_vars
+        self.result_vars = [*saved, None]
+        self.pointer_results.append(slot)
+        try:
+            stmts = self.inline_call(node, func, obj, scope)
+        finally:
+            self.pointer_results.pop()
+            self.result_vars = saved
+        target = slot.binding
+        if slot.returns != 1 or target is None:
+            raise self.error(f"unsupported: '{self.function_name(func)}' returns a reference "
+                             "from more than one place", node)
+        pre.extend(stmts)
+        if isinstance(target, K.Var):
+            return target
+        if isinstance(target, Alias):
+            return target.target
+        if isinstance(target, ScalarMemory):
+            return self.location(target.mem, K.Const(0))
+        raise self.error(f"unsupported: the reference '{self.function_name(func)}' returns", node)
 
     def _return_type(self, node: Node, func: Node) -> K.CType:
         text = tree.qual_type(node)

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from kpl.frontend.tree import decode
 from kpl.errors import KplError
+from kpl.frontend.tree import decode
 from kpl.textio import encode_source, read_source
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")

@@ -11,12 +11,12 @@ import math
 from dataclasses import replace
 
 from kpl import ast as K
+from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.members import MembersTranslation
 from kpl.frontend.state import PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
-from kpl.ctypes import sizeof
 
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more
 STATIC_SHARED_LIMIT = 0xC000
@@ -85,8 +85,11 @@ class DeclsTranslation(MembersTranslation):
 
     def declaration(self, decl: Node, scope: Scope) -> list[K.Stmt]:
         k = tree.kind(decl)
+        if k in ("TypedefDecl", "TypeAliasDecl") and decl.get("name"):
+            self.types.local_alias(str(decl["name"]), tree.qual_type(decl))
+            return []
         if k != "VarDecl":
-            return []  # a local struct, typedef, using or static_assert: nothing runs
+            return []  # a local struct, using or static_assert: nothing runs
         ident = str(decl["id"])
         name = str(decl.get("name", ""))
         text = tree.qual_type(decl)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from kpl import ast as K
 from kpl.ast import WARP_SIZE
+from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.frontend import tree
 from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
 from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import int_type
-from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 
 BUILTIN_DIMS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _NULL_KINDS = {"CXXNullPtrLiteralExpr", "GNUNullExpr"}

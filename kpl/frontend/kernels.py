@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kpl import ast as K
+from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.clang import INCLUDE_DIR, ClangResult, run_clang
 from kpl.frontend.decls import memory_space
@@ -21,7 +22,6 @@ from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
 from kpl.frontend.types import TypeTable, UnsupportedType
-from kpl.errors import KplError
 from kpl.header import KernelHeader, parse_header
 from kpl.macros import scan_macros
 from kpl.spans import SourceText

@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kpl import ast as K
+from kpl.ctypes import member, sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.exprs import ExprsTranslation
 from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
-from kpl.ctypes import member, sizeof
 
 
 @dataclass

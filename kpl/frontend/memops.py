@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kpl import ast as K
+from kpl.ctypes import common_type, sizeof
 from kpl.frontend.annotations import AnnotationsTranslation
 from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import int_type
-from kpl.ctypes import common_type, sizeof
 
 #: names translated here -> "copy" (dst, src, n) or "set" (dst, value, n)
 MEMORY_FUNCTIONS = {"memcpy": "copy", "__builtin_memcpy": "copy", "memmove": "copy",

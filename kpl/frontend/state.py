@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kpl import ast as K
+from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.tree import Node
 from kpl.frontend.types import TypeTable, UnsupportedType
-from kpl.errors import KplError
 from kpl.spans import SourceText
 
 

@@ -12,6 +12,7 @@ from kpl import ast as K
 from kpl.frontend import gotos, tree
 from kpl.frontend.access import peel
 from kpl.frontend.asm import AsmTranslation
+from kpl.frontend.calls import ReferenceResult
 from kpl.frontend.state import Scope
 from kpl.frontend.tree import Node
 
@@ -200,11 +201,15 @@ class StmtsTranslation(AsmTranslation):
         pre: list[K.Stmt] = []
         value = None
         inner = tree.children(node)
-        if inner and self.pointer_results and self.result_vars and self.result_vars[-1] is None \
-                and self._is_pointerish(inner[0]):
+        if inner and self.pointer_results and self.result_vars and self.result_vars[-1] is None:
             slot = self.pointer_results[-1]
-            slot.binding = self.pointer(inner[0], scope)
-            return [K.Return(None, label=self.label())]
+            if isinstance(slot, ReferenceResult):
+                slot.binding = self.reference(inner[0], scope, pre)
+                slot.returns += 1
+                return pre + [K.Return(None, label=self.label())]
+            if self._is_pointerish(inner[0]):
+                slot.binding = self.pointer(inner[0], scope)
+                return [K.Return(None, label=self.label())]
         if inner:
             if self.result_vars and self.result_vars[-1] is not None:
                 target = self.result_vars[-1]

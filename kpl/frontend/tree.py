@@ -157,6 +157,8 @@ class DeclIndex:
         #: ids of declarations inside a template's pattern (not instantiated: never translated)
         self.patterns: set[str] = set()
         self.template_of: dict[str, Node] = {}  # instantiated function id -> its template
+        self.tu = tu
+        self._lambdas_indexed = False
         self._index(tu, None)
         for node in list(self.by_id.values()):
             if kind(node) in _FUNCTIONS and body_of(node) is not None:
@@ -216,7 +218,22 @@ class DeclIndex:
         """The function declaration ``decl_id`` names, preferring the one with a body."""
         if not decl_id:
             return None
-        return self.definition.get(decl_id) or self.by_id.get(decl_id)
+        found = self.definition.get(decl_id) or self.by_id.get(decl_id)
+        if found is None and not self._lambdas_indexed:
+            self._index_lambdas()
+            found = self.by_id.get(decl_id)
+        return found
+
+    def _index_lambdas(self) -> None:
+        """Lambdas' classes live inside function bodies, which the index does not walk; their
+        call operators are indexed the first time a call names one."""
+        self._lambdas_indexed = True
+        for n in walk(self.tu):
+            if kind(n) == "LambdaExpr":
+                for record in children(n):
+                    if kind(record) == "CXXRecordDecl":
+                        self.by_id[str(record.get("id"))] = record
+                        self._index(record, record)
 
     def qualified_name(self, node: Node) -> str:
         """``ns::Class::name`` of a declaration at namespace or class scope."""

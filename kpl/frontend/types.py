@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from kpl import ast as K
+from kpl.ctypes import leaf_paths
 from kpl.frontend import tree
 from kpl.frontend.tree import Node
-from kpl.ctypes import leaf_paths
 
 VECTOR_FIELDS = ("x", "y", "z", "w")
 
@@ -103,6 +103,8 @@ class TypeTable:
                     self.ns_aliases[str(node["name"])] = index.qualified_name(target)
             if k in ("CXXRecordDecl", "RecordDecl", "ClassTemplateSpecializationDecl") and \
                     node.get("completeDefinition"):
+                if str(node.get("id")) in index.patterns:
+                    continue  # a template's pattern: only its instantiations have types
                 for name in self._names(node):
                     self.records.setdefault(name, node)
             elif k == "EnumDecl" and node.get("name"):
@@ -133,13 +135,30 @@ class TypeTable:
             loc = tree.location(node.get("loc")) or {}
             return [f"(unnamed at {loc.get('file')}:{loc.get('line')}:{loc.get('col')})",
                     f"(unnamed {node.get('tagUsed', 'struct')} at {loc.get('file')}:{loc.get('line')}:{loc.get('col')})"]
-        qualified = self.index.qualified_name(node)
+        chain = [self._spelled(node)]
+        cur = self.index.parent.get(str(node.get("id")))
+        while cur is not None:
+            if cur.get("name"):
+                chain.append(self._spelled(cur))
+            cur = self.index.parent.get(str(cur.get("id")))
+        # every suffix of the qualified name: clang prints `ns::A<1>::B`, or `A<1>::B` where a
+        # `using namespace` or the enclosing scope made the prefix implicit
+        return ["::".join(reversed(chain[:n])) for n in range(len(chain), 0, -1)]
+
+    def _scoped(self, record: Node, text: str) -> str:
+        """A member's type as written inside its class (``TempStorage &``) resolved in that
+        class's scope first (``BlockReduce<float, 256>::TempStorage &``)."""
+        name = strip_qualifiers(text).rstrip("&* ").strip()
+        scoped = f"{self._names(record)[0]}::{name}"
+        if name and "::" not in name and scoped in self.records:
+            return text.replace(name, scoped, 1)
+        return text
+
+    def _spelled(self, node: Node) -> str:
+        """``Name<args>`` of a class template specialisation, ``Name`` of anything else."""
         if tree.kind(node) == "ClassTemplateSpecializationDecl":
-            args = ", ".join(self._template_arg(a) for a in tree.children(node)
-                             if tree.kind(a) == "TemplateArgument")
-            args = f"<{args}>"
-            return [qualified + args, name + args]
-        return [qualified, name]
+            return f"{node.get('name', '')}<{', '.join(self.index.template_arguments(node))}>"
+        return str(node.get("name", ""))
 
     @staticmethod
     def _template_arg(arg: Node) -> str:
@@ -182,6 +201,13 @@ class TypeTable:
             else:
                 raise UnsupportedType(f"array extent '{d}' is not a constant")
         return m.group(1), tuple(dims)
+
+    def local_alias(self, name: str, target: str) -> None:
+        """``using R = BlockReduce<float, 256>;`` inside a function: later types may name it
+        (``R::TempStorage``); a name given another meaning drops what was derived from it."""
+        if self.typedefs.get(name) != target:
+            self.typedefs[name] = target
+            self._cache.clear()
 
     def is_function_pointer(self, text: str) -> bool:
         return "(*)" in text or "(&)" in text or bool(re.search(r"\(\*\s*\w*\)\s*\(", text))
@@ -234,6 +260,11 @@ class TypeTable:
         if bare in self.typedefs and self.typedefs[bare] != bare:
             return self._ctype(self.typedefs[bare])
         record = self.records.get(bare)
+        head, sep, rest = bare.partition("::")
+        if record is None and sep and head in self.typedefs:  # `R::TempStorage`, `using R = …`
+            spelled = f"{strip_qualifiers(self.typedefs[head])}::{rest}"
+            if spelled != bare:
+                return self._ctype(spelled)
         head = bare.split("::")[0]
         if record is None and head in self.ns_aliases:  # `cg::thread_block`
             return self._ctype(self.ns_aliases[head] + bare[len(head):])
@@ -288,7 +319,7 @@ class TypeTable:
             for field in tree.children(node):
                 if tree.kind(field) != "FieldDecl":
                     continue
-                ftext = tree.qual_type(field)
+                ftext = self._scoped(node, tree.qual_type(field))
                 base_text, dims = self.split_array(ftext)
                 if dims:
                     if any(d is None for d in dims):

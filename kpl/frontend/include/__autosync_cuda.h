@@ -366,3 +366,4 @@ typedef enum cudaError cudaError_t;
 extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared = 0,
                                          cudaStream_t stream = 0);
 #include "__autosync_runtime.h"
+#include "__autosync_gpuverify.h"
