@@ -28,9 +28,6 @@ from typing import Any
 
 from kpl.placement import BarrierKind
 
-#: lanes of a warp on every NVIDIA GPU (``warpSize``); the oracles group threads by it
-WARP_SIZE = 32
-
 # --------------------------------------------------------------------------- types
 
 @dataclass(frozen=True)

@@ -21,6 +21,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+#: lanes of a warp on every NVIDIA GPU (``warpSize``): what a ``__syncwarp()`` orders, and how
+#: the oracles group threads
+WARP_SIZE = 32
+
 
 class BarrierKind(enum.Enum):
     """Which barrier sits at an anchor; the value is its CUDA spelling in the KPL AST.

@@ -8,6 +8,9 @@ pitched rows ``(T *)((char *)base + y * pitch)``) turns the binding into a BYTE 
 offset is then in bytes, and every access through it carries ``view`` (its type; width
 ``sizeof(view)``) with a byte offset as its index.  Accesses without a view keep element
 indices; the oracles compare the two as byte ranges.
+
+Why one piece of this size: every access of every construct is built here, so that the
+memory model (element indices, byte views, pointer bindings) has one definition.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """Calls: functions with a body are inlined at the call site (recursion is an error); a
 function without a body is one of the built-ins our headers declare, translated by its
 model (:data:`MODELS`: a barrier, an atomic, a vector constructor, a texture read, or a pure
-function of its arguments), or else an error: a call is never ignored."""
+function of its arguments), or else an error: a call is never ignored.
+
+Why one piece of this size: callee resolution, the models of built-ins and inlining are one
+dispatch over a call; split, each would re-derive which function a call reaches.
+"""
 
 from __future__ import annotations
 

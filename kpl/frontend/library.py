@@ -18,6 +18,9 @@ does, as the old front end did (:mod:`kpl.lower_coop`, ``kpl.fe.calls.curand``):
   object and its arguments.
 
 Any other bodiless member of our headers is an error: a call is never silently ignored.
+
+Why one piece of this size: the models of one family of bundled headers (cooperative
+groups, curand, half), each a few lines, dispatched by one qualified-name table.
 """
 
 from __future__ import annotations

@@ -2,7 +2,11 @@
 
 Every C++ statement becomes one placeable leaf (or compound statement); the leaves it needs
 before it (side effects, hoisted conditions, Fig. 9's ``p := e`` of [AutoSync]) are synthetic
-and not placeable, so a barrier never lands between two halves of one statement."""
+and not placeable, so a barrier never lands between two halves of one statement.
+
+Why one piece of this size: it is the table of clang's statement kinds, one method each,
+with the block structure (labels, spans, placeability) they share.
+"""
 
 from __future__ import annotations
 

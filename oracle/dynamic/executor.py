@@ -44,9 +44,8 @@ from kpl.ast import (
     VarField,
 )
 from kpl.ctypes import convert, to_int
-from kpl.ast import WARP_SIZE
 from kpl.labels import LabelTree
-from kpl.placement import BarrierKind
+from kpl.placement import WARP_SIZE, BarrierKind
 from oracle.base import Divergence, Witness
 from oracle.dynamic.annot import AnnotationChecks
 from oracle.dynamic.evaluator import Unsupported

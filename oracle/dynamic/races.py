@@ -21,8 +21,8 @@ from typing import Any
 
 from kpl.ast import Atomic, CType, Load, MemElem, Memory, Space
 from kpl.ctypes import sizeof
-from kpl.ast import WARP_SIZE
 from kpl.labels import LabelTree
+from kpl.placement import WARP_SIZE
 from oracle.base import AccessKind, Race, Witness, conflicts
 from oracle.dynamic.values import Dim3, Iters, linear_to_dim3
 

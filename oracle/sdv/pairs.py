@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import z3
 
-from kpl.ast import WARP_SIZE
+from kpl.placement import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
 from oracle.sdv.memory import AccessSide
 from oracle.sdv.state import Access

@@ -30,8 +30,7 @@ from typing import Any
 import z3
 
 from kpl import ast as K
-from kpl.ast import WARP_SIZE
-from kpl.placement import BarrierKind
+from kpl.placement import WARP_SIZE, BarrierKind
 from oracle.base import AccessKind
 from oracle.sdv.encode import Val, conv, fresh, is_false, to_bool, vec_elem
 from oracle.sdv.memory import MemoryAccesses, byte_range
