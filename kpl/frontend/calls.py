@@ -467,6 +467,8 @@ class CallsTranslation(LibraryTranslation):
             bound = self.reference(inner, scope, pre)
             if isinstance(bound, (K.Var, Alias, PointerBinding)):
                 return bound
+            if isinstance(bound, ScalarMemory):  # an object in memory: `this` points at it
+                return PointerBinding(bound.mem, K.Const(0))
             return None
         value = self.expr(inner, scope, pre)
         tmp = self.temp(value.type, "obj")

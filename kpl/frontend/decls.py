@@ -128,6 +128,8 @@ class DeclsTranslation(MembersTranslation):
             # an object of an empty class (`SharedMemory<T> smem;`): no state, no statement
             scope.names[ident] = K.Var(self.unique(name), typ)
             return []
+        if has_array_member(typ):
+            return self._local_object(decl, ident, name, typ, init, scope)
         pre: list[K.Stmt] = []
         value: K.Expr | None = None
         if init is not None and tree.kind(peel(init)) == "CXXConstructExpr" and not tree.children(peel(init)):
@@ -137,6 +139,23 @@ class DeclsTranslation(MembersTranslation):
         var = K.Var(self.unique(name), typ)
         scope.names[ident] = var
         return pre + [K.Decl(var, value, label=self.label())]
+
+    def _local_object(self, decl: Node, ident: str, name: str, typ: K.CType, init: Node | None,
+                      scope: Scope) -> list[K.Stmt]:
+        """A local struct with an array member (``Packed128 p;`` holding ``float lanes[4]``) is
+        one cell of thread-local memory: its members are bytes, indexed by variables
+        (``p.lanes[k]``), viewed through pointer casts (``*(float4 *)p.lanes``) and copied by
+        ``memcpy`` like any memory, which a value with named components cannot be."""
+        mem = K.Memory(self.unique(name), K.Space.LOCAL, typ, (1,))
+        self.memories[mem.name] = mem
+        scope.names[ident] = ScalarMemory(mem)
+        var = K.Var(mem.name, K.CType("ptr", 64, False, "pointer", typ))
+        stmts: list[K.Stmt] = [K.Decl(var, None, array=mem, label=self.label())]
+        inner = peel(init) if init is not None else None
+        if inner is not None and not (tree.kind(inner) == "CXXConstructExpr" and not tree.children(inner)):
+            value = self.expr(init, scope, stmts)  # type: ignore[arg-type]
+            stmts.append(K.Assign(self.location(mem, K.Const(0)), value, label=self.label()))
+        return stmts
 
     def _flat_items(self, init: Node) -> list[Node]:
         out: list[Node] = []
@@ -163,6 +182,11 @@ class DeclsTranslation(MembersTranslation):
         stable, stmts = self._stable(binding)
         scope.names[ident] = stable
         return stmts
+
+
+def has_array_member(t: K.CType) -> bool:
+    """Does struct ``t`` (or a struct member of it) have an array member?"""
+    return any(m.name.endswith("]") or has_array_member(m) for _, m in t.parts)
 
 
 def _memories_used(body: K.Block) -> set[str]:
