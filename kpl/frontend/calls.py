@@ -15,6 +15,7 @@ from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.annotations import ANNOTATIONS
+from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import initializer
 from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
@@ -227,6 +228,10 @@ class CallsTranslation(LibraryTranslation):
         if self.is_trivial_assignment(func):
             pre.extend(self.assignment(self.as_assignment(node), scope))
             return self.expr(tree.children(node)[1], scope, pre)
+        if func.get("constexpr") and obj is None and self.type_of(node).kind in ("int", "bool"):
+            folded = ConstEval(self.index).value(node)  # a constant: no code to verify
+            if folded is not None:
+                return K.Const(folded, self.type_of(node))
         if tree.body_of(func) is not None:
             stmts = self.inline_call(node, func, obj, scope)
             pre.extend(stmts)

@@ -14,6 +14,7 @@ from kpl import ast as K
 from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.frontend import tree
 from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
+from kpl.frontend.consteval import ConstEval
 from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import int_type
@@ -194,10 +195,14 @@ class ExprsTranslation(AccessTranslation):
         init = [c for c in tree.children(decl) if not tree.kind(c).endswith("Attr")]
         if not init:
             return None
+        typ = self.ctype(tree.qual_type(decl), decl)
+        if typ.kind in ("int", "bool"):
+            folded = ConstEval(self.index).value(init[0])
+            if folded is not None:
+                return K.Const(folded, typ)
         value = self.fold(self.expr_pure(init[0]))
         if value is None:
             return None
-        typ = self.ctype(tree.qual_type(decl), decl)
         return K.Const(value, typ)
 
     def function_number(self, func_id: str) -> int:
@@ -241,6 +246,18 @@ class ExprsTranslation(AccessTranslation):
 
             return K.Const(alignof(typ) or 1, K.ULONG)
         raise self.error(f"unsupported: {name}", node)
+
+    def expr_SizeOfPackExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """``sizeof...(Ts)``: the length of that pack in the instantiation being translated."""
+        func = self.index.get(self.call_stack[-1])
+        args = [a for a in tree.children(func) if tree.kind(a) == "TemplateArgument"] if func else []
+        template = self.index.template_of.get(self.call_stack[-1])
+        params = [p for p in tree.children(template) if tree.kind(p).endswith("ParmDecl")
+                  and tree.kind(p) != "ParmVarDecl"] if template is not None else []
+        for n, arg in enumerate(args):
+            if arg.get("isPack") and (n >= len(params) or params[n].get("name") == node.get("name")):
+                return K.Const(len(tree.children(arg)), self.type_of(node))
+        raise self.error(f"unsupported: sizeof...({node.get('name')}) outside its instantiation", node)
 
     def expr_ArraySubscriptExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         mem, index, view = self.element(node, scope, pre)
