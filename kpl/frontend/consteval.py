@@ -151,9 +151,9 @@ class ConstEval:
             raise _Returned(self._expr(inner[0], env) if inner else 0)
         elif k == "DeclStmt":
             for d in inner:
-                init = [c for c in tree.children(d) if not tree.kind(c).endswith("Attr")]
+                given = [c for c in tree.children(d) if not tree.kind(c).endswith("Attr")]
                 if tree.kind(d) == "VarDecl":
-                    env[str(d["id"])] = self._expr(init[0], env) if init else 0
+                    env[str(d["id"])] = self._expr(given[0], env) if given else 0
         elif k == "IfStmt":
             if node.get("hasInit") or node.get("hasVar"):
                 raise _NotConstant
@@ -166,7 +166,7 @@ class ConstEval:
             init: Node | None = None
             step: Node | None = None
             if k == "ForStmt":
-                init, _var, cond, step, body = ([None] * (5 - len(parts)) + parts)[:5]
+                init, _var, cond, step, body = ([None] * (5 - len(parts)) + parts)[:5]  # type: ignore[assignment]
             else:
                 cond, body = parts[-2], parts[-1]
             if init is not None:
