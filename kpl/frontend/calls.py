@@ -19,7 +19,7 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import initializer
 from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
-from kpl.frontend.state import Alias, Binding, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
 from kpl.placement import BarrierKind
@@ -87,6 +87,8 @@ class CallsTranslation(LibraryTranslation):
         return None, None
 
     def arguments(self, node: Node, func: Node | None) -> list[Node]:
+        if tree.kind(node) in ("CXXConstructExpr", "CXXTemporaryObjectExpr"):
+            return tree.children(node)
         args = tree.children(node)[1:]
         if tree.kind(node) == "CXXOperatorCallExpr" and func is not None \
                 and tree.kind(func) == "CXXMethodDecl":
@@ -304,7 +306,8 @@ class CallsTranslation(LibraryTranslation):
 
     # ------------------------------------------------------------------ inlining
 
-    def inline_call(self, node: Node, func: Node, obj: Node | None, scope: Scope) -> list[K.Stmt]:
+    def inline_call(self, node: Node, func: Node, obj: Node | None, scope: Scope, *,
+                    constructing: ObjectBinding | None = None) -> list[K.Stmt]:
         """Inline a function with a body at its call site (DESIGN: procedures are inlined;
         the paper does not support them at all)."""
         fid = str(func.get("id"))
@@ -322,7 +325,7 @@ class CallsTranslation(LibraryTranslation):
                                  f"{len(params)}", node)
         inner = Scope(scope if self._is_lambda(func) else self.unit.globals)
         binds: list[K.Stmt] = []
-        this: PointerBinding | K.Var | Alias | None = None
+        this: PointerBinding | K.Var | Alias | ObjectBinding | None = constructing
         if obj is not None:
             this = self._object(obj, scope, out)
         for param, arg in zip(params, args, strict=False):
@@ -375,6 +378,8 @@ class CallsTranslation(LibraryTranslation):
         self.current_func, self.goto_targets = name, []
         self.enter_function()
         try:
+            if constructing is not None:
+                self._member_initialisers(func, constructing, inner, binds)
             body = self.block(tree.body_of(func), inner)
             self.leave_function(body)
         finally:
@@ -460,17 +465,76 @@ class CallsTranslation(LibraryTranslation):
         return func.get("name") == "operator()" and (parent is None or parent.get("isLambda")
                                                      or not parent.get("name"))
 
-    def _object(self, obj: Node, scope: Scope, pre: list[K.Stmt]) -> PointerBinding | K.Var | Alias | None:
+    # ------------------------------------------------------------------ objects
+
+    def object_record(self, node: Node) -> Node | None:
+        """The class of ``node``'s type when its objects are :class:`ObjectBinding`\\ s: it has
+        a reference or pointer member, so what it designates is not a value."""
+        record = self.types.record(tree.qual_type(node))
+        if record is None:
+            return None
+        for f in tree.children(record):
+            if tree.kind(f) == "FieldDecl" and tree.qual_type(f).rstrip().endswith(("&", "*")):
+                return record
+        return None
+
+    def construct_object(self, node: Node, record: Node, scope: Scope,
+                         out: list[K.Stmt]) -> ObjectBinding:
+        """Run the constructor a ``CXXConstructExpr`` calls on a new :class:`ObjectBinding`."""
+        obj = ObjectBinding(str(record.get("name", "")))
+        want = " ".join(str((node.get("ctorType") or {}).get("qualType", "")).split())
+        ctors = [c for c in tree.children(record) if tree.kind(c) == "CXXConstructorDecl"
+                 and " ".join(tree.qual_type(c).split()) == want]
+        ctor = self.index.function(str(ctors[0].get("id"))) if ctors else None
+        if ctor is None or tree.body_of(ctor) is None:
+            raise self.error(f"unsupported: constructor of '{obj.record}' without a body", node)
+        out.extend(self.inline_call(node, ctor, None, scope, constructing=obj))
+        return obj
+
+    def _member_initialisers(self, ctor: Node, obj: ObjectBinding, scope: Scope,
+                             out: list[K.Stmt]) -> None:
+        """``: temp(storage), n(0)``: a reference or pointer member stands for what it is bound
+        to; a value member is a variable of the object."""
+        record = self.index.record_of(ctor)
+        fields = {str(f.get("name")): f for f in tree.children(record or {}) if tree.kind(f) == "FieldDecl"}
+        for init in tree.children(ctor):
+            if tree.kind(init) != "CXXCtorInitializer" or not tree.children(init):
+                continue
+            name = str((init.get("anyInit") or {}).get("name", ""))
+            expr = tree.children(init)[0]
+            text = tree.qual_type(fields[name]) if name in fields else ""
+            if text.rstrip().endswith("&"):
+                obj.fields[name] = self.reference(expr, scope, out)
+            elif text.rstrip().endswith("*"):
+                binding = self.pointer(expr, scope)
+                if binding is None:
+                    raise self.error(f"unsupported: member '{name}' does not point into a known array", init)
+                obj.fields[name] = binding
+            else:
+                typ = self.ctype(text or tree.qual_type(expr), init)
+                var = K.Var(self.unique(f"{obj.record}.{name}"), typ)
+                out.append(K.Decl(var, self.convert(self.expr(expr, scope, out), typ),
+                                  label=self.label(), placeable=False, synthetic=True))
+                obj.fields[name] = var
+
+    def _object(self, obj: Node, scope: Scope,
+                pre: list[K.Stmt]) -> PointerBinding | K.Var | Alias | ObjectBinding | None:
         """What ``this`` is for a method called on ``obj``."""
         inner = peel(obj)
+        while tree.kind(inner) == "CXXFunctionalCastExpr" and inner.get("castKind") == "ConstructorConversion":
+            inner = peel(tree.children(inner)[0])  # `Reduce(storage)`: a constructor call
         if tree.kind(inner) == "CXXThisExpr":
             return self.this_stack[-1] if self.this_stack else None
+        if tree.kind(inner) in ("CXXConstructExpr", "CXXTemporaryObjectExpr"):
+            record = self.object_record(inner)
+            if record is not None:
+                return self.construct_object(inner, record, scope, pre)
         if self._is_pointerish(inner) and tree.qual_type(inner).rstrip().endswith("*"):
             return self.pointer(inner, scope)
         if tree.kind(inner) in ("DeclRefExpr", "ArraySubscriptExpr", "MemberExpr") or (
                 tree.kind(inner) == "UnaryOperator" and inner.get("opcode") == "*"):
             bound = self.reference(inner, scope, pre)
-            if isinstance(bound, (K.Var, Alias, PointerBinding)):
+            if isinstance(bound, (K.Var, Alias, PointerBinding, ObjectBinding)):
                 return bound
             if isinstance(bound, ScalarMemory):  # an object in memory: `this` points at it
                 return PointerBinding(bound.mem, K.Const(0))

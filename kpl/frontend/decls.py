@@ -15,7 +15,7 @@ from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.members import MembersTranslation
-from kpl.frontend.state import PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
 
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more
@@ -121,6 +121,15 @@ class DeclsTranslation(MembersTranslation):
                     stmts.extend(reads)
                     stmts.append(K.Assign(self.location(mem, K.Const(n)), element, label=self.label()))
             return stmts
+        record = self.object_record(decl)
+        if record is not None:  # `Reduce r(storage);`: members that are references
+            inner = peel(init) if init is not None else None
+            if inner is None or tree.kind(inner) not in ("CXXConstructExpr", "CXXTemporaryObjectExpr"):
+                raise self.error(f"unsupported: object '{name}' of a class with reference members "
+                                 "not built by a constructor", decl)
+            out: list[K.Stmt] = []
+            scope.names[ident] = self.construct_object(inner, record, scope, out)
+            return out
         typ = self.ctype(text, decl)
         if typ.kind == "ptr":
             return self._pointer_decl(decl, ident, name, typ, init, scope)
@@ -139,6 +148,15 @@ class DeclsTranslation(MembersTranslation):
         var = K.Var(self.unique(name), typ)
         scope.names[ident] = var
         return pre + [K.Decl(var, value, label=self.label())]
+
+    def object_record(self, node: Node) -> Node | None:
+        """The class of ``node``'s type when its objects hold references: :mod:`kpl.frontend.calls`."""
+        raise NotImplementedError
+
+    def construct_object(self, node: Node, record: Node, scope: Scope,
+                         out: list[K.Stmt]) -> ObjectBinding:
+        """Run a constructor on a new object: :mod:`kpl.frontend.calls`."""
+        raise NotImplementedError
 
     def _local_object(self, decl: Node, ident: str, name: str, typ: K.CType, init: Node | None,
                       scope: Scope) -> list[K.Stmt]:

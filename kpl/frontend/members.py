@@ -23,7 +23,7 @@ from kpl.ctypes import member, sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.exprs import ExprsTranslation
-from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 
 
@@ -94,7 +94,7 @@ class MembersTranslation(ExprsTranslation):
             names.append(str(base.get("name", "")))
             base = peel(tree.children(base)[0])
         ref = MemberRef(K.VOID, "", K.VOID, 0)
-        through: PointerBinding | K.Var | Alias | None = None
+        through: PointerBinding | K.Var | Alias | ObjectBinding | None = None
         if tree.kind(base) == "MemberExpr":  # `p->a.b`, `this->v`
             names.append(str(base.get("name", "")))
             inner = peel(tree.children(base)[0])
@@ -108,7 +108,7 @@ class MembersTranslation(ExprsTranslation):
             k = tree.kind(base)
             if k == "DeclRefExpr":
                 found = scope.lookup(decl_id(base) or "")
-                if isinstance(found, (K.Var, Alias)):
+                if isinstance(found, (K.Var, Alias, ObjectBinding)):
                     through = found
                 elif isinstance(found, ScalarMemory):
                     through = PointerBinding(found.mem, K.Const(0))
@@ -128,6 +128,15 @@ class MembersTranslation(ExprsTranslation):
             else:
                 value = self.expr(base, scope, local)
                 ref.value, ref.struct = value, value.type
+        if isinstance(through, ObjectBinding):  # `temp.data` of an object holding `T &temp`
+            names.reverse()
+            held = through.fields.get(names[0])
+            if held is None or len(names) == 1:
+                return None  # a whole member of the object: object_member()
+            through = self._through(held)
+            if through is None:
+                return None
+            names = list(reversed(names[1:]))
         if isinstance(through, Alias):
             target = through.target
             if isinstance(target, K.Var):
@@ -157,6 +166,39 @@ class MembersTranslation(ExprsTranslation):
             ref.at = self._scaled_offset(ref.at, sizeof(ref.struct) or 1)
         pre.extend(local)
         return ref
+
+    @staticmethod
+    def _through(held: Binding) -> PointerBinding | K.Var | Alias | None:
+        """A member of an object as the struct the next member is taken from."""
+        if isinstance(held, (K.Var, Alias, PointerBinding)):
+            return held
+        if isinstance(held, ScalarMemory):
+            return PointerBinding(held.mem, K.Const(0))
+        if isinstance(held, K.Memory):
+            return PointerBinding(held, K.Const(0))
+        return None
+
+    def object_member(self, node: Node, scope: Scope) -> Binding | None:
+        """What member ``node`` (``this->temp``, ``r.temp``) of an :class:`ObjectBinding`
+        stands for, or None when ``node`` is no such member."""
+        node = peel(node)
+        if tree.kind(node) != "MemberExpr":
+            return None
+        base = peel(tree.children(node)[0])
+        root: Binding | PointerBinding | K.Var | Alias | ObjectBinding | None = None
+        if tree.kind(base) == "CXXThisExpr":
+            root = self.this_stack[-1] if self.this_stack else None
+        elif tree.kind(base) == "DeclRefExpr":
+            root = scope.lookup(decl_id(base) or "")
+        elif tree.kind(base) == "MemberExpr":
+            root = self.object_member(base, scope)
+        if isinstance(root, ObjectBinding):
+            return root.fields.get(str(node.get("name", "")))
+        return None
+
+    def reference(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> Binding:
+        held = self.object_member(node, scope)
+        return held if held is not None else super().reference(node, scope, pre)
 
     def _scaled_offset(self, index: K.Expr, size: int) -> K.Expr:
         if size == 1:
@@ -215,6 +257,16 @@ class MembersTranslation(ExprsTranslation):
         builtin = self.builtin_var(base)
         if builtin is not None and builtin != "warpSize":
             return K.Builtin(builtin, str(node.get("name", "")), K.UINT)
+        held = self.object_member(node, scope)
+        if isinstance(held, K.Var):
+            return held
+        if isinstance(held, Alias):
+            return self.read_lvalue(held.target)
+        if isinstance(held, ScalarMemory):
+            return self.load(held.mem, K.Const(0))
+        if held is not None:
+            raise self.error(f"unsupported: member '{node.get('name')}' (an array or pointer) used "
+                             "as a value", node)
         ref = self.member_ref(node, scope, pre)
         if ref is not None:
             return self.member_read(ref)
@@ -222,6 +274,13 @@ class MembersTranslation(ExprsTranslation):
 
     def member_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
                       reading: bool = False) -> K.LValue:
+        held = self.object_member(node, scope)
+        if isinstance(held, K.Var):
+            return held
+        if isinstance(held, Alias):
+            return held.target
+        if isinstance(held, ScalarMemory):
+            return self.location(held.mem, K.Const(0))
         ref = self.member_ref(node, scope, pre)
         if ref is not None:
             return self.ref_lvalue(ref, node)
@@ -279,6 +338,13 @@ class MembersTranslation(ExprsTranslation):
         first element): a byte view of the element type at the member's offset; the
         address of a member (``&s[i].n``, for an atomic) a byte view of the member."""
         inner = peel(node)
+        held = self.object_member(inner, scope)
+        if isinstance(held, PointerBinding):
+            return held
+        if isinstance(held, K.Memory):
+            return PointerBinding(held, K.Const(0))
+        if isinstance(held, Alias) and isinstance(held.target, K.MemElem) and "[" in tree.qual_type(inner):
+            return PointerBinding(held.target.mem, held.target.index, held.target.view)
         if tree.kind(inner) == "UnaryOperator" and inner.get("opcode") == "&" \
                 and tree.kind(peel(tree.children(inner)[0])) == "MemberExpr":
             pre: list[K.Stmt] = []

@@ -56,8 +56,18 @@ class Alias:
     target: K.LValue
 
 
+@dataclass
+class ObjectBinding:
+    """An object whose class has reference or pointer members (a CUB-style ``BlockReduce``
+    holding ``TempStorage &temp``): not a value but what its members stand for, by member
+    name, fixed by its constructor's initialisers.  Value members are variables."""
+
+    record: str
+    fields: dict[str, Binding] = field(default_factory=dict)
+
+
 #: What a declaration stands for in a scope.
-Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias
+Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias | ObjectBinding
 
 
 @dataclass
@@ -135,7 +145,7 @@ class TranslatorBase:
         self.control_depth = 0  # > 0 inside a loop or branch
         self.result_vars: list[K.Var | None] = []  # return slot of each inlined call
         self.current_func = str(func.get("name", ""))  # function whose locals are declared
-        self.this_stack: list[PointerBinding | K.Var | Alias | None] = []  # `this` of inlined methods
+        self.this_stack: list[PointerBinding | K.Var | Alias | ObjectBinding | None] = []  # `this` of methods
         self.pointer_results: list[Any] = []  # return slots of inlined pointer-returning calls
 
     # ------------------------------------------------------------------ utilities
