@@ -496,6 +496,7 @@ class Kernel:
     requires: list[Expr] = field(default_factory=list)
     expected: dict[str, str] = field(default_factory=dict)
     uses_named_barriers: bool = False
+    launch_bounds: int | None = None  # ``__launch_bounds__(N)``: at most N threads a block
     next_label: int = 0
     macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef (#defines)
 

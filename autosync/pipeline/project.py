@@ -194,7 +194,7 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
         return list(uniq.values())
     missing = []
     if block[0] is None:
-        bounds = _launch_bounds(kernel)
+        bounds = kernel.launch_bounds
         if bounds is not None:
             block = ((bounds, 1, 1), "__launch_bounds__")
         else:
@@ -220,18 +220,6 @@ def _fmt(dim: Dim3 | None) -> str:
         return "?"
     x, y, z = dim
     return str(x) if (y, z) == (1, 1) else f"[{x},{y}]" if z == 1 else f"[{x},{y},{z}]"
-
-
-def _launch_bounds(kernel: Kernel) -> int | None:
-    """``__launch_bounds__(N)`` of the kernel, read back from its source head."""
-    import re
-
-    m = re.search(r"__launch_bounds__\s*\(\s*([^,)]+)", _head(kernel))
-    if not m:
-        return None
-    from kpl.tokens import eval_int
-
-    return eval_int(m.group(1))
 
 
 def _head(kernel: Kernel) -> str:

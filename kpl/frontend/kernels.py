@@ -17,6 +17,7 @@ from kpl import ast as K
 from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.clang import INCLUDE_DIR, ClangResult, run_clang
+from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
 from kpl.frontend.stmts import StmtsTranslation
@@ -114,7 +115,15 @@ def _kernels(unit: Unit) -> list[tuple[Node, str]]:
     return [(node, name) for _, node, name in found]
 
 
-def _launch(header: KernelHeader, func: Node, block_dim: Dim, grid_dim: Dim,
+def launch_bounds(func: Node, index: tree.DeclIndex) -> int | None:
+    """N of ``__launch_bounds__(N, …)``, a constant expression (``kThreads`` too)."""
+    for attr in tree.children(func):
+        if tree.kind(attr) == "CUDALaunchBoundsAttr" and tree.children(attr):
+            return ConstEval(index).value(tree.children(attr)[0])
+    return None
+
+
+def _launch(header: KernelHeader, func: Node, bound: int | None, block_dim: Dim, grid_dim: Dim,
             warp_sync: int | None) -> K.Launch:
     def dims(value: Dim | tuple[int, int, int]) -> tuple[int, int, int] | None:
         if value is None:
@@ -125,13 +134,8 @@ def _launch(header: KernelHeader, func: Node, block_dim: Dim, grid_dim: Dim,
         return (int(vals[0]), int(vals[1]), int(vals[2]))
 
     block = dims(block_dim) or dims(header.block_dim)
-    if block is None:
-        for attr in tree.children(func):
-            if tree.kind(attr) == "CUDALaunchBoundsAttr":
-                for v in tree.walk(attr):
-                    if "value" in v and tree.kind(v) == "ConstantExpr":
-                        block = (int(v["value"]), 1, 1)
-                        break
+    if block is None and bound is not None:
+        block = (bound, 1, 1)
     grid = dims(grid_dim) or dims(header.grid_dim)
     return K.Launch(block or (256, 1, 1), grid or (64, 1, 1),
                     warp_sync if warp_sync is not None else header.warp_sync)
@@ -221,9 +225,11 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     kernels = []
     for func, name in _kernels(unit):
         _check_errors(result, unit, func, path)
-        launch = _launch(header, func, block_dim, grid_dim, warp_sync)
+        bound = launch_bounds(func, unit.index)
+        launch = _launch(header, func, bound, block_dim, grid_dim, warp_sync)
         kernel = Translator(unit, func, launch, name).translate(header)
         kernel.macros = dict(macros)
+        kernel.launch_bounds = bound
         kernels.append(kernel)
     if not kernels:
         first = result.errors[0] if result.errors else None
