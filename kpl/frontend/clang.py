@@ -47,6 +47,11 @@ ARCH = "sm_80"
 PREDEFINED: dict[str, str] = {"__CUDA_ARCH__": "800", "__NVCC__": "1", "__AUTOSYNC__": "1",
                               "__CUDACC_VER_MAJOR__": "12", "__CUDACC_VER_MINOR__": "0"}
 CLANG_ENV = "AUTOSYNC_CLANG"
+#: clang's own bound on nested brackets (``-fbracket-depth``; clang's default is 256): past it,
+#: clang's one-line error "bracket nesting level exceeded maximum of N" at the bracket.  Deep
+#: enough for any real kernel, and well under the depth where clang's own 8 MB stack overflows
+#: (a crash, not a message: near 7,000 nested parentheses)
+BRACKET_DEPTH = 4096
 _MAX_INCLUDE_DEPTH = 64
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>|(\S[^\n]*))',
                       re.M)
@@ -124,6 +129,57 @@ class IncludePlan:
 
     files: dict[str, str] = field(default_factory=dict)
     missing: set[str] = field(default_factory=set)
+    bundled: dict[str, str] = field(default_factory=dict)  # our headers it includes -> text
+
+
+@lru_cache(maxsize=None)
+def _bundled_text(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+#: parts of the prelude read only by files that name something they declare: most kernels use
+#: a few built-ins, and every declaration read is AST that clang prints and we parse
+PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h",
+                 "__autosync_textures.h", "__autosync_runtime.h", "__autosync_gpuverify.h")
+_NOT_NAMES = {"__attribute__", "__align__", "sizeof", "if", "return", "while", "for", "operator",
+              "template", "decltype", "noexcept", "alignas", "static_assert", "defined", "extern",
+              "__launch_bounds__", "typename", "const", "struct"}
+
+
+_C_WORDS = {"int", "unsigned", "signed", "char", "short", "long", "float", "double", "void", "bool",
+            "enum", "union", "class", "typedef", "static", "inline", "volatile", "auto"}
+
+
+@lru_cache(maxsize=None)
+def _declared(part: str) -> frozenset[str]:
+    """The names prelude part ``part`` declares (a superset: functions, types, enumerators,
+    macros, and the functions its ``__AS_…(name)`` macros generate, with their ``f`` twins)."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", _bundled_text(os.path.join(INCLUDE_DIR, part)), flags=re.S)
+    names = {n for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)
+             if n not in _NOT_NAMES and not n.startswith("__AS_")}
+    for m in re.finditer(r"(?<!define )\b__AS_\w+\(([^)]*)\)", text):
+        for w in re.findall(r"[A-Za-z_]\w*", m.group(1)):
+            names.update((w, w + "f"))
+    names.update(re.findall(r"\b(?:struct|enum|class|union)\s+([A-Za-z_]\w*)", text))
+    names.update(re.findall(r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;", text))
+    names.update(re.findall(r"#\s*define\s+([A-Za-z_]\w*)", text))
+    for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
+        names.update(re.findall(r"[A-Za-z_]\w*", body))
+    return frozenset(n for n in names if len(n) > 1 and n not in _NOT_NAMES | _C_WORDS)
+
+
+def prelude_parts(texts: list[str]) -> list[str]:
+    """The prelude parts the code in ``texts`` may use: those declaring a name it mentions."""
+    used: set[str] = set()
+    for text in texts:
+        used.update(re.findall(r"[A-Za-z_]\w*", text))
+    return [part for part in PRELUDE_PARTS if _declared(part) & used]
+
+
+def _climb(name: str) -> int:
+    """How many folders an include name may climb (its ``..`` parts)."""
+    return name.replace("\\", "/").split("/").count("..")
 
 
 def _line_col(text: str, offset: int) -> tuple[int, int]:
@@ -142,12 +198,15 @@ def plan_includes(main_path: str, main_text: str, include_dirs: list[str],
     plan = IncludePlan()
 
     def resolve(name: str, quoted: bool, here: str) -> str | None:
+        # clang's order: for "..." the including file's folder and -iquote (the kernel's
+        # folder), then -I folders, then ours; the first FILE wins.  Not normalised on paper:
+        # "sym/../x.h" is where the file system takes it when sym is a symlinked folder.
         if os.path.isabs(name):
-            return name if os.path.exists(name) else None
-        candidates = ([here] if quoted else []) + dirs + [INCLUDE_DIR]
+            return name if os.path.isfile(name) else None
+        candidates = ([here, main_dir] if quoted else []) + dirs + [INCLUDE_DIR]
         for folder in candidates:
-            full = os.path.normpath(os.path.join(folder, name))
-            if os.path.exists(full):
+            full = os.path.join(folder, name)
+            if os.path.isfile(full):
                 return full
         return None
 
@@ -169,6 +228,9 @@ def plan_includes(main_path: str, main_text: str, include_dirs: list[str],
                 continue
             real = os.path.realpath(full)
             if _within(real, os.path.realpath(INCLUDE_DIR)):
+                if real not in plan.bundled and os.path.isfile(real):
+                    plan.bundled[real] = _bundled_text(real)
+                    visit(real, plan.bundled[real], os.path.dirname(real), depth + 1)
                 continue
             if not any(_within(real, r) for r in roots):
                 line, col = _line_col(text, m.start(1) if quoted_name is not None else m.start(2))
@@ -222,6 +284,21 @@ class ClangResult:
 _DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
 
 
+def _stop_at_directive_error(errors: list[Diagnostic], path: str, text: str, main: str,
+                             main_dir: str, files: dict[str, str]) -> None:
+    """A preprocessor error (``#error``, an include cycle, an unterminated ``#if``, a malformed
+    directive) decides which text every kernel of the file is made of, so it stops the file
+    wherever it is, in the kernel's file or a user header: the first one, at clang's place."""
+    for err in errors:
+        src = text if err.file == main else files.get(os.path.realpath(err.file))
+        lines = src.splitlines() if src is not None else []
+        if not 0 < err.line <= len(lines) or not lines[err.line - 1].lstrip(" \t\ufeff").startswith("#"):
+            continue
+        shown = path if err.file == main else os.path.normpath(
+            os.path.join(os.path.dirname(path), os.path.relpath(err.file, main_dir)))
+        raise KplError(err.message, shown, err.line, err.col)
+
+
 def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
               include_dirs: list[str] | None = None, forced_includes: list[str] | None = None,
               forced_dirs: list[str] | None = None, extra_text: str = "",
@@ -235,13 +312,20 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
     plan = plan_includes(path, text, include_dirs, forced, list(forced_dirs or []))
     main_dir = os.path.dirname(os.path.abspath(path))
     with tempfile.TemporaryDirectory(prefix="autosync-clang-") as tmp:
-        main = os.path.join(tmp, os.path.basename(path) or "input.cu")
+        # clang looks for "..." next to the kernel's copy first, and for every missing name
+        # in the stand-ins' folder: each sits as deep in this folder as any name climbs
+        # ("../x.h"), so that no lookup leaves it for the system's temporary folder
+        nest = ["d"] * max([_climb(m.group(1) or "") for m in _INCLUDE.finditer(text)]
+                           + [_climb(name) for name in plan.missing] + [0])
+        main = os.path.join(tmp, "src", *nest, os.path.basename(path) or "input.cu")
+        os.makedirs(os.path.dirname(main))
         with open(main, "wb") as fh:
             fh.write(encode_source(text + extra_text))
-        stubs = os.path.join(tmp, "missing")
+        stubs = os.path.join(tmp, "missing", *nest)
+        os.makedirs(stubs)
         for name in plan.missing:
             stub = os.path.normpath(os.path.join(stubs, name))
-            if not _within(stub, stubs):
+            if not _within(stub, os.path.join(tmp, "missing")):
                 continue
             os.makedirs(os.path.dirname(stub), exist_ok=True)
             with open(stub, "w", encoding="utf-8") as fh:
@@ -251,11 +335,15 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
             args += ["--cuda-device-only", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={ARCH}",
                      "-std=c++17", "-nostdinc++"]
         args += ["-nostdinc", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-color-diagnostics",
-                 "-fno-caret-diagnostics", "-fno-diagnostics-show-option",
+                 "-fno-caret-diagnostics", "-fno-diagnostics-show-option", f"-fbracket-depth={BRACKET_DEPTH}",
                  "-Wno-unknown-cuda-version", "-iquote", main_dir]
         for d in include_dirs:
             args += ["-I", os.path.abspath(d)]
-        args += ["-isystem", INCLUDE_DIR, "-idirafter", stubs, "-include", PRELUDE]
+        prelude = os.path.join(tmp, "__autosync_prelude.h")
+        parts = prelude_parts([text, extra_text, *plan.files.values(), *plan.bundled.values()])
+        with open(prelude, "w", encoding="utf-8") as fh:
+            fh.write("".join(f'#include "{name}"\n' for name in [PRELUDE, *parts]))
+        args += ["-isystem", INCLUDE_DIR, "-idirafter", stubs, "-include", prelude]
         for f in forced:
             args += ["-include", os.path.abspath(f)]
         for name, value in {**PREDEFINED, **(defines or {})}.items():
@@ -267,6 +355,7 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         m = _DIAG.match(line)
         if m:
             errors.append(Diagnostic(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
+    _stop_at_directive_error(errors, path, text, main, main_dir, plan.files)
     if not proc.stdout.strip():
         first = errors[0] if errors else None
         if first is not None:
