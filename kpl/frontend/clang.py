@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from kpl.errors import KplError
@@ -132,7 +132,7 @@ class IncludePlan:
     bundled: dict[str, str] = field(default_factory=dict)  # our headers it includes -> text
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bundled_text(path: str) -> str:
     with open(path, encoding="utf-8") as fh:
         return fh.read()
@@ -151,7 +151,7 @@ _C_WORDS = {"int", "unsigned", "signed", "char", "short", "long", "float", "doub
             "enum", "union", "class", "typedef", "static", "inline", "volatile", "auto"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _declared(part: str) -> frozenset[str]:
     """The names prelude part ``part`` declares (a superset: functions, types, enumerators,
     macros, and the functions its ``__AS_…(name)`` macros generate, with their ``f`` twins)."""
