@@ -162,68 +162,10 @@ class SourceText(LineIndex):
         semi = self.scan_to(pos, ";")
         return -1 if semi < 0 else semi + 1
 
-    def expression_start(self, pos: int) -> int:
-        """pycparser places an expression statement at its leftmost NODE: past the opening
-        parentheses and prefix operators before it (``(s)[t] = 1;``, ``*(p + t) = 1;``,
-        ``((float4 *)s)[t] = v;``, whose cast node sits at the inner parenthesis).  Walk back
-        over those on the same line, so the span covers the whole statement and a barrier
-        before it lands outside it."""
-        line, _ = self.line_col(pos)
-        line_start = self.starts[line - 1]
-        text = self.text
-        start = pos
-        i = pos - 1
-        while i >= line_start and text[i] in " \t(*&-+!~":
-            if text[i] == "(":
-                j = i - 1
-                while j >= line_start and text[j] in " \t":
-                    j -= 1
-                if j >= line_start and (_is_ident(text[j]) or text[j] in ")]"):
-                    break  # a call's or a header's parenthesis (``for (*p = 0; ...``)
-            if text[i] not in " \t":
-                start = i
-            i -= 1
-        if start == pos or self._statement_boundary_before(start, line_start):
-            return start
-        return pos  # an operand inside a larger expression (``B + rotl(...)``): not a statement
-
-    def _statement_boundary_before(self, pos: int, line_start: int) -> bool:
-        """Whether a statement can begin at ``pos``: only blanks before it on its line, or
-        ``;`` ``{`` ``}`` ``:``, ``else``/``do``, or the ``)`` closing an ``if``/``for``/
-        ``while``/``switch`` header."""
-        text = self.text
-        i = pos - 1
-        while i >= line_start and text[i] in " \t":
-            i -= 1
-        if i < line_start or text[i] in ";{}:":
-            return True
-        if _is_ident(text[i]):
-            j = i
-            while j >= line_start and _is_ident(text[j]):
-                j -= 1
-            return text[j + 1:i + 1] in ("else", "do")
-        if text[i] != ")":
-            return False
-        depth, j = 0, i
-        while j >= 0:
-            if text[j] == ")":
-                depth += 1
-            elif text[j] == "(":
-                depth -= 1
-                if depth == 0:
-                    break
-            j -= 1
-        k = j - 1
-        while k >= 0 and text[k] in " \t\n":
-            k -= 1
-        end = k
-        while k >= 0 and _is_ident(text[k]):
-            k -= 1
-        return j >= 0 and text[k + 1:end + 1] in ("if", "for", "while", "switch")
-
     def declaration_start(self, pos: int) -> int:
-        """pycparser places a declaration at its declarator name; walk back over the type
-        words on the same line to where the declaration really starts."""
+        """Where the declaration around ``pos`` starts: back over the type words and
+        qualifiers on the same line (clang's range of a declaration whose qualifier is a
+        macro, ``__shared__``, may start after it)."""
         line, _ = self.line_col(pos)
         line_start = self.starts[line - 1]
         start = pos
