@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kpl import ast as K
+from kpl.ctypes import member, sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.annotations import ANNOTATIONS
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.decls import initializer
+from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
 from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
@@ -298,7 +299,11 @@ class CallsTranslation(LibraryTranslation):
                       pre: list[K.Stmt]) -> K.Expr:
         """A texture read: read-only memory, so it never races; any value."""
         coords = tuple(self.expr(a, scope, pre) for a in args[1:])
-        ident = decl_id(args[0]) if args else None
+        ref = args[0] if args else None
+        while ref is not None and tree.kind(ref) == "CXXConstructExpr" \
+                and len(tree.children(ref)) == 1:
+            ref = tree.children(ref)[0]  # the texture reference, copied into the parameter
+        ident = decl_id(ref) if ref is not None else None
         found = scope.lookup(ident) if ident else None
         if isinstance(found, K.Memory):
             return self.load(found, K.Call("__texel", coords, K.INT))
@@ -307,7 +312,7 @@ class CallsTranslation(LibraryTranslation):
     # ------------------------------------------------------------------ inlining
 
     def inline_call(self, node: Node, func: Node, obj: Node | None, scope: Scope, *,
-                    constructing: ObjectBinding | None = None) -> list[K.Stmt]:
+                    constructing: ObjectBinding | PointerBinding | K.Var | None = None) -> list[K.Stmt]:
         """Inline a function with a body at its call site (DESIGN: procedures are inlined;
         the paper does not support them at all)."""
         fid = str(func.get("id"))
@@ -356,6 +361,16 @@ class CallsTranslation(LibraryTranslation):
                                      f"'{param.get('name', '?')}' of '{name}' does not point into "
                                      "a known array", node)
                 inner.names[pid] = binding
+            elif has_array_member(ptype):  # a struct holding arrays: a cell of local memory
+                value = self.expr(arg, scope, out)
+                mem = K.Memory(self.unique(f"{name}.{param.get('name', 'arg')}"), K.Space.LOCAL,
+                               ptype, (1,))
+                self.memories[mem.name] = mem
+                inner.names[pid] = ScalarMemory(mem)
+                binds.append(K.Decl(K.Var(mem.name, K.CType("ptr", 64, False, "pointer", ptype)), None,
+                                    array=mem, label=self.label(), placeable=False, synthetic=True))
+                binds.append(K.Assign(self.location(mem, K.Const(0)), value, label=self.label(),
+                                      placeable=False, synthetic=True))
             else:
                 value = self.convert(self.expr(arg, scope, out), ptype)
                 var = K.Var(self.unique(f"{name}.{param.get('name', 'arg')}"), ptype)
@@ -378,8 +393,10 @@ class CallsTranslation(LibraryTranslation):
         self.current_func, self.goto_targets = name, []
         self.enter_function()
         try:
-            if constructing is not None:
+            if isinstance(constructing, ObjectBinding):
                 self._member_initialisers(func, constructing, inner, binds)
+            elif constructing is not None:
+                self._value_initialisers(func, constructing, inner, binds)
             body = self.block(tree.body_of(func), inner)
             self.leave_function(body)
         finally:
@@ -482,14 +499,63 @@ class CallsTranslation(LibraryTranslation):
                          out: list[K.Stmt]) -> ObjectBinding:
         """Run the constructor a ``CXXConstructExpr`` calls on a new :class:`ObjectBinding`."""
         obj = ObjectBinding(str(record.get("name", "")))
-        want = " ".join(str((node.get("ctorType") or {}).get("qualType", "")).split())
-        ctors = [c for c in tree.children(record) if tree.kind(c) == "CXXConstructorDecl"
-                 and " ".join(tree.qual_type(c).split()) == want]
-        ctor = self.index.function(str(ctors[0].get("id"))) if ctors else None
+        ctor = self.constructor_of(node, record)
         if ctor is None or tree.body_of(ctor) is None:
             raise self.error(f"unsupported: constructor of '{obj.record}' without a body", node)
         out.extend(self.inline_call(node, ctor, None, scope, constructing=obj))
         return obj
+
+    def constructor_of(self, node: Node, record: Node) -> Node | None:
+        """The constructor a ``CXXConstructExpr`` calls (clang names it by its type only)."""
+        want = " ".join(str((node.get("ctorType") or {}).get("qualType", "")).split())
+        for c in tree.children(record):
+            if tree.kind(c) == "CXXConstructorDecl" and " ".join(tree.qual_type(c).split()) == want:
+                return self.index.function(str(c.get("id")))
+        return None
+
+    def construct_value(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr | None:
+        """A value built by a user constructor with a body (``Packed128<T>{bits}``): a fresh
+        object (a variable, or a cell of thread-local memory when it holds arrays) that the
+        constructor, inlined, initialises; None when ``node`` calls no such constructor."""
+        record = self.types.record(tree.qual_type(node))
+        ctor = self.constructor_of(node, record) if record is not None else None
+        if ctor is None or tree.body_of(ctor) is None:
+            return None
+        typ = self.type_of(node)
+        if has_array_member(typ):
+            mem = K.Memory(self.unique("__obj"), K.Space.LOCAL, typ, (1,))
+            self.memories[mem.name] = mem
+            pre.append(K.Decl(K.Var(mem.name, K.CType("ptr", 64, False, "pointer", typ)), None,
+                              array=mem, label=self.label(), placeable=False, synthetic=True))
+            pre.extend(self.inline_call(node, ctor, None, scope,
+                                        constructing=PointerBinding(mem, K.Const(0))))
+            return self.load(mem, K.Const(0))
+        var = self.temp(typ, "obj")
+        pre.append(K.Decl(var, None, label=self.label(), placeable=False, synthetic=True))
+        pre.extend(self.inline_call(node, ctor, None, scope, constructing=var))
+        return var
+
+    def _value_initialisers(self, ctor: Node, this: PointerBinding | K.Var, scope: Scope,
+                            out: list[K.Stmt]) -> None:
+        """``: x(vx), y(vy)`` of a value object: stores into its members."""
+        for init in tree.children(ctor):
+            if tree.kind(init) != "CXXCtorInitializer" or not tree.children(init):
+                continue
+            name = str((init.get("anyInit") or {}).get("name", ""))
+            if not name:
+                raise self.error("unsupported: a base-class initialiser", init)
+            value = self.expr(tree.children(init)[0], scope, out)
+            if isinstance(this, K.Var):
+                target: K.LValue = K.VarField(this, name)
+            else:
+                hit = member(this.view or this.mem.elem, name)
+                if hit is None:
+                    raise self.error(f"unsupported: initialiser of member '{name}'", init)
+                target = K.MemElem(this.mem, self._add(self._scaled_offset(this.offset, sizeof(this.mem.elem) or 1)
+                                                       if this.view is None else this.offset,
+                                                       K.Const(hit[0], K.ULONG)), None, hit[1])
+            out.append(K.Assign(target, self.convert(value, self.lvalue_type(target)),
+                                label=self.label(), placeable=False, synthetic=True))
 
     def _member_initialisers(self, ctor: Node, obj: ObjectBinding, scope: Scope,
                              out: list[K.Stmt]) -> None:

@@ -446,9 +446,16 @@ class ExprsTranslation(AccessTranslation):
             parts = [self.convert(self.expr(a, scope, pre), typ.elem) for a in args]
             parts += [K.Const(1 if typ.name == "dim3" else 0, typ.elem)] * (len(defaults))
             return K.VecInit(typ, tuple(parts[: len(typ.fields)]))
+        built = self.construct_value(node, scope, pre)
+        if built is not None:
+            return built
         if not args:
             return self.expr_ImplicitValueInitExpr(node, scope, pre)
         raise self.error(f"unsupported: constructor of '{typ}' with arguments", node)
+
+    def construct_value(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr | None:
+        """A value built by a user constructor: :mod:`kpl.frontend.calls`."""
+        raise NotImplementedError
 
     expr_CXXTemporaryObjectExpr = expr_CXXConstructExpr
 

@@ -257,6 +257,13 @@ class MembersTranslation(ExprsTranslation):
         builtin = self.builtin_var(base)
         if builtin is not None and builtin != "warpSize":
             return K.Builtin(builtin, str(node.get("name", "")), K.UINT)
+        static = self.index.get(node.get("referencedMemberDecl"))
+        if static is not None and tree.kind(static) == "VarDecl":  # `p.size`, a static member
+            value = self.constant_var(static)
+            if value is None:
+                raise self.error(f"unsupported: static member '{node.get('name')}' that is not a "
+                                 "constant", node)
+            return value
         held = self.object_member(node, scope)
         if isinstance(held, K.Var):
             return held

@@ -24,6 +24,8 @@ from collections.abc import Callable
 
 from kpl import ast as K
 from kpl.ctypes import common_type, sizeof
+from kpl.frontend import tree
+from kpl.frontend.access import decl_id, peel
 from kpl.frontend.annotations import AnnotationsTranslation
 from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
@@ -46,6 +48,10 @@ class MemOpsTranslation(AnnotationsTranslation):
         if len(args) != 3:
             raise self.error(f"'{name}' takes 3 arguments", node)
         kind = MEMORY_FUNCTIONS[name]
+        whole = self._value_copy(node, kind, args, scope, pre)
+        if whole is not None:
+            pre.extend(whole)
+            return K.Const(0)
         dst = self._memory_operand(args[0], name, "destination", scope)
         src = self._memory_operand(args[1], name, "source", scope) if kind == "copy" else None
         value = self.expr(args[1], scope, pre) if kind == "set" else None
@@ -94,6 +100,50 @@ class MemOpsTranslation(AnnotationsTranslation):
         return K.Const(0)
 
     # ------------------------------------------------------------------ operands
+
+    def _local_value(self, arg: Node, scope: Scope) -> K.Var | None:
+        """The local value variable ``&v`` names (``memcpy(&bits, …)``), or None."""
+        inner = peel(arg)
+        while tree.kind(inner) in ("CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr") \
+                or (tree.kind(inner) == "ImplicitCastExpr" and inner.get("castKind") == "BitCast"):
+            inner = peel(tree.children(inner)[0])
+        if tree.kind(inner) != "UnaryOperator" or inner.get("opcode") != "&":
+            return None
+        found = scope.lookup(decl_id(tree.children(inner)[0]) or "")
+        return found if isinstance(found, K.Var) else None
+
+    def _value_copy(self, node: Node, kind: str, args: list[Node], scope: Scope,
+                    pre: list[K.Stmt]) -> list[K.Stmt] | None:
+        """A copy of a whole local value from or into memory of the same size (the type-pun
+        ``memcpy(&payload, &bits, sizeof(bits))``): one store of the value viewed as its
+        type, or one load into it.  None: not such a copy."""
+        if kind != "copy":
+            return None
+        dst_var, src_var = self._local_value(args[0], scope), self._local_value(args[1], scope)
+        if dst_var is None and src_var is None:
+            return None
+        size = self.fold(self.expr(args[2], scope, pre))
+        var = src_var if src_var is not None else dst_var
+        assert var is not None
+        if not isinstance(size, int) or sizeof(var.type) != size:
+            raise self.error("unsupported: a 'memcpy' of part of a local variable", node)
+        if src_var is not None and dst_var is not None:
+            return [K.Assign(dst_var, K.Call("__kpl_bits", (src_var,), dst_var.type), label=self.label())]
+        if src_var is not None:
+            dst = self._memory_operand(args[0], "memcpy", "destination", scope)
+            return [K.Assign(self.location(dst.mem, self._bytes_at(dst), None, src_var.type), src_var,
+                             label=self.label())]
+        src = self._memory_operand(args[1], "memcpy", "source", scope)
+        assert dst_var is not None
+        return [K.Assign(dst_var, self.load(src.mem, self._bytes_at(src), None, dst_var.type),
+                         label=self.label())]
+
+    def _bytes_at(self, b: PointerBinding) -> K.Expr:
+        """The byte offset a binding points at."""
+        if b.view is not None:
+            return b.offset
+        size = sizeof(b.mem.elem) or 1
+        return b.offset if size == 1 else K.Binary("*", b.offset, K.Const(size, K.ULONG), K.ULONG)
 
     def _memory_operand(self, arg: Node, name: str, role: str,
                         scope: Scope) -> PointerBinding:
