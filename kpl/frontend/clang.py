@@ -282,17 +282,19 @@ class ClangResult:
 
 
 _DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
+_DIRECTIVE = re.compile(r"^[ \t\ufeff]*#(?![ \t]*pragma\b)")
 
 
 def _stop_at_directive_error(errors: list[Diagnostic], path: str, text: str, main: str,
                              main_dir: str, files: dict[str, str]) -> None:
     """A preprocessor error (``#error``, an include cycle, an unterminated ``#if``, a malformed
     directive) decides which text every kernel of the file is made of, so it stops the file
-    wherever it is, in the kernel's file or a user header: the first one, at clang's place."""
+    wherever it is, in the kernel's file or a user header: the first one, at clang's place.
+    (A misplaced ``#pragma unroll`` is the parser's error, and stops only a kernel it is in.)"""
     for err in errors:
         src = text if err.file == main else files.get(os.path.realpath(err.file))
         lines = src.splitlines() if src is not None else []
-        if not 0 < err.line <= len(lines) or not lines[err.line - 1].lstrip(" \t\ufeff").startswith("#"):
+        if not 0 < err.line <= len(lines) or not _DIRECTIVE.match(lines[err.line - 1]):
             continue
         shown = path if err.file == main else os.path.normpath(
             os.path.join(os.path.dirname(path), os.path.relpath(err.file, main_dir)))

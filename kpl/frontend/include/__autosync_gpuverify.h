@@ -31,6 +31,8 @@ __device__ bool __uniform_int(int x);
 __device__ bool __uniform_bool(bool x);
 __device__ bool __distinct_int(int x);
 __device__ bool __distinct_bool(bool x);
+__device__ bool __at_most_one(bool x);
+__device__ inline bool __is_pow2(unsigned x) { return x != 0 && (x & (x - 1)) == 0; }
 __device__ int __return_val_int(void);
 __device__ bool __return_val_bool(void);
 __device__ float __return_val_float(void);

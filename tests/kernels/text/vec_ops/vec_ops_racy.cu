@@ -1,8 +1,8 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=128 --gridDim=4
-// autosync: races=12-14,13-14
-// vec_ops_ok.cu without the barrier: the writes of f[t] (lines R1, R2) race with thread
-// t - 1's read of it (line R1, R2).
+// vec_ops_ok.cu without the barrier: the writes of f[t] (line R1, and lines 17-19 of
+// helper_math.h: operator+= of line R2) race with thread t - 1's read of it (line 10 of
+// helper_math.h: operator- of line R1 R2).  Checked by tests/test_includes.py.
 #include "helper_math.h"
 
 __global__ void relax(const float3 *pos, float *energy) {
