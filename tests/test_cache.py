@@ -94,3 +94,18 @@ def test_single_file_and_batch_share_entries(folder: Path, monkeypatch: pytest.M
         _no_analysis(m)
         out, _, code = _single(kernel)
     assert code == 0 and json.loads(out)["verified"] is True
+
+
+def test_the_code_fingerprint_covers_every_package_and_the_bundled_headers() -> None:
+    """A verdict cached by an older AutoSync must not be served: the fingerprint reads the
+    files of kpl, oracle and autosync, the front end's extension-less headers included."""
+    from pathlib import Path
+
+    from autosync.commands.cache import code_files
+
+    root = Path(__file__).resolve().parent.parent
+    files = {Path(p).resolve().relative_to(root).as_posix() for p in code_files()}
+    for needed in ("kpl/ast.py", "oracle/sdv/verifier.py", "autosync/commands/cache.py",
+                   "kpl/frontend/include/cmath", "kpl/frontend/include/__autosync_cuda.h",
+                   "autosync/render/templates/cuda.j2"):
+        assert needed in files

@@ -46,18 +46,25 @@ def disabled() -> bool:
 _CODE: list[str] = []
 
 
+def code_files() -> list[str]:
+    """Every file of the three packages a verdict may depend on: sources, templates and the
+    front end's headers (``cmath`` has no extension)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out: list[str] = []
+    for package in ("kpl", "oracle", "autosync"):
+        for folder, dirs, files in os.walk(os.path.join(root, package)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            out.extend(os.path.join(folder, name) for name in sorted(files) if not name.endswith(".pyc"))
+    return out
+
+
 def code_fingerprint() -> str:
-    """Name, size and mtime of every source file of the three packages (computed once)."""
+    """Name, size and mtime of every file of :func:`code_files` (computed once)."""
     if not _CODE:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         h = hashlib.sha256()
-        for package in ("kpl", "oracle", "autosync"):
-            for folder, dirs, files in os.walk(os.path.join(root, package)):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith((".py", ".j2", ".h", ".cuh")):
-                        st = os.stat(os.path.join(folder, name))
-                        h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\1".encode())
+        for path in code_files():
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\1".encode())
         _CODE.append(h.hexdigest())
     return _CODE[0]
 
