@@ -42,7 +42,7 @@ class ReferenceResult:
     returns: int = 0
 
 
-BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
+BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "barrier"}
 FENCES = {"__threadfence", "__threadfence_block", "__threadfence_system", "__nanosleep"}
 ATOMIC_OPS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
               "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"}
@@ -72,6 +72,7 @@ class CallsTranslation(LibraryTranslation):
             member = peel(first)
             func = self.index.function(member.get("referencedMemberDecl"))
             obj = tree.children(member)[0] if tree.children(member) else None
+            self._refuse_virtual(node, func)
             return func, obj
         if first is None:
             return None, None
@@ -81,11 +82,22 @@ class CallsTranslation(LibraryTranslation):
                 "FunctionDecl", "CXXMethodDecl", "CXXConversionDecl"):
             func = self.index.function(ref.get("id"))
             if k == "CXXOperatorCallExpr" and func is not None and tree.kind(func) == "CXXMethodDecl":
+                self._refuse_virtual(node, func)
                 return func, tree.children(node)[1]
             return func, None
         if tree.kind(target) == "MemberExpr":  # a static method called through `obj.f()`
             return self.index.function(target.get("referencedMemberDecl")), None
         return None, None
+
+    def _refuse_virtual(self, node: Node, func: Node | None) -> None:
+        """A method of a class with virtual methods: which body runs is decided at run time
+        (an override may access other memory), so the call is refused, never guessed."""
+        if func is None:
+            return
+        record = self.index.record_of(func)
+        if func.get("virtual") or (record or {}).get("definitionData", {}).get("isPolymorphic"):
+            raise self.error(f"unsupported: call of '{self.function_name(func)}', a method "
+                             "of a class with virtual methods (dispatched at run time)", node)
 
     def arguments(self, node: Node, func: Node | None) -> list[Node]:
         if tree.kind(node) in ("CXXConstructExpr", "CXXTemporaryObjectExpr"):

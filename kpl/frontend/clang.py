@@ -141,7 +141,8 @@ def _bundled_text(path: str) -> str:
 #: parts of the prelude read only by files that name something they declare: most kernels use
 #: a few built-ins, and every declaration read is AST that clang prints and we parse
 PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h",
-                 "__autosync_textures.h", "__autosync_runtime.h", "__autosync_gpuverify.h")
+                 "__autosync_textures.h", "__autosync_runtime.h", "__autosync_gpuverify.h",
+                 "__autosync_opencl.h")
 _NOT_NAMES = {"__attribute__", "__align__", "sizeof", "if", "return", "while", "for", "operator",
               "template", "decltype", "noexcept", "alignas", "static_assert", "defined", "extern",
               "__launch_bounds__", "typename", "const", "struct"}

@@ -26,16 +26,18 @@ def memory_space(decl: Node) -> K.Space | None:
     """The memory a variable lives in, from its CUDA attribute (None: a register, or a
     file-scope ``const`` scalar, which clang marks ``__constant__`` implicitly but whose value
     the kernel reads as a constant)."""
+    found: set[str] = set()
     for c in tree.children(decl):
-        k = tree.kind(c)
         if c.get("implicit") and "[" not in tree.qual_type(decl):
             continue
-        if k == "CUDASharedAttr":
-            return K.Space.SHARED
-        if k == "CUDAConstantAttr":
-            return K.Space.CONSTANT
-        if k == "CUDADeviceAttr":
-            return K.Space.GLOBAL
+        found.add(tree.kind(c))
+    # ``__device__ __shared__`` / ``__device__ __constant__``: the second qualifier decides
+    if "CUDASharedAttr" in found:
+        return K.Space.SHARED
+    if "CUDAConstantAttr" in found:
+        return K.Space.CONSTANT
+    if "CUDADeviceAttr" in found:
+        return K.Space.GLOBAL
     return None
 
 
@@ -186,7 +188,7 @@ class DeclsTranslation(MembersTranslation):
 
     def _pointer_decl(self, decl: Node, ident: str, name: str, typ: K.CType, init: Node | None,
                       scope: Scope) -> list[K.Stmt]:
-        if init is None:
+        if init is None or self.is_null(init):  # `T *p = nullptr;`: bound where it is set
             scope.names[ident] = UnboundPointer(name)
             return []
         binding = self.pointer(init, scope)

@@ -15,7 +15,7 @@ from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.frontend import tree
 from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
 from kpl.frontend.types import int_type
 from kpl.placement import WARP_SIZE
@@ -73,6 +73,8 @@ class ExprsTranslation(AccessTranslation):
             return None
         ident = decl_id(node)
         found = scope.lookup(ident) if ident else None
+        if isinstance(found, UnboundPointer):  # `T *p = nullptr;` not set since: null
+            return K.Unary("!", K.Const(0, K.BOOL), K.BOOL) if negate else K.Const(0, K.BOOL)
         mem = found if isinstance(found, K.Memory) else (
             found.mem if isinstance(found, PointerBinding) else None)
         if mem is None:

@@ -360,6 +360,17 @@ class MembersTranslation(ExprsTranslation):
                 assert ref.at is not None
                 return PointerBinding(ref.mem, self._add(ref.at, K.Const(ref.offset, K.ULONG)),
                                       ref.typ)
+        if tree.kind(inner) == "UnaryOperator" and inner.get("opcode") == "&" \
+                and tree.kind(peel(tree.children(inner)[0])) == "MemberExpr":
+            # `&c[i].x` of a vector type: the component's bytes
+            local: list[K.Stmt] = []
+            target = self.named_member(peel(tree.children(inner)[0]), scope, local)
+            if isinstance(target, K.MemElem) and target.field is not None and not local:
+                elem = target.view or target.mem.elem
+                if elem.kind == "vec" and elem.elem is not None and target.field in elem.fields:
+                    at = target.index if target.view is not None else \
+                        self._scaled_offset(target.index, sizeof(elem) or 1)
+                    return self._component_view(target.mem, at, elem, target.field)
         if tree.kind(inner) == "MemberExpr":
             pre = []
             ref = self.member_ref(inner, scope, pre)
@@ -370,6 +381,12 @@ class MembersTranslation(ExprsTranslation):
                 return PointerBinding(ref.mem, self._add(ref.at, K.Const(ref.offset, K.ULONG)),
                                       elem)
         return super().pointer(node, scope)
+
+    def _component_view(self, mem: K.Memory, at: K.Expr, vec: K.CType, field: str) -> PointerBinding:
+        """A pointer to component ``field`` of the vector at byte ``at`` of ``mem``."""
+        comp = vec.elem or K.FLOAT
+        offset = vec.fields.index(field) * (sizeof(comp) or 4)
+        return PointerBinding(mem, self._add(at, K.Const(offset, K.ULONG)), comp)
 
     def read_lvalue(self, target: K.LValue) -> K.Expr:
         if isinstance(target, K.VarField) and has_layout(target.var.type):

@@ -145,6 +145,15 @@ class TypeTable:
         # `using namespace` or the enclosing scope made the prefix implicit
         return ["::".join(reversed(chain[:n])) for n in range(len(chain), 0, -1)]
 
+    def _with_defaults(self, name: str) -> Node | None:
+        """``V<float>`` of ``template <class T, int N = 4> struct V``: clang prints the
+        arguments as written, the specialisation has the defaults too (``V<float, 4>``)."""
+        if not name.endswith(">") or "<" not in name:
+            return None
+        prefix = name[:-1] + ", "
+        found = [n for key, n in self.records.items() if key.startswith(prefix)]
+        return found[0] if found and all(f is found[0] for f in found) else None
+
     def _scoped(self, record: Node, text: str) -> str:
         """A member's type as written inside its class (``TempStorage &``) resolved in that
         class's scope first (``BlockReduce<float, 256>::TempStorage &``)."""
@@ -259,7 +268,7 @@ class TypeTable:
             return K.INT
         if bare in self.typedefs and self.typedefs[bare] != bare:
             return self._ctype(self.typedefs[bare])
-        record = self.records.get(bare)
+        record = self.records.get(bare) or self._with_defaults(bare)
         head, sep, rest = bare.partition("::")
         if record is None and sep and head in self.typedefs:  # `R::TempStorage`, `using R = …`
             spelled = f"{strip_qualifiers(self.typedefs[head])}::{rest}"
