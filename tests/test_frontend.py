@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import os
 import time
 
 import pytest
@@ -206,6 +207,36 @@ def test_bad_inputs_have_locations() -> None:
         parse_kernel_text("__global__ void k(int *a) { goto in; while (a[1]) { in: a[0] = 1; } }")
 
 
+#: every kernel of tests/kernels/bad/ and the one-line error it must get (exit 2)
+BAD_INPUTS = {
+    "decl_no_body.cu": (13, 12, "call to 'external_transform', which has no body here and no model"),
+    "missing_include.cu": (8, 23, "use of undeclared identifier 'NO_SUCH_CONSTANT' (included header "
+                                  "not found: 'no_such_header_autosync.h')"),
+    "recursion.cu": (7, 27, "recursion is not supported: 'fact' calls itself"),
+    "syntax_error.cu": (9, 20, "expected ']'"),
+    "virtual_class.cu": (18, 23, "unsupported: call of 'area', a method of a class with virtual "
+                                 "methods"),
+}
+
+
+def test_bad_input_kernels_are_refused_with_one_line() -> None:
+    """Each bad-input kernel is refused, exit 2, with exactly one line ``file:line:col: error:
+    message`` (no traceback); a new bad kernel must say here which error it expects."""
+    from typer.testing import CliRunner
+
+    from autosync.commands.cli import app
+
+    bad = sorted(os.path.basename(f) for f in glob.glob("tests/kernels/bad/*.cu"))
+    assert bad == sorted(BAD_INPUTS)
+    for name, (line, col, message) in BAD_INPUTS.items():
+        path = f"tests/kernels/bad/{name}"
+        res = CliRunner().invoke(app, ["check", "--no-cache", path])
+        assert res.exit_code == 2, (name, res.output)
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1, (name, res.output)
+        assert lines[0].startswith(f"{path}:{line}:{col}: error: {message}"), (name, lines[0])
+
+
 def test_cli_launch_overrides_header() -> None:
     kernel = load_kernel("microbench/1-1-main.cu", block_dim=(32, 1, 1), grid_dim=(3, 1, 1),
                          warp_sync=32)
@@ -275,8 +306,18 @@ def _decl_init(kernel: K.Kernel, name: str) -> K.Expr:
 
 def test_expression_types_follow_the_shared_c_rules() -> None:
     """The front end types expressions with kpl.ctypes, as the oracles do: a vector operand
-    makes a vector, narrow integers promote to int, ``x op= v`` computes in C's type."""
+    makes a vector, narrow integers promote to int, ``x op= v`` computes in C's type.
+    CUDA's float4 has no arithmetic operators (nvcc rejects ``a[0] * s``): a kernel brings its
+    own, helper_math.h-style, and they are inlined like any function."""
+    with pytest.raises(KplError, match="invalid operands"):
+        parse_kernel_text("__global__ void k(float4 *a, float s) { a[1] = a[0] * s; }")
     kernel = parse_kernel_text(
+        "__device__ float4 operator*(float4 a, float s) {\n"
+        "  return make_float4(a.x * s, a.y * s, a.z * s, a.w * s); }\n"
+        "__device__ float4 operator+(float s, float4 a) {\n"
+        "  return make_float4(s + a.x, s + a.y, s + a.z, s + a.w); }\n"
+        "__device__ float4 operator+(float4 a, float4 b) {\n"
+        "  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }\n"
         "__global__ void k(float4 *a, float s, int *b) {\n"
         "  float4 v = a[0] * s;\n"
         "  float4 w = s + a[1];\n"
@@ -290,6 +331,8 @@ def test_expression_types_follow_the_shared_c_rules() -> None:
         "}\n")
     assert _decl_init(kernel, "v").type.name == "float4"
     assert _decl_init(kernel, "w").type.name == "float4"
+    # the operators' operands are still the reads a[0] and a[1] (inlined, not lost)
+    assert {ld.index for ld in loads(kernel) if ld.mem.name == "a"} == {K.Const(0), K.Const(1)}
     assert _decl_init(kernel, "n").type == K.INT
     assert _decl_init(kernel, "m").type == K.LONG
     scaled = [s for s in stmts_of(kernel, K.Assign) if isinstance(s.target, K.Var) and s.target.name == "i"]

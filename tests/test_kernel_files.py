@@ -59,7 +59,8 @@ SDK_NAMES = [
 ]
 
 DIM = r"(\d+|\[\d+(,\d+){0,2}\])"
-LAUNCH_RE = re.compile(rf"^//--blockDim={DIM} --gridDim={DIM}( --warp-sync=\d+)?$")
+#: the flags line; blockDim may be left out where ``__launch_bounds__(N)`` gives it (N threads)
+LAUNCH_RE = re.compile(rf"^//(--blockDim={DIM} )?--gridDim={DIM}( --warp-sync=\d+)?$")
 BARRIER_RE = re.compile(r"\b__syncthreads\s*\(\s*\)\s*;")
 
 
@@ -105,6 +106,9 @@ def test_header_well_formed(path: Path) -> None:
     lines = _read(path).splitlines()
     assert lines[0] == "//pass" or re.fullmatch(r"//xfail:[A-Z_]+", lines[0]), lines[0]
     assert LAUNCH_RE.match(lines[1]), lines[1]
+    if "--blockDim=" not in lines[1]:  # as kpl.header and the front end read it
+        assert re.search(r"\b__launch_bounds__\s*\(", _read(path)), \
+            "no --blockDim and no __launch_bounds__ to give the block size"
     keys = _autosync_keys(_read(path))
     for k in ("races", "divergent", "deadlock"):
         if k in keys:

@@ -1,7 +1,9 @@
 //pass
 //--blockDim=64 --gridDim=4
-// A __device__ function that is only declared (defined in another translation unit):
-// the verifier must treat its result as unknown but thread-local.
+// BAD INPUT: a __device__ function that is only declared (defined in another translation
+// unit).  A call with no body and no model is an error, not a no-op: AutoSync cannot tell
+// which memory the function reads or writes, so it refuses the kernel (exit 2) with one line
+// naming the function, rather than guess it pure.
 
 __device__ float external_transform(float v);
 
