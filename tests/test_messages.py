@@ -28,7 +28,7 @@ def test_missing_semicolon_is_reported_at_the_end_of_the_previous_line(tmp_path:
                  "    int x = A[threadIdx.x]  // read\n\n    A[threadIdx.x] = x;\n}\n")
     res = CliRunner().invoke(app, ["check", str(f)])
     assert res.exit_code == 2
-    assert res.stderr == f"{f}:4:27: error: expected ';' before 'A'\n"
+    assert res.stderr == f"{f}:4:27: error: expected ';' at end of declaration\n"  # clang's words
 
 
 def test_other_syntax_errors_stay_at_the_token(tmp_path: Path) -> None:
@@ -36,15 +36,16 @@ def test_other_syntax_errors_stay_at_the_token(tmp_path: Path) -> None:
     f.write_text("__global__ void k(int *A) {\n    A[0] = ;\n}\n")
     res = CliRunner().invoke(app, ["check", str(f)])
     assert res.exit_code == 2
-    assert res.stderr.startswith(f"{f}:2:12: error: syntax error")
+    assert res.stderr == f"{f}:2:12: error: expected expression\n"  # clang's words, at the ';'
 
 
 def test_struct_without_semicolon_is_a_located_syntax_error(tmp_path: Path) -> None:
-    """pycparser's declaration builder crashes (AttributeError) on a struct definition with no
-    ``;`` followed by another declaration; found by the fuzzer (10,000-mutant run, id 4181)."""
+    """pycparser's declaration builder crashed (AttributeError) on a struct definition with no
+    ``;`` followed by another declaration; found by the fuzzer (10,000-mutant run, id 4181).
+    clang recovers, but the struct is one the kernel uses (B's base), so its error stops it."""
     f = tmp_path / "k.cu"
     f.write_text("struct A {\n  float x;\n}\n\nstruct B : A {\n  float y;\n};\n"
                  "__global__ void k(B *b) { b[threadIdx.x].y = 1.0f; }\n")
     res = CliRunner().invoke(app, ["check", str(f)])
     assert res.exit_code == 2
-    assert res.stderr == f"{f}:3:2: error: expected ';' after the type definition\n"
+    assert res.stderr == f"{f}:3:2: error: expected ';' after struct\n"

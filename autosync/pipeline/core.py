@@ -199,6 +199,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
             note = macro_note(f.kernel, [lab for r in races for lab in (r.first, r.second)], opts.file)
             if note is not None:
                 outcome.notes.append(note)
+                outcome.reason += f"; {note}"  # JSON's reason and ``fix --check`` name the macro too
         return outcome
     todo = [f for f in fixes if f.result.status == "fixed"]
     if not todo:

@@ -10,6 +10,7 @@ an error in host code, or in a function no kernel reaches, does not.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.header import KernelHeader, parse_header
 from kpl.macros import scan_macros
 from kpl.spans import SourceText
-from kpl.textio import read_source
+from kpl.textio import encode_source, read_source
 
 #: A launch dimension as the API takes it: ``256``, ``(16, 16)`` or ``(16, 16, 1)``.
 Dim = int | Sequence[int] | None
@@ -54,6 +55,10 @@ class Translator(StmtsTranslation):
                 params.append(K.Param(name, typ, var=var))
         body = self.block(tree.body_of(self.func), scope, main=True)
         body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
+        for decl_id, binding in self.unit.globals.names.items():  # file-scope arrays count too
+            cell = binding.mem if isinstance(binding, ScalarMemory) else binding
+            if isinstance(cell, K.Memory) and cell.space == K.Space.SHARED and decl_id in self.index.by_id:
+                self.memory_decls.setdefault(cell.name, self.index.by_id[decl_id])
         self.check_static_shared(body)
         kernel = K.Kernel(
             name=self.display_name, params=params, body=body, launch=self.launch,
@@ -66,22 +71,89 @@ class Translator(StmtsTranslation):
         kernel.next_label = self.label_counter
         return kernel
 
+    def span_of(self, node: Node, *, decl: bool = False) -> K.Span | None:
+        """A statement from inside a macro's body, not the whole expansion, has no extent of
+        its own in the user's text: a position-only span at the macro's use (``fix`` refuses
+        to put a barrier there, :mod:`autosync.algorithm.macro_sites`)."""
+        span = super().span_of(node, decl=decl)
+        rng = node.get("range", {})
+        if span is None or span.start < 0 or not _inside_one_expansion(rng) or _whole_expansion(self.unit, rng):
+            return span
+        return K.Span(span.file, span.line, span.col)
+
+
+_DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)]*\))?(?:[ \t]|\\\r?\n)*")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_BODY_REST = re.compile(rb"(?:[ \t;]|\\\r?\n|/\*.*?\*/|//[^\n]*)*", re.S)
+
+
+def _inside_one_expansion(rng: dict[str, Any]) -> bool:
+    """Whether a node of range ``rng`` begins and ends inside one macro expansion (a statement
+    that merely starts with a macro, ``__shared__ int s[N];``, is the user's own)."""
+    begin, end = rng.get("begin") or {}, rng.get("end") or {}
+    if "spellingLoc" not in begin or "spellingLoc" not in end:
+        return False
+    first, last = begin.get("expansionLoc") or {}, end.get("expansionLoc") or {}
+    return (first.get("file"), first.get("offset")) == (last.get("file"), last.get("offset"))
+
+
+def _whole_expansion(unit: Unit, rng: dict[str, Any]) -> bool:
+    """Whether the node of range ``rng`` is the whole expansion of the macro used where it
+    is: spelled from the first to the last token of that macro's body."""
+    begin, end = rng.get("begin") or {}, rng.get("end") or {}
+    first, last, use = begin.get("spellingLoc"), end.get("spellingLoc"), begin.get("expansionLoc")
+    if not (first and last and use) or first.get("file") != last.get("file"):
+        return False
+
+    def data(file: str) -> bytes | None:
+        text = unit.text if file == unit.clang_main else unit.files.get(os.path.realpath(file))
+        return None if text is None else encode_source(text)
+
+    body, used = data(str(first["file"])), data(str(use.get("file")))
+    if body is None or used is None:
+        return False
+    name = _NAME.match(used, int(use["offset"]))
+    lo, hi = int(first["offset"]), int(last["offset"]) + int(last.get("tokLen", 1))
+    start = lo
+    while start > 0 and not (body[start - 1:start] == b"\n" and body[start - 2:start - 1] != b"\\"):
+        start -= 1
+    head = _DEFINE_HEAD.match(body, start)
+    if name is None or head is None or head.group(1) != name.group(0) or head.end() != lo:
+        return False
+    rest = _BODY_REST.match(body, hi)
+    after = rest.end() if rest else hi
+    one_line = b"\n" not in re.sub(rb"\\\r?\n", b"", body[start:hi])  # one #define's body
+    return one_line and (after >= len(body) or body[after:after + 1] in (b"\n", b"\r"))
+
 
 # --------------------------------------------------------------------------- the unit
 
 
 def _globals(unit: Unit) -> None:
-    """File-scope ``__shared__``/``__constant__``/``__device__`` variables as memories."""
+    """File-scope ``__shared__``/``__constant__``/``__device__`` variables and texture
+    references as memories."""
     for decl in unit.index.by_id.values():
         if tree.kind(decl) != "VarDecl" or unit.index.parent.get(str(decl.get("id"))) is not None \
                 and tree.kind(unit.index.parent[str(decl["id"])]) not in ("NamespaceDecl",):
             continue
         space = memory_space(decl)
         loc = tree.location(decl.get("loc")) or {}
-        if space is None or str(loc.get("file", "")).startswith(INCLUDE_DIR):
-            continue
         name = str(decl.get("name", ""))
         text = tree.qual_type(decl)
+        if str(loc.get("file", "")).startswith(INCLUDE_DIR):
+            continue
+        if space is None and text.startswith("texture<") and "NormalizedFloat" not in text:
+            # a texture reference: read-only memory of its element type (tex2D(tex, x, y))
+            try:
+                elem = unit.types.ctype(text[len("texture<"):].split(",")[0].strip())
+            except UnsupportedType:
+                continue
+            mem = K.Memory(name, K.Space.TEXTURE, elem, (None,))
+            unit.memories[name] = mem
+            unit.globals.names[str(decl["id"])] = mem
+            continue
+        if space is None:
+            continue
         try:
             elem, dims = unit.types.shape(text) if "[" in text else (unit.types.ctype(text), (1,))
         except UnsupportedType:
@@ -157,22 +229,67 @@ def _check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> Non
     if not result.errors:
         return
     ranges = _reached_ranges(unit, func)
+    main_dir = os.path.dirname(os.path.abspath(path))
     for err in result.errors:
-        file = err.file
-        if file != result.main_file:
+        if err.file == result.main_file:
+            data, shown = _bytes_of(unit.text), path
+        elif os.path.realpath(err.file) in unit.files:  # a user header the kernel's file includes
+            data = _bytes_of(unit.files[os.path.realpath(err.file)])
+            shown = os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(err.file, main_dir)))
+        else:
             continue
-        text = unit.source
-        offset = text.offset(err.line, err.col)
-        if any(lo <= unit.position.char(offset) <= hi for lo, hi in ranges) or offset < 0:
-            raise KplError(err.message, path, err.line, err.col)
+        offset = _byte_offset(data, err.line, err.col)
+        # braces that do not balance decide which text is the kernel: they stop every kernel
+        if offset < 0 or err.message in _UNBALANCED or any(
+                f == err.file and lo <= offset <= hi for f, lo, hi in ranges):
+            message = err.message
+            if result.missing and message.startswith(_UNDECLARED):
+                # the declaration may live in a header that resolved nowhere (an empty stand-in)
+                names = ", ".join(f"'{m}'" for m in sorted(result.missing))
+                message += f" (included header not found: {names})"
+            raise KplError(message, shown, err.line, err.col)
 
 
-def _reached_ranges(unit: Unit, func: Node) -> list[tuple[int, int]]:
-    """Offsets (in the kernel's file) of the functions ``func`` reaches through calls."""
+#: clang's errors for braces that do not balance (a stray ``}`` at file scope, one missing)
+_UNBALANCED = ("extraneous closing brace ('}')", "expected '}'")
+
+
+def _bytes_of(text: str) -> bytes:
+    return encode_source(text)
+
+
+def _byte_offset(data: bytes, line: int, col: int) -> int:
+    """Byte offset of clang's 1-based ``line``/``col`` (col counts bytes) in ``data``; -1 past
+    its end (the text appended to the user's: ``--kernel 'k<32>'`` instantiations)."""
+    start = 0
+    for _ in range(line - 1):
+        start = data.find(b"\n", start) + 1
+        if start == 0:
+            return -1
+    return start + col - 1
+
+
+#: clang's errors about a name it has no declaration for
+_UNDECLARED = ("use of undeclared", "unknown type name", "no template named", "no member named")
+
+
+def _reached_ranges(unit: Unit, func: Node) -> list[tuple[str, int, int]]:
+    """(clang's file name, first byte, last byte) of ``func``, of every function it reaches
+    through calls and of the classes those use (their bases and fields' classes too), in the
+    kernel's file or a header."""
     seen: set[str] = set()
-    out: list[tuple[int, int]] = []
+    out: list[tuple[str, int, int]] = []
     stack = [func]
-    while stack:
+    types: set[str] = set()  # type names met, for the classes
+    while stack or types:
+        if not stack:  # the classes of the types met: their ranges, then what they use in turn
+            for text in sorted(types):
+                for name in re.findall(r"[A-Za-z_][\w:]*", text):
+                    rec = unit.types.records.get(name)
+                    if rec is not None and str(rec.get("id")) not in seen:
+                        stack.append(rec)
+            types.clear()
+            continue
         f = stack.pop()
         fid = str(f.get("id"))
         if fid in seen:
@@ -180,9 +297,16 @@ def _reached_ranges(unit: Unit, func: Node) -> list[tuple[int, int]]:
         seen.add(fid)
         rng = f.get("range", {})
         lo, hi = tree.location(rng.get("begin")), tree.location(rng.get("end"))
-        if lo and hi and lo.get("file") == unit.clang_main:
-            out.append((unit.position.char(int(lo["offset"])), unit.position.char(int(hi["offset"]))))
+        if lo and hi and lo.get("file") == hi.get("file"):
+            out.append((str(lo.get("file")), int(lo["offset"]), int(hi["offset"]) + int(hi.get("tokLen", 1))))
         for n in tree.walk(f):
+            typ = n.get("type")
+            if isinstance(typ, dict) and typ.get("qualType"):
+                types.add(str(typ["qualType"]))
+            for base in n.get("bases", ()):
+                types.add(str((base.get("type") or {}).get("qualType", "")))
+            if tree.kind(n) in ("CXXRecordDecl", "RecordDecl", "ClassTemplateSpecializationDecl"):
+                continue  # a class met inside is reached through its type, above
             for key in ("referencedDecl", "referencedMemberDecl"):
                 ref = n.get(key)
                 rid = ref.get("id") if isinstance(ref, dict) else ref

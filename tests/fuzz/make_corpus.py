@@ -81,7 +81,8 @@ def generated() -> dict[str, bytes]:
         # not UTF-8: read losslessly like every source file, so analysed (exit 0)
         "latin1_comment.cu": PLAIN.encode().replace(
             b"__global__", "// caf\xe9 cr\xe8me\n__global__".encode("latin-1"), 1),
-        "nul_byte.cu": PLAIN.replace("exit: 0", "exit: 2").encode().replace(b"s[64];", b"s[64];\x00", 1),
+        # a NUL between tokens: clang (like nvcc) ignores it with a warning, so analysed (exit 0)
+        "nul_byte.cu": PLAIN.encode().replace(b"s[64];", b"s[64];\x00", 1),
     }
 
 
