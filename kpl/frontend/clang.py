@@ -280,6 +280,7 @@ class ClangResult:
     main_file: str  # the name clang used for the kernel's text
     missing: set[str]
     files: dict[str, str]  # user headers read: real path -> text
+    macro_values: dict[str, str] = field(default_factory=dict)  # ambiguous macros' final bodies
 
 
 _DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
@@ -351,8 +352,8 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
             args += ["-include", os.path.abspath(f)]
         for name, value in {**PREDEFINED, **(defines or {})}.items():
             args.append(f"-D{name}={value}")
-        args += ["-Xclang", "-ast-dump=json", main]
-        proc = subprocess.run(args, capture_output=True, timeout=300)
+        proc = subprocess.run([*args, "-Xclang", "-ast-dump=json", main], capture_output=True, timeout=300)
+        values = _final_macros(args, main, _ambiguous_macros([text, *plan.files.values()]))
     errors = []
     for line in proc.stderr.decode("utf-8", "replace").splitlines():
         m = _DIAG.match(line)
@@ -365,4 +366,28 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
             raise KplError(first.message, path if first.file == main else first.file, first.line, first.col)
         raise KplError("clang produced no AST: " + proc.stderr.decode("utf-8", "replace").strip()[:200], path)
     ast = decode(proc.stdout)
-    return ClangResult(ast, errors, main, plan.missing, plan.files)
+    return ClangResult(ast, errors, main, plan.missing, plan.files, values)
+
+
+def _ambiguous_macros(texts: list[str]) -> set[str]:
+    """Object-like macros the user's files define more than once (``#ifdef BIG`` … ``#else``):
+    which definition holds is the preprocessor's to say."""
+    seen: dict[str, int] = {}
+    for text in texts:
+        for name in re.findall(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?!\()", text, re.M):
+            seen[name] = seen.get(name, 0) + 1
+    return {name for name, n in seen.items() if n > 1}
+
+
+def _final_macros(args: list[str], main: str, names: set[str]) -> dict[str, str]:
+    """The bodies ``names`` have at the end of the file, as clang's preprocessor left them
+    (one more run, preprocessing only, when there are such names)."""
+    if not names:
+        return {}
+    proc = subprocess.run([*[a for a in args if a != "-fsyntax-only"], "-E", "-dM", main],
+                          capture_output=True, text=True, timeout=300)
+    out: dict[str, str] = {}
+    for m in re.finditer(r"^#define ([A-Za-z_]\w*) (.*)$", proc.stdout, re.M):
+        if m.group(1) in names:
+            out[m.group(1)] = m.group(2).strip()
+    return out

@@ -9,6 +9,7 @@ an error in host code, or in a function no kernel reaches, does not.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Sequence
@@ -346,6 +347,9 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     main_dir = os.path.dirname(os.path.abspath(path))
     macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)
                           for real, t in result.files.items()] + [(path, text)])
+    for name, body in result.macro_values.items():  # the definition the preprocessor kept
+        if name in macros and not macros[name].function_like:
+            macros[name] = dataclasses.replace(macros[name], body=body)
     kernels = []
     for func, name in _kernels(unit):
         _check_errors(result, unit, func, path)
