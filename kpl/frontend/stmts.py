@@ -380,7 +380,8 @@ class StmtsTranslation(AsmTranslation):
                     break
                 return [K.Continue(label=self.label())]
             return self._leave_flags(n + 1) + [K.Return(None, label=self.label())]
-        name = (self.index.get(target) or {}).get("name", "?")
+        name = next((str(n.get("name")) for n in tree.walk(self.index.tu)
+                     if tree.kind(n) == "LabelStmt" and n.get("declId") == target), "?")
         raise self.error(f"unsupported: goto '{name}' (its label is not a statement of an "
                          "enclosing block before or after it: irreducible control flow or a "
                          "jump into a block)", node)
