@@ -13,7 +13,7 @@ import re
 
 from kpl import ast as K
 from kpl.frontend import tree
-from kpl.frontend.calls import CallsTranslation
+from kpl.frontend.objects import ObjectsTranslation
 from kpl.frontend.state import Scope
 from kpl.frontend.tree import Node
 from kpl.spans import SourceText
@@ -54,7 +54,7 @@ def _unescape(body: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
-class AsmTranslation(CallsTranslation):
+class AsmTranslation(ObjectsTranslation):
     """``stmt_GCCAsmStmt``: named barriers in inline PTX (module docstring)."""
 
     def stmt_GCCAsmStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:

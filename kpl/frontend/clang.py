@@ -329,11 +329,14 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         os.makedirs(stubs)
         for name in plan.missing:
             stub = os.path.normpath(os.path.join(stubs, name))
-            if not _within(stub, os.path.join(tmp, "missing")):
+            if not _within(stub, os.path.join(tmp, "missing")) or os.path.isdir(stub):
+                continue  # no stand-in: clang's own "file not found" then names it
+            try:
+                os.makedirs(os.path.dirname(stub), exist_ok=True)
+                with open(stub, "w", encoding="utf-8") as fh:
+                    fh.write("")
+            except OSError:  # a name that is a folder of another stand-in's path
                 continue
-            os.makedirs(os.path.dirname(stub), exist_ok=True)
-            with open(stub, "w", encoding="utf-8") as fh:
-                fh.write("")
         args = [*tool.command, "-x", language if language != "cuda" else "cuda"]
         if language == "cuda":
             args += ["--cuda-device-only", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={ARCH}",

@@ -152,12 +152,17 @@ class DeclsTranslation(MembersTranslation):
         return pre + [K.Decl(var, value, label=self.label())]
 
     def object_record(self, node: Node) -> Node | None:
-        """The class of ``node``'s type when its objects hold references: :mod:`kpl.frontend.calls`."""
+        """The class of ``node``'s type when its objects hold references: :mod:`kpl.frontend.objects`."""
         raise NotImplementedError
 
     def construct_object(self, node: Node, record: Node, scope: Scope,
                          out: list[K.Stmt]) -> ObjectBinding:
-        """Run a constructor on a new object: :mod:`kpl.frontend.calls`."""
+        """Run a constructor on a new object: :mod:`kpl.frontend.objects`."""
+        raise NotImplementedError
+
+    def initialise_members(self, ctor: Node, this: ObjectBinding | PointerBinding | K.Var, scope: Scope,
+                           out: list[K.Stmt]) -> None:
+        """A constructor's member initialisers: :mod:`kpl.frontend.objects`."""
         raise NotImplementedError
 
     def _local_object(self, decl: Node, ident: str, name: str, typ: K.CType, init: Node | None,

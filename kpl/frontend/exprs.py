@@ -456,7 +456,7 @@ class ExprsTranslation(AccessTranslation):
         raise self.error(f"unsupported: constructor of '{typ}' with arguments", node)
 
     def construct_value(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr | None:
-        """A value built by a user constructor: :mod:`kpl.frontend.calls`."""
+        """A value built by a user constructor: :mod:`kpl.frontend.objects`."""
         raise NotImplementedError
 
     expr_CXXTemporaryObjectExpr = expr_CXXConstructExpr

@@ -12,6 +12,9 @@ member is the vector of its leaves.  A union variable's members overlap, so read
 an opaque function of all of them (any value the bytes may hold), never a stale member.
 
 Structs whose layout is not known (a member of an unknown size) keep named fields.
+
+Why one piece of this size: every member access (read, store, address, through an object)
+resolves one path the same way; split, the paths could disagree.
 """
 
 from __future__ import annotations

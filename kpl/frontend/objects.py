@@ -1,0 +1,127 @@
+"""Objects built by constructors: values of classes whose constructor has a body, and
+objects of classes with reference or pointer members (a CUB-style ``BlockReduce`` holding
+``TempStorage &temp``), which are not values but what their members stand for
+(:class:`kpl.frontend.state.ObjectBinding`).  clang names the constructor a
+``CXXConstructExpr`` calls only by its type; it is inlined like any function (:mod:`kpl.frontend.calls`)
+with ``this`` the new object, its member initialisers first."""
+
+from __future__ import annotations
+
+from kpl import ast as K
+from kpl.ctypes import member, sizeof
+from kpl.frontend import tree
+from kpl.frontend.calls import CallsTranslation
+from kpl.frontend.decls import has_array_member
+from kpl.frontend.state import ObjectBinding, PointerBinding, Scope
+from kpl.frontend.tree import Node
+
+
+class ObjectsTranslation(CallsTranslation):
+    """Constructors: :meth:`construct_value`, :meth:`construct_object` (module docstring)."""
+
+    def object_record(self, node: Node) -> Node | None:
+        """The class of ``node``'s type when its objects are :class:`ObjectBinding`\\ s: it has
+        a reference or pointer member, so what it designates is not a value."""
+        record = self.types.record(tree.qual_type(node))
+        if record is None:
+            return None
+        for f in tree.children(record):
+            if tree.kind(f) == "FieldDecl" and tree.qual_type(f).rstrip().endswith(("&", "*")):
+                return record
+        return None
+
+    def construct_object(self, node: Node, record: Node, scope: Scope,
+                         out: list[K.Stmt]) -> ObjectBinding:
+        """Run the constructor a ``CXXConstructExpr`` calls on a new :class:`ObjectBinding`."""
+        obj = ObjectBinding(str(record.get("name", "")))
+        ctor = self.constructor_of(node, record)
+        if ctor is None or tree.body_of(ctor) is None:
+            raise self.error(f"unsupported: constructor of '{obj.record}' without a body", node)
+        out.extend(self.inline_call(node, ctor, None, scope, constructing=obj))
+        return obj
+
+    def constructor_of(self, node: Node, record: Node) -> Node | None:
+        """The constructor a ``CXXConstructExpr`` calls (clang names it by its type only)."""
+        want = " ".join(str((node.get("ctorType") or {}).get("qualType", "")).split())
+        for c in tree.children(record):
+            if tree.kind(c) == "CXXConstructorDecl" and " ".join(tree.qual_type(c).split()) == want:
+                return self.index.function(str(c.get("id")))
+        return None
+
+    def construct_value(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr | None:
+        """A value built by a user constructor with a body (``Packed128<T>{bits}``): a fresh
+        object (a variable, or a cell of thread-local memory when it holds arrays) that the
+        constructor, inlined, initialises; None when ``node`` calls no such constructor."""
+        record = self.types.record(tree.qual_type(node))
+        ctor = self.constructor_of(node, record) if record is not None else None
+        if ctor is None or tree.body_of(ctor) is None:
+            return None
+        typ = self.type_of(node)
+        if has_array_member(typ):
+            mem = K.Memory(self.unique("__obj"), K.Space.LOCAL, typ, (1,))
+            self.memories[mem.name] = mem
+            pre.append(K.Decl(K.Var(mem.name, K.CType("ptr", 64, False, "pointer", typ)), None,
+                              array=mem, label=self.label(), placeable=False, synthetic=True))
+            pre.extend(self.inline_call(node, ctor, None, scope,
+                                        constructing=PointerBinding(mem, K.Const(0))))
+            return self.load(mem, K.Const(0))
+        var = self.temp(typ, "obj")
+        pre.append(K.Decl(var, None, label=self.label(), placeable=False, synthetic=True))
+        pre.extend(self.inline_call(node, ctor, None, scope, constructing=var))
+        return var
+
+    def initialise_members(self, ctor: Node, this: ObjectBinding | PointerBinding | K.Var, scope: Scope,
+                           out: list[K.Stmt]) -> None:
+        """A constructor's member initialisers (``: temp(storage), n(0)``), before its body."""
+        if isinstance(this, ObjectBinding):
+            self._member_initialisers(ctor, this, scope, out)
+        else:
+            self._value_initialisers(ctor, this, scope, out)
+
+    def _value_initialisers(self, ctor: Node, this: PointerBinding | K.Var, scope: Scope,
+                            out: list[K.Stmt]) -> None:
+        """``: x(vx), y(vy)`` of a value object: stores into its members."""
+        for init in tree.children(ctor):
+            if tree.kind(init) != "CXXCtorInitializer" or not tree.children(init):
+                continue
+            name = str((init.get("anyInit") or {}).get("name", ""))
+            if not name:
+                raise self.error("unsupported: a base-class initialiser", init)
+            value = self.expr(tree.children(init)[0], scope, out)
+            if isinstance(this, K.Var):
+                target: K.LValue = K.VarField(this, name)
+            else:
+                hit = member(this.view or this.mem.elem, name)
+                if hit is None:
+                    raise self.error(f"unsupported: initialiser of member '{name}'", init)
+                target = K.MemElem(this.mem, self._add(self._scaled_offset(this.offset, sizeof(this.mem.elem) or 1)
+                                                       if this.view is None else this.offset,
+                                                       K.Const(hit[0], K.ULONG)), None, hit[1])
+            out.append(K.Assign(target, self.convert(value, self.lvalue_type(target)),
+                                label=self.label(), placeable=False, synthetic=True))
+
+    def _member_initialisers(self, ctor: Node, obj: ObjectBinding, scope: Scope,
+                             out: list[K.Stmt]) -> None:
+        """``: temp(storage), n(0)``: a reference or pointer member stands for what it is bound
+        to; a value member is a variable of the object."""
+        record = self.index.record_of(ctor)
+        fields = {str(f.get("name")): f for f in tree.children(record or {}) if tree.kind(f) == "FieldDecl"}
+        for init in tree.children(ctor):
+            if tree.kind(init) != "CXXCtorInitializer" or not tree.children(init):
+                continue
+            name = str((init.get("anyInit") or {}).get("name", ""))
+            expr = tree.children(init)[0]
+            text = tree.qual_type(fields[name]) if name in fields else ""
+            if text.rstrip().endswith("&"):
+                obj.fields[name] = self.reference(expr, scope, out)
+            elif text.rstrip().endswith("*"):
+                binding = self.pointer(expr, scope)
+                if binding is None:
+                    raise self.error(f"unsupported: member '{name}' does not point into a known array", init)
+                obj.fields[name] = binding
+            else:
+                typ = self.ctype(text or tree.qual_type(expr), init)
+                var = K.Var(self.unique(f"{obj.record}.{name}"), typ)
+                out.append(K.Decl(var, self.convert(self.expr(expr, scope, out), typ),
+                                  label=self.label(), placeable=False, synthetic=True))
+                obj.fields[name] = var
