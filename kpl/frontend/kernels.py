@@ -241,7 +241,7 @@ def _check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> Non
             continue
         offset = _byte_offset(data, err.line, err.col)
         # braces that do not balance decide which text is the kernel: they stop every kernel
-        if offset < 0 or err.message in _UNBALANCED or any(
+        if offset < 0 or err.message in _UNBALANCED or err.message.startswith(_INSTANTIATION) or any(
                 f == err.file and lo <= offset <= hi for f, lo, hi in ranges):
             message = err.message
             if result.missing and message.startswith(_UNDECLARED):
@@ -251,6 +251,8 @@ def _check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> Non
             raise KplError(message, shown, err.line, err.col)
 
 
+#: an explicit instantiation clang cannot make: the kernel instance it asks for would go unchecked
+_INSTANTIATION = "explicit instantiation"
 #: clang's errors for braces that do not balance (a stray ``}`` at file scope, one missing)
 _UNBALANCED = ("extraneous closing brace ('}')", "expected '}'")
 
