@@ -434,14 +434,7 @@ class CallsTranslation(LibraryTranslation):
         if func is None or tree.body_of(func) is None:
             return None
         slot = PointerResult()
-        saved = self.result_vars
-        self.result_vars = [*saved, None]
-        self.pointer_results.append(slot)
-        try:
-            stmts = self.inline_call(node, func, obj, scope)
-        finally:
-            self.pointer_results.pop()
-            self.result_vars = saved
+        stmts = self._inline_into(slot, node, func, obj, scope)
         inline = stmts[-1]
         setup_reads = any(not isinstance(st, K.Decl) or (st.init is not None and any(
             isinstance(e, (K.Load, K.Atomic, K.Call)) for e in K.walk_expr(st.init))) for st in stmts[:-1])
@@ -452,6 +445,18 @@ class CallsTranslation(LibraryTranslation):
                              "depends on what its body does", node)
         return slot.binding
 
+    def _inline_into(self, slot: PointerResult | ReferenceResult, node: Node, func: Node,
+                     obj: Node | None, scope: Scope) -> list[K.Stmt]:
+        """Inline ``func`` with its ``return`` writing what it returns into ``slot``."""
+        saved = self.result_vars
+        self.result_vars = [*saved, None]
+        self.pointer_results.append(slot)
+        try:
+            return self.inline_call(node, func, obj, scope)
+        finally:
+            self.pointer_results.pop()
+            self.result_vars = saved
+
     def call_lvalue(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.LValue:
         """The object a call returning a reference designates (``packed[k] = x`` through
         ``T &operator[](int)``): the function is inlined and its ``return`` names it."""
@@ -459,14 +464,7 @@ class CallsTranslation(LibraryTranslation):
         if func is None or tree.body_of(func) is None:
             raise self.error("unsupported: assignment through a call with no body", node)
         slot = ReferenceResult()
-        saved = self.result_vars
-        self.result_vars = [*saved, None]
-        self.pointer_results.append(slot)
-        try:
-            stmts = self.inline_call(node, func, obj, scope)
-        finally:
-            self.pointer_results.pop()
-            self.result_vars = saved
+        stmts = self._inline_into(slot, node, func, obj, scope)
         target = slot.binding
         if slot.returns != 1 or target is None:
             raise self.error(f"unsupported: '{self.function_name(func)}' returns a reference "

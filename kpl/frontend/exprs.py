@@ -430,8 +430,7 @@ class ExprsTranslation(AccessTranslation):
 
     def expr_InitListExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         typ = self.type_of(node)
-        parts = tuple(self.expr(e, scope, pre) for e in tree.children(node)
-                      if tree.kind(e) != "ImplicitValueInitExpr" or True)
+        parts = tuple(self.expr(e, scope, pre) for e in tree.children(node))
         if typ.kind != "vec":
             return parts[0] if parts else K.Const(0, typ)
         return K.VecInit(typ, parts)
