@@ -10,6 +10,7 @@ declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,9 +172,14 @@ class TranslatorBase:
         return file, line, col
 
     def display_file(self, clang_file: str) -> str:
+        """How the user names ``clang_file``: the kernel's path as given, a header relative to
+        it (``inc/vec.h`` next to ``k.cu``), one of our headers as ``<autosync>/name``."""
         if clang_file == self.unit.clang_main or not clang_file:
             return self.path
-        return clang_file
+        if clang_file.startswith(self.unit.bundled_dir):
+            return "<autosync>/" + os.path.relpath(clang_file, self.unit.bundled_dir)
+        main_dir = os.path.dirname(os.path.abspath(self.path))
+        return os.path.normpath(os.path.join(os.path.dirname(self.path), os.path.relpath(clang_file, main_dir)))
 
     def text_of(self, clang_file: str) -> str | None:
         if clang_file == self.unit.clang_main or not clang_file:
