@@ -643,3 +643,10 @@ def test_atomic_on_a_vector_field() -> None:
     assert races("atomicAdd(&c[0].x, 1);") == 0
     assert races("atomicAdd(&c[0].x, 1); if (threadIdx.x == 0) c[0].y = 2;") == 0
     assert races("atomicAdd(&c[0].x, 1); if (threadIdx.x == 0) c[0].x = 2;") > 0
+
+
+def test_error_columns_count_characters_as_spans_do() -> None:
+    """clang counts bytes; a UTF-8 ``é`` before the error is one column for the user."""
+    with pytest.raises(KplError) as ei:
+        parse_kernel_text("__global__ void k(int *a) {\n  /*\u00e9\u00e9*/ a[0] = 1 +* ;\n}\n", "u.cu")
+    assert (ei.value.line, ei.value.col, ei.value.message) == (2, 22, "expected expression")

@@ -28,7 +28,7 @@ from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.header import KernelHeader, parse_header
 from kpl.macros import scan_macros
 from kpl.spans import SourceText
-from kpl.textio import encode_source, read_source
+from kpl.textio import decode_source, encode_source, read_source
 
 #: A launch dimension as the API takes it: ``256``, ``(16, 16)`` or ``(16, 16, 1)``.
 Dim = int | Sequence[int] | None
@@ -248,13 +248,22 @@ def _check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> Non
                 # the declaration may live in a header that resolved nowhere (an empty stand-in)
                 names = ", ".join(f"'{m}'" for m in sorted(result.missing))
                 message += f" (included header not found: {names})"
-            raise KplError(message, shown, err.line, err.col)
+            raise KplError(message, shown, err.line, _char_column(data, offset, err.col))
 
 
 #: an explicit instantiation clang cannot make: the kernel instance it asks for would go unchecked
 _INSTANTIATION = "explicit instantiation"
 #: clang's errors for braces that do not balance (a stray ``}`` at file scope, one missing)
 _UNBALANCED = ("extraneous closing brace ('}')", "expected '}'")
+
+
+def _char_column(data: bytes, offset: int, col: int) -> int:
+    """clang counts columns in bytes; the user's editor (and every other message of ours) in
+    characters: a UTF-8 ``é`` before the error is one column, not two."""
+    if offset < 0:
+        return col
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return len(decode_source(data[line_start:offset])) + 1
 
 
 def _bytes_of(text: str) -> bytes:
