@@ -7,6 +7,9 @@ annotations, several kernels, vector types and built-ins)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -650,3 +653,21 @@ def test_error_columns_count_characters_as_spans_do() -> None:
     with pytest.raises(KplError) as ei:
         parse_kernel_text("__global__ void k(int *a) {\n  /*\u00e9\u00e9*/ a[0] = 1 +* ;\n}\n", "u.cu")
     assert (ei.value.line, ei.value.col, ei.value.message) == (2, 22, "expected expression")
+
+
+def test_json_names_the_header_of_a_race_end_inlined_from_it(tmp_path: Path) -> None:
+    """A race inside a device function of an included header: its JSON end carries the
+    header's file (as the user names it, next to the kernel), the kernel's own end none."""
+    import json
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "put.h").write_text("__device__ void put(float *s, int i) {\n  s[i] = 1.0f;\n}\n")
+    kernel = tmp_path / "k.cu"
+    kernel.write_text('//--blockDim=64 --gridDim=1\n#include "inc/put.h"\n__global__ void k(float *a) {\n'
+                      "  __shared__ float s[64];\n  put(s, threadIdx.x);\n  a[threadIdx.x] = s[63 - threadIdx.x];\n}\n")
+    res = subprocess.run([sys.executable, "-m", "autosync", "check", "--no-cache", "--format", "json", "k.cu"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1, res.stderr
+    [race] = json.loads(res.stdout)["races"]
+    ends = {race["first"].get("file"), race["second"].get("file")}
+    assert ends == {None, os.path.join("inc", "put.h")}

@@ -114,8 +114,12 @@ def witness_json(w: Witness | None) -> dict[str, Any] | None:
             "block2": list(w.block2), "index": w.index, "description": w.describe()}
 
 
-def _pos(loc: Location | None, label: int | None) -> dict[str, Any]:
+def _pos(loc: Location | None, label: int | None, main: str | None = None) -> dict[str, Any]:
+    """Line and column (and ``file`` when it is not the kernel's file ``main``: a statement
+    of a function inlined from a header)."""
     out: dict[str, Any] = {"line": loc.line if loc else None, "column": loc.column if loc else None}
+    if loc is not None and main is not None and loc.file != main:
+        out["file"] = loc.file
     if loc is not None and loc.end_line:
         out["end_line"], out["end_column"] = loc.end_line, loc.end_column
     if label is not None:
@@ -127,8 +131,8 @@ def race_json(loc: LabelLocator, race: Race) -> dict[str, Any]:
     first, second = loc.location(race.first), loc.location(race.second)
     return {
         "kernel": loc.kernel.name,
-        "first": _pos(first, race.first) | {"name": loc.name(race.first)},
-        "second": _pos(second, race.second) | {"name": loc.name(race.second)},
+        "first": _pos(first, race.first, loc.path) | {"name": loc.name(race.first)},
+        "second": _pos(second, race.second, loc.path) | {"name": loc.name(race.second)},
         "array": race.array,
         "kind": race.kind,
         "kinds": list(race.kinds),
