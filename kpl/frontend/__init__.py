@@ -18,6 +18,7 @@ dependency order into :class:`kpl.frontend.kernels.Translator`:
 * :mod:`~kpl.frontend.calls` -- built-in models and inlining of functions with a body;
 * :mod:`~kpl.frontend.objects` -- constructors: values they build, objects holding references;
 * :mod:`~kpl.frontend.consteval` -- ``constexpr`` code evaluated to its value;
+* :mod:`~kpl.frontend.diagnostics` -- which of clang's errors stop a kernel;
 * :mod:`~kpl.frontend.asm`, :mod:`~kpl.frontend.gotos`, :mod:`~kpl.frontend.stmts` --
   inline PTX barriers, ``goto`` regions, statements and blocks.
 
