@@ -74,6 +74,10 @@ class Space(str, Enum):
     LOCAL = "local"
 
 
+#: the spaces a barrier may order (the others never race): CUDA's barriers order both
+ALL_FENCES: frozenset[Space] = frozenset({Space.SHARED, Space.GLOBAL})
+
+
 @dataclass(frozen=True)
 class Memory:
     """An array in some memory space: a ``__shared__`` array, a pointer parameter (global
@@ -317,10 +321,21 @@ class ExprStmt(Stmt):
 
 @dataclass(eq=False)
 class Barrier(Stmt):
-    """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written."""
+    """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written.
+
+    ``fences``: the memory spaces whose accesses the barrier orders.  CUDA's barriers order
+    every space (:data:`ALL_FENCES`); OpenCL's ``barrier(CLK_LOCAL_MEM_FENCE)`` orders local
+    (``SHARED``) memory only, ``CLK_GLOBAL_MEM_FENCE`` global memory only.  Every barrier
+    synchronises execution whatever its fences: divergence rules do not depend on them."""
 
     spelling: str = "__syncthreads()"
     kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
+    fences: frozenset[Space] = field(default_factory=lambda: ALL_FENCES, repr=False)
+
+    def orders(self, space: Space) -> bool:
+        """Whether this barrier orders accesses to memory of ``space`` (read-only and private
+        spaces never race, so only SHARED and GLOBAL ask)."""
+        return space in self.fences or space not in ALL_FENCES
 
 
 @dataclass(eq=False)
@@ -499,6 +514,7 @@ class Kernel:
     launch_bounds: int | None = None  # ``__launch_bounds__(N)``: at most N threads a block
     next_label: int = 0
     macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef (#defines)
+    language: str = "cuda"  # or "opencl": the source's language (kpl.frontend.opencl)
 
     def fresh_label(self) -> int:
         label = self.next_label

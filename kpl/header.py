@@ -1,7 +1,8 @@
 """GPUVerify-style header comments at the top of a kernel file.
 
 Kernel files start with ``//pass`` (or ``//xfail:NOT_ALL_VERIFIED``) and a flags line such as
-``//--blockDim=[16,8] --gridDim=[192,48] --warp-sync=32`` (CONTRIBUTING.md, "Launch configuration",
+``//--blockDim=[16,8] --gridDim=[192,48] --warp-sync=32``, or OpenCL's
+``//--local_size=[16,8] --num_groups=[4,4]`` / ``--global_size=[64,32]`` (CONTRIBUTING.md, "Launch configuration",
 and the README, "Kernel files"), followed by our own ``// autosync: key=value`` lines
 with the expected results.  This module only reads those comments; it never touches code.
 """
@@ -22,6 +23,7 @@ _DIM_FLAGS = {
     "--gridDim": "grid",
     "--griddim": "grid",
     "--num_groups": "grid",
+    "--global_size": "global",
 }
 
 
@@ -138,6 +140,7 @@ def _read_autosync(header: KernelHeader, rest: str, path: str, line: int, rest_c
 
 
 def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col: int) -> None:
+    global_size: tuple[tuple[int, int, int], int] | None = None  # (size, column)
     for tm in _FLAG_TOKEN.finditer(body):
         tok = tm.group(0)
         col = base_col + tm.start()
@@ -146,7 +149,9 @@ def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col:
             if not eq:
                 raise KplError(f"malformed flag '{tok}': expected {name}=N or {name}=[x,y,z]", path, line, col)
             dim = _parse_dim(value, path, line, col + len(name) + 1, name.lstrip("-"))
-            if _DIM_FLAGS[name] == "block":
+            if _DIM_FLAGS[name] == "global":
+                global_size = (dim, col)
+            elif _DIM_FLAGS[name] == "block":
                 header.block_dim = dim
             else:
                 header.grid_dim = dim
@@ -154,3 +159,23 @@ def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col:
             header.warp_sync = _parse_int(value, path, line, col + len(name) + 1, "--warp-sync") if eq else 32
         else:
             header.flags.append(tok)
+    if global_size is not None:
+        _global_to_groups(header, *global_size, path, line)
+
+
+def _global_to_groups(header: KernelHeader, size: tuple[int, int, int], col: int, path: str,
+                      line: int) -> None:
+    """GPUVerify's OpenCL ``--global_size=`` (work-items in all): the number of groups is
+    it divided by ``--local_size=``, which must divide it in every dimension (OpenCL 1.x's
+    rule; we do not model the smaller last group of OpenCL 2.0)."""
+    local = header.block_dim
+    if local is None:
+        raise KplError("--global_size needs --local_size (the work-group size)", path, line, col)
+    if any(g % s for g, s in zip(size, local, strict=True)):
+        raise KplError(f"--global_size {list(size)} is not a multiple of --local_size "
+                       f"{list(local)}", path, line, col)
+    groups = (size[0] // local[0], size[1] // local[1], size[2] // local[2])
+    if header.grid_dim is not None and header.grid_dim != groups:
+        raise KplError(f"--global_size {list(size)} and --num_groups {list(header.grid_dim)} "
+                       "disagree", path, line, col)
+    header.grid_dim = groups

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import TypeVar
 
+from kpl.ast import ALL_FENCES, Space
 from kpl.labels import LabelTree
 from kpl.placement import Anchor, BarrierKind, Placement
 
@@ -91,6 +92,23 @@ class CostModel:
     def mixed(self, anchors: Iterable[tuple[int, BarrierKind]]) -> Placement:
         """The placement of one barrier of the given kind after each label, priced by kind."""
         return Placement(tuple(Anchor(lab, self.cost(lab, kind), kind) for lab, kind in anchors))
+
+
+#: OpenCL's fences: the price of ``barrier(flags)`` relative to a barrier ordering both spaces
+#: (CUDA's ``__syncthreads()``, C(ℓ) above).  A local fence waits only for the work-group's
+#: local-memory operations; a global fence for its global writes to become visible, which is
+#: most of a full barrier's price.  An estimate (not measured: no OpenCL device here); what
+#: matters to ``fix`` is the order local < global = both (ties go to the fence ordering more).
+FENCE_COST: dict[frozenset[Space], Fraction] = {
+    frozenset({Space.SHARED}): Fraction(1, 2),
+    frozenset({Space.GLOBAL}): Fraction(1),
+    ALL_FENCES: Fraction(1),
+}
+
+
+def fence_cost(fences: frozenset[Space]) -> Fraction:
+    """The factor of a barrier with ``fences`` on C(ℓ) (:data:`FENCE_COST`)."""
+    return FENCE_COST[fences]
 
 
 def barrier_cost(tree: LabelTree, label: int, lc: int | float | str | Fraction = DEFAULT_LC,

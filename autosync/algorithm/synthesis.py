@@ -52,7 +52,7 @@ from fractions import Fraction
 
 from autosync.algorithm.constraints import Clause, ConstraintSystem, RaceKey
 from autosync.algorithm.cost import DEFAULT_WARP_COST
-from kpl.ast import Barrier, Kernel, walk_stmts
+from kpl.ast import Barrier, Kernel, Space, walk_stmts
 from kpl.labels import LabelTree
 from kpl.placement import EMPTY, BarrierKind, Placement
 from kpl.transform import insert_barriers
@@ -117,6 +117,8 @@ class SynthesisResult:
     conflicts: list[RaceKey] = field(default_factory=list)
     trace: list[IterationRecord] = field(default_factory=list)
     verdict: Verdict | None = None
+    #: OpenCL C: the spaces each anchor's inserted barrier orders (autosync.algorithm.fences)
+    fences: dict[int, frozenset[Space]] = field(default_factory=dict)
     tree: LabelTree | None = None
     placement: Placement = EMPTY
 

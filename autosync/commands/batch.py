@@ -23,7 +23,7 @@ from typing import Any
 from autosync.commands import cache
 from autosync.pipeline.errors import BadInput
 
-SUFFIXES = (".cu", ".cuh")
+SUFFIXES = (".cu", ".cuh", ".cl")
 #: the CLI run on an argument list without exiting (:func:`autosync.commands.cli.invoke`)
 Invoke = Callable[[list[str]], Any]
 
@@ -43,7 +43,7 @@ class FileResult:
 
 
 def expand(paths: Sequence[str], excludes: Sequence[str] = ()) -> list[str]:
-    """Files named and ``*.cu``/``*.cuh`` under folders named (and the files the compilation
+    """Files named and ``*.cu``/``*.cuh``/``*.cl`` under folders named (and the files the compilation
     database compiles as CUDA there), minus ``--exclude`` globs (matched against the path and
     against each path component), sorted, without duplicates."""
     out: set[str] = set()

@@ -280,6 +280,11 @@ DEFAULT_TIMEOUT = 300.0
 ClangOpt = Annotated[str | None, typer.Option(
     "--clang", metavar="PATH", help="The clang to read CUDA with (default: the pinned clang of the "
     "ziglang package; also AUTOSYNC_CLANG).  Needs clang 17 or newer with CUDA support.")]
+LanguageOpt = Annotated[str | None, typer.Option(
+    "--language", help="Language of the file: cuda or opencl (default: opencl for a .cl file, "
+    "else cuda).")]
+ClStdOpt = Annotated[str | None, typer.Option(
+    "--cl-std", help="OpenCL C version of an OpenCL file: 1.2, 2.0 (default) or 3.0.")]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 SolverOpt = Annotated[Solver, typer.Option("--solver", help="MaxSAT back end.")]
 LcOpt = Annotated[float, typer.Option("--lc", help="Loop cost factor LC of C(ℓ) (Sec. III-C).")]
@@ -303,7 +308,7 @@ def warp_cost_arg(value: float, file: str) -> Fraction | int | None:
         raise BadInput("--warp-barrier-cost must be 0 (off) or positive", file)
     return None if value == 0 else lc_ic(value)
 MorePathsArg = Annotated[list[str] | None, typer.Argument(
-    help="More files or folders (folders: every *.cu, *.cuh inside).", show_default=False)]
+    help="More files or folders (folders: every *.cu, *.cuh, *.cl inside).", show_default=False)]
 JobsOpt = Annotated[int | None, typer.Option("-j", "--jobs", help="Files checked in parallel (default: all cores).")]
 ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", help="Skip paths matching GLOB (repeatable).",
                                                       metavar="GLOB")]
@@ -331,6 +336,8 @@ class KernelFlags:
     include: list[str] | None = None
     no_benign: bool | None = None
     clang: str | None = None
+    language: str | None = None
+    cl_std: str | None = None
 
     def argv(self) -> list[str]:
         """The flags again as command-line arguments (for a batch's worker)."""
@@ -342,19 +349,22 @@ class KernelFlags:
         out += [a for f in self.include or [] for a in ("--include", f)]
         out += ["--no-benign"] if self.no_benign else []
         out += ["--clang", self.clang] if self.clang else []
+        out += ["--language", self.language] if self.language else []
+        out += ["--cl-std", self.cl_std] if self.cl_std else []
         return out + (["--warp-sync", str(self.warp_sync)] if self.warp_sync is not None else [])
 
     def options(self) -> KernelOptions:
         return KernelOptions.build(self.file, self.kernel, self.define, self.include_dir, self.block_dim,
                                    self.grid_dim, self.warp_sync, self.build_dir, self.include,
-                                   benign=not self.no_benign, clang=self.clang)
+                                   benign=not self.no_benign, clang=self.clang,
+                                   language=self.language, cl_std=self.cl_std)
 
 
 #: the kernel flags, declared once: (parameter name, typer annotation); defaults are all None
 _KERNEL_FLAGS: list[tuple[str, Any]] = [
     ("kernel", KernelOpt), ("define", DefineOpt), ("include_dir", IncludeOpt), ("block_dim", BlockDimOpt),
     ("grid_dim", GridDimOpt), ("warp_sync", WarpSyncOpt), ("build_dir", BuildDirOpt), ("include", ForcedIncludeOpt),
-    ("no_benign", NoBenignOpt), ("clang", ClangOpt),
+    ("no_benign", NoBenignOpt), ("clang", ClangOpt), ("language", LanguageOpt), ("cl_std", ClStdOpt),
 ]
 
 

@@ -1,6 +1,6 @@
 """``autosync lsp``: a language server with race diagnostics and barrier quick-fixes (issue 7).
 
-Every editor with an LSP client gets, for ``.cu``/``.cuh`` documents:
+Every editor with an LSP client gets, for ``.cu``/``.cuh`` (and OpenCL C ``.cl``) documents:
 
 * diagnostics -- races (on one access, ``relatedInformation`` on the other, the oracle's
   witness threads in the message), divergent barriers, named-barrier findings, "unknown"
@@ -63,8 +63,8 @@ from autosync.lsp.runner import JobFailed, JobTimeout, Runner
 
 SERVER_NAME = "autosync"
 SOURCE = "autosync"
-CUDA_SUFFIXES = (".cu", ".cuh")
-CUDA_LANGUAGES = ("cuda", "cuda-cpp", "cu")
+KERNEL_SUFFIXES = (".cu", ".cuh", ".cl")  # CUDA, and OpenCL C (kpl.frontend.opencl)
+KERNEL_LANGUAGES = ("cuda", "cuda-cpp", "cu", "opencl")
 FIX_TITLE = "Insert optimal barriers (AutoSync)"
 REMOVE_TITLE = "Remove redundant barrier"
 
@@ -386,9 +386,9 @@ def _unique(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
     return out
 
 
-def _is_cuda(uri: str, language_id: str | None) -> bool:
+def _is_kernel_file(uri: str, language_id: str | None) -> bool:
     path = uri.split("?", 1)[0].split("#", 1)[0].lower()
-    return path.endswith(CUDA_SUFFIXES) or (language_id or "").lower() in CUDA_LANGUAGES
+    return path.endswith(KERNEL_SUFFIXES) or (language_id or "").lower() in KERNEL_LANGUAGES
 
 
 # --------------------------------------------------------------------------- features
@@ -423,7 +423,7 @@ def create_server() -> AutoSyncServer:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: AutoSyncServer, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
-        if not _is_cuda(doc.uri, doc.language_id):
+        if not _is_kernel_file(doc.uri, doc.language_id):
             return
         ls.docs.setdefault(doc.uri, DocState(doc.uri))
         ls.schedule(doc.uri, 0.0)
@@ -501,7 +501,7 @@ def register(app: Any) -> None:
         log_file: str = typer.Option(None, "--log-file", help="Write the server's own log here."),
         stdio: bool = typer.Option(False, "--stdio", help="Use stdio (the default; editors often pass it)."),
     ) -> None:
-        """Language server: race diagnostics and barrier quick-fixes for .cu/.cuh files."""
+        """Language server: race diagnostics and barrier quick-fixes for .cu/.cuh/.cl files."""
         serve(tcp=tcp, log_file=log_file)
 
 

@@ -54,7 +54,7 @@ from autosync.pipeline.options import KernelOptions, check_launch
 from autosync.pipeline.outcome import FixOutcome, KernelFix
 
 if TYPE_CHECKING:
-    from kpl.ast import Kernel
+    from kpl.ast import Kernel, Space
     from oracle.base import Oracle, Verdict
 
 # --------------------------------------------------------------------------- kernels and oracles
@@ -162,6 +162,11 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
     kernels, launches = _by_name(load(opts, original), opts.file, naive)
+    opencl = any(k.language == "opencl" for k in kernels)
+    if opencl:
+        # OpenCL C has no __syncthreads() and no warp barrier of known width: the work-group
+        # barrier, with the cheapest fence that suffices (autosync.algorithm.fences)
+        target, warp_cost = "opencl", None
     fixes: list[KernelFix] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
@@ -181,6 +186,11 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
                              warp_cost=warp_cost,
                              on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
+        if opencl and res.status == "fixed" and res.kernel is not None:
+            from autosync.algorithm.fences import narrow_fences
+
+            res.fences, calls = narrow_fences(res.kernel, res.barrier_map, orc)
+            res.oracle_calls += calls
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)
     for k in kernels:
         if launches[k.name]:
@@ -212,7 +222,8 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
         if problem is None:
             try:
-                f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name)
+                f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name,
+                                     texts=fence_texts(f.result.fences) if opencl else None)
             except ValueError as exc:
                 problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
         if problem is not None:
@@ -253,6 +264,14 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         outcome.notes.append(f"compile check skipped for target {target}")
     outcome.status = "fixed"
     return outcome
+
+
+def fence_texts(fences: dict[int, frozenset[Space]]) -> dict[int, str]:
+    """The OpenCL barrier text after each anchor, with the fences chosen for it."""
+    from autosync.algorithm.fences import fence_name
+    from autosync.render.patch import barrier_text
+
+    return {anchor: barrier_text("opencl", fences=fence_name(f)) for anchor, f in fences.items()}
 
 
 def _by_name(kernels: list[Kernel], file: str, naive: bool) -> tuple[list[Kernel], dict[str, list[Kernel]]]:

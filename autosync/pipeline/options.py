@@ -74,26 +74,39 @@ class KernelOptions:
     forced_dirs: list[str] = field(default_factory=list)
     #: ``--clang``: the clang binary to read CUDA with (None: ``$AUTOSYNC_CLANG`` or the pinned one)
     clang: str | None = None
+    #: ``--language``: ``cuda`` or ``opencl`` (None: by the file's extension, ``.cl`` is OpenCL C)
+    language: str | None = None
+    #: ``--cl-std``: the OpenCL C version (None: 2.0)
+    cl_std: str | None = None
 
     @classmethod
     def build(cls, file: str, kernel: str | None = None, defines: list[str] | None = None,
               include_dirs: list[str] | None = None, block_dim: str | None = None,
               grid_dim: str | None = None, warp_sync: int | None = None,
               build_dir: str | None = None, forced_includes: list[str] | None = None, *,
-              benign: bool = True, clang: str | None = None) -> KernelOptions:
+              benign: bool = True, clang: str | None = None, language: str | None = None,
+              cl_std: str | None = None) -> KernelOptions:
+        from kpl.frontend.clang import OPENCL_VERSIONS
+        from kpl.frontend.opencl import LANGUAGES
+
+        if language is not None and language not in LANGUAGES:
+            raise BadInput(f"bad --language value '{language}': expected {' or '.join(LANGUAGES)}", file)
+        if cl_std is not None and cl_std.upper().removeprefix("CL") not in OPENCL_VERSIONS:
+            raise BadInput(f"bad --cl-std value '{cl_std}': expected {', '.join(OPENCL_VERSIONS)}", file)
         if warp_sync is not None and warp_sync <= 0:
             raise BadInput(f"bad --warp-sync value '{warp_sync}': expected a positive warp size", file)
         return cls(file, kernel, parse_defines(defines, file), list(include_dirs or []),
                    parse_dim(block_dim, "--blockDim", file), parse_dim(grid_dim, "--gridDim", file), warp_sync,
                    build_dir=build_dir, forced_includes=list(forced_includes or []), benign=benign,
-                   clang=clang)
+                   clang=clang, language=language,
+                   cl_std=cl_std.upper().removeprefix("CL") if cl_std else None)
 
     def frontend_kwargs(self) -> dict[str, Any]:
         inst = [self.kernel] if self.kernel and "<" in self.kernel else None  # --kernel 'k<32>' instantiates
         return {"defines": self.defines or None, "include_dirs": self.include_dirs or None, "instances": inst,
                 "block_dim": self.block_dim, "grid_dim": self.grid_dim, "warp_sync": self.warp_sync,
                 "forced_includes": self.forced_includes or None, "forced_dirs": self.forced_dirs or None,
-                "clang": self.clang}
+                "clang": self.clang, "language": self.language, "cl_std": self.cl_std}
 
 
 #: CUDA's limits on a launch (compute capability 2.0 and later)

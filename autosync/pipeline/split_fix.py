@@ -38,7 +38,7 @@ def split_synthesize(kernel: Kernel, res: SynthesisResult, file: str,
     except NoSplit:
         return None
     text = apply_edits(kernel.source_text, [_edit(s.start, s.end, s.replacement) for s in splits]).text
-    split = next(k for k in load_kernels(kernel.source_path, text) if k.name == kernel.name)
+    split = next(k for k in load_kernels(kernel.source_path, text, language=kernel.language) if k.name == kernel.name)
     again = synth(split)
     again.oracle_calls += res.oracle_calls
     return split, again

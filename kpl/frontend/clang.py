@@ -143,6 +143,13 @@ def _bundled_text(path: str) -> str:
 PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h",
                  "__autosync_textures.h", "__autosync_runtime.h", "__autosync_gpuverify.h",
                  "__autosync_opencl.h")
+#: OpenCL C's prelude (``-x cl``, our own declarations instead of clang's ``opencl-c.h``) and
+#: its parts read by files that name something they declare
+OPENCL_PRELUDE = "__autosync_opencl_c.h"
+OPENCL_PRELUDE_PARTS = ("__autosync_opencl_c_atomics.h", "__autosync_opencl_c_math.h",
+                        "__autosync_opencl_c_async.h", "__autosync_opencl_c_gpuverify.h")
+#: the OpenCL C versions ``--cl-std`` accepts (clang's ``-cl-std=CL…``)
+OPENCL_VERSIONS = ("1.2", "2.0", "3.0")
 _NOT_NAMES = {"__attribute__", "__align__", "sizeof", "if", "return", "while", "for", "operator",
               "template", "decltype", "noexcept", "alignas", "static_assert", "defined", "extern",
               "__launch_bounds__", "typename", "const", "struct"}
@@ -170,12 +177,12 @@ def _declared(part: str) -> frozenset[str]:
     return frozenset(n for n in names if len(n) > 1 and n not in _NOT_NAMES | _C_WORDS)
 
 
-def prelude_parts(texts: list[str]) -> list[str]:
+def prelude_parts(texts: list[str], parts: tuple[str, ...] = PRELUDE_PARTS) -> list[str]:
     """The prelude parts the code in ``texts`` may use: those declaring a name it mentions."""
     used: set[str] = set()
     for text in texts:
         used.update(re.findall(r"[A-Za-z_]\w*", text))
-    return [part for part in PRELUDE_PARTS if _declared(part) & used]
+    return [part for part in parts if _declared(part) & used]
 
 
 def _climb(name: str) -> int:
@@ -306,10 +313,11 @@ def _stop_at_directive_error(errors: list[Diagnostic], path: str, text: str, mai
 def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
               include_dirs: list[str] | None = None, forced_includes: list[str] | None = None,
               forced_dirs: list[str] | None = None, extra_text: str = "",
-              clang: str | None = None, language: str = "cuda") -> ClangResult:
+              clang: str | None = None, language: str = "cuda", cl_std: str = "2.0") -> ClangResult:
     """Parse ``text`` as the file ``path`` with clang and return its JSON AST.  ``extra_text``
     is appended after the user's text (explicit template instantiations asked for by
-    ``--kernel 'k<32>'``), so that every offset into the user's text stays as it is."""
+    ``--kernel 'k<32>'``), so that every offset into the user's text stays as it is.
+    ``language`` is ``cuda`` or ``opencl`` (OpenCL C of version ``cl_std``)."""
     tool = find_clang(clang)
     include_dirs = list(include_dirs or [])
     forced = list(forced_includes or [])
@@ -337,8 +345,11 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
                     fh.write("")
             except OSError:  # a name that is a folder of another stand-in's path
                 continue
-        args = [*tool.command, "-x", language if language != "cuda" else "cuda"]
-        if language == "cuda":
+        opencl = language == "opencl"
+        args = [*tool.command, "-x", "cl" if opencl else "cuda"]
+        if opencl:
+            args += [f"-cl-std=CL{cl_std}", "-cl-no-stdinc"]
+        else:
             args += ["--cuda-device-only", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={ARCH}",
                      "-std=c++17", "-nostdinc++"]
         args += ["-nostdinc", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-color-diagnostics",
@@ -347,13 +358,16 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         for d in include_dirs:
             args += ["-I", os.path.abspath(d)]
         prelude = os.path.join(tmp, "__autosync_prelude.h")
-        parts = prelude_parts([text, extra_text, *plan.files.values(), *plan.bundled.values()])
+        parts = prelude_parts([text, extra_text, *plan.files.values(), *plan.bundled.values()],
+                              OPENCL_PRELUDE_PARTS if opencl else PRELUDE_PARTS)
         with open(prelude, "w", encoding="utf-8") as fh:
-            fh.write("".join(f'#include "{name}"\n' for name in [PRELUDE, *parts]))
+            fh.write("".join(f'#include "{name}"\n'
+                             for name in [OPENCL_PRELUDE if opencl else PRELUDE, *parts]))
         args += ["-isystem", INCLUDE_DIR, "-idirafter", stubs, "-include", prelude]
         for f in forced:
             args += ["-include", os.path.abspath(f)]
-        for name, value in {**PREDEFINED, **(defines or {})}.items():
+        predefined = {"__AUTOSYNC__": "1"} if opencl else PREDEFINED
+        for name, value in {**predefined, **(defines or {})}.items():
             args.append(f"-D{name}={value}")
         proc = subprocess.run([*args, "-Xclang", "-ast-dump=json", main], capture_output=True, timeout=300)
         values = _final_macros(args, main, _ambiguous_macros([text, *plan.files.values()]))

@@ -15,6 +15,7 @@ from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.members import MembersTranslation
+from kpl.frontend.opencl import own_space
 from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
 
@@ -38,7 +39,8 @@ def memory_space(decl: Node) -> K.Space | None:
         return K.Space.CONSTANT
     if "CUDADeviceAttr" in found:
         return K.Space.GLOBAL
-    return None
+    space = own_space(tree.qual_type(decl))  # OpenCL C: the address space is in the type
+    return space if space in (K.Space.SHARED, K.Space.CONSTANT, K.Space.GLOBAL) else None
 
 
 def initializer(decl: Node) -> Node | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kpl import ast as K
@@ -22,6 +22,7 @@ from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
+from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
 from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
@@ -47,7 +48,9 @@ class Translator(StmtsTranslation):
             typ = self.ctype(text, p)
             name = str(p.get("name") or f"arg{len(params)}")
             if typ.kind == "ptr":
-                mem = K.Memory(name, K.Space.GLOBAL, typ.elem or K.INT, (None,))
+                space = pointee_space(text) if self.unit.language == "opencl" else None
+                mem = K.Memory(name, space if space in (K.Space.SHARED, K.Space.CONSTANT)
+                               else K.Space.GLOBAL, typ.elem or K.INT, (None,))
                 self.memories[name] = mem
                 scope.names[str(p["id"])] = PointerBinding(mem, K.Const(0))
                 params.append(K.Param(name, typ, mem=mem))
@@ -67,6 +70,7 @@ class Translator(StmtsTranslation):
             source_path=self.path, source_text=self.unit.text,
             memories=dict(self.memories), requires=list(self.requires),
             expected=dict(header.expected), uses_named_barriers=self.uses_named,
+            language=self.unit.language,
         )
         if header.verdict:
             kernel.expected.setdefault("verdict", header.verdict)
@@ -170,7 +174,8 @@ def _kernels(unit: Unit) -> list[tuple[Node, str]]:
     (``k<32>`` for an instantiation)."""
     found: list[tuple[int, Node, str]] = []
     for node in unit.index.by_id.values():
-        if tree.kind(node) != "FunctionDecl" or not tree.has_attr(node, "CUDAGlobalAttr"):
+        if tree.kind(node) != "FunctionDecl" or not (tree.has_attr(node, "CUDAGlobalAttr")
+                                                     or is_kernel(node)):
             continue
         if tree.body_of(node) is None:
             continue
@@ -215,6 +220,22 @@ def _launch(header: KernelHeader, func: Node, bound: int | None, block_dim: Dim,
                     warp_sync if warp_sync is not None else header.warp_sync)
 
 
+def _token_reader(text: str, main: str, files: dict[str, str]) -> Callable[[dict[str, Any]], str]:
+    """The source token at a clang location (where it is spelled, inside a macro's body too)."""
+    data: dict[str, bytes] = {main: encode_source(text)}
+
+    def token(loc: dict[str, Any]) -> str:
+        loc = loc.get("spellingLoc") or loc
+        file, offset, size = str(loc.get("file", "")), loc.get("offset"), loc.get("tokLen")
+        if offset is None or size is None:
+            return ""
+        if file not in data:
+            real = os.path.realpath(file)
+            data[file] = encode_source(files[real]) if real in files else b""
+        return data[file][int(offset):int(offset) + int(size)].decode("utf-8", "replace")
+    return token
+
+
 def _header_defines(header: KernelHeader) -> dict[str, str]:
     out = dict(header.defines)
     spec = header.expected.get("defines")
@@ -230,9 +251,12 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                  include_dirs: list[str] | None = None, block_dim: Dim = None,
                  grid_dim: Dim = None, warp_sync: int | None = None,
                  instances: list[str] | None = None, forced_includes: list[str] | None = None,
-                 forced_dirs: list[str] | None = None, clang: str | None = None) -> list[K.Kernel]:
+                 forced_dirs: list[str] | None = None, clang: str | None = None,
+                 language: str | None = None, cl_std: str | None = None) -> list[K.Kernel]:
     """Parse ``path`` (or ``text`` as if it were ``path``) into one Kernel per
-    ``__global__`` function with a body, in file order."""
+    ``__global__`` function (OpenCL C: ``__kernel``) with a body, in file order.  ``language``:
+    ``cuda`` or ``opencl`` (None: by the file's extension, :func:`kpl.frontend.opencl.language_of`)."""
+    language = language_of(path, language)
     if text is None:
         try:
             text = read_source(path)
@@ -245,12 +269,14 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                     for n, inst in enumerate(instances or []))
     result = run_clang(path, text, defines=all_defines, include_dirs=include_dirs,
                        forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra,
-                       clang=clang)
+                       clang=clang, language=language, cl_std=cl_std or "2.0")
     tu = result.ast
+    if language == "opencl":
+        normalize(tu, _token_reader(text, result.main_file, result.files))
     index = tree.DeclIndex(tu)
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
-                bundled_dir=INCLUDE_DIR, files=result.files)
+                bundled_dir=INCLUDE_DIR, files=result.files, language=language)
     _globals(unit)
     main_dir = os.path.dirname(os.path.abspath(path))
     macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)
@@ -271,7 +297,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:
             raise KplError(first.message, path, first.line, first.col)
-        raise KplError("no __global__ function with a body in this file", path, 1, 1)
+        what = "__kernel" if language == "opencl" else "__global__"
+        raise KplError(f"no {what} function with a body in this file", path, 1, 1)
     return kernels
 
 

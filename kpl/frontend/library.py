@@ -30,7 +30,7 @@ import re
 from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
-from kpl.frontend.memops import MemOpsTranslation
+from kpl.frontend.opencl_builtins import OpenCLTranslation
 from kpl.frontend.state import Alias, Scope
 from kpl.frontend.tree import Node
 from kpl.placement import BarrierKind
@@ -88,7 +88,7 @@ class Group:
         self.size = size
 
 
-class LibraryTranslation(MemOpsTranslation):
+class LibraryTranslation(OpenCLTranslation):
     """Models of library functions declared without a body in our headers."""
 
     # ------------------------------------------------------------------ from kpl.frontend.calls
@@ -107,6 +107,8 @@ class LibraryTranslation(MemOpsTranslation):
     def library_statement(self, node: Node, func: Node, name: str, args: list[Node],
                           scope: Scope) -> list[K.Stmt] | None:
         """A library call that is a statement of its own kind (a group's ``sync()``), or None."""
+        if self.unit.language == "opencl":
+            return self.opencl_statement(node, name, args, scope)
         qual = self.index.qualified_name(func)
         if not qual.startswith(CG):
             return None
@@ -127,6 +129,8 @@ class LibraryTranslation(MemOpsTranslation):
     def library_value(self, node: Node, func: Node, name: str, args: list[Node], scope: Scope,
                       pre: list[K.Stmt]) -> K.Expr | None:
         """The value of a library call with a model of its own (curand draws), or None."""
+        if self.unit.language == "opencl":
+            return self.opencl_value(node, name, args, scope, pre)
         qual = self.index.qualified_name(func)
         if qual.startswith(CG):
             return self.cg_value(node, func, qual, name, args, scope, pre)

@@ -113,6 +113,7 @@ class Unit:
     files: dict[str, str] = field(default_factory=dict)  # other user files: real path -> text
     globals: Scope = field(default_factory=Scope)
     memories: dict[str, K.Memory] = field(default_factory=dict)
+    language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
 
 
 class TranslatorBase:

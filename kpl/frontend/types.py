@@ -27,8 +27,18 @@ _INTS: dict[str, tuple[int, bool]] = {
     "short int": (16, True), "unsigned short int": (16, False), "long int": (64, True),
     "unsigned long int": (64, False), "long long int": (64, True),
     "unsigned long long int": (64, False), "signed": (32, True), "unsigned": (32, False),
+    "event_t": (64, False),  # OpenCL C: an asynchronous copy's handle (kpl.frontend.opencl)
 }
-_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict|restrict|struct|class|union|enum|typename)\b\s*")
+#: qualifiers that do not change a value's type; OpenCL C's address spaces among them (where a
+#: variable lives is read from its declaration, :func:`kpl.frontend.opencl.own_space`)
+_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict|restrict|struct|class|union|enum|typename"
+                         r"|__private|__global|__local|__constant|__generic)\b\s*")
+#: an OpenCL C vector type as clang desugars it: ``float __attribute__((ext_vector_type(4)))``
+_EXT_VECTOR = re.compile(r"^(.*?)\s*__attribute__\(\(ext_vector_type\((\d+)\)\)\)\s*(.*)$")
+_EXT_ELEMS = {"char": "char", "signed char": "char", "unsigned char": "uchar", "uchar": "uchar",
+              "short": "short", "unsigned short": "ushort", "ushort": "ushort", "int": "int",
+              "unsigned int": "uint", "uint": "uint", "long": "long", "unsigned long": "ulong",
+              "ulong": "ulong", "float": "float", "double": "double"}
 _ARRAY = re.compile(r"^(.*?)\s*((?:\[[^\]]*\])+)$")
 
 
@@ -52,6 +62,26 @@ def vector_type(name: str) -> K.CType | None:
     if name == "dim3":
         return K.CType("vec", 32, False, "dim3", K.UINT, ("x", "y", "z"))
     return None
+
+
+def ext_vector(text: str) -> K.CType | None:
+    """An OpenCL C vector (clang's ``ext_vector_type``) of 2, 3, 4, 8 or 16 components: the
+    components of the first four are ``x y z w``, of the wider ones ``s0`` … ``sf``."""
+    m = _EXT_VECTOR.match(text.strip())
+    if m is None or strip_qualifiers(m.group(3)):
+        return None
+    base = re.sub(r"\s+", " ", strip_qualifiers(m.group(1)))
+    n = int(m.group(2))
+    name = _EXT_ELEMS.get(base)
+    if name is None:
+        return None
+    if n <= 4:
+        return vector_type(f"{name}{n}")
+    small = vector_type(f"{name}4")
+    if small is None or small.elem is None or n not in (8, 16):
+        return None
+    return K.CType("vec", small.bits, small.signed, f"{name}{n}", small.elem,
+                   tuple(f"s{i:x}" for i in range(n)))
 
 
 def strip_qualifiers(text: str) -> str:
@@ -235,6 +265,16 @@ class TypeTable:
             t = t[:-1].strip()
         if self.is_function_pointer(t):
             return K.CType("int", 64, False, "function pointer")
+        if "ext_vector_type" in t:
+            m = _EXT_VECTOR.match(t)
+            rest = strip_qualifiers(m.group(3)) if m is not None else ""
+            if m is not None and rest.startswith("*"):  # a pointer to vectors
+                head = t[:m.start(3)] + rest[1:]
+                return K.CType("ptr", 64, False, "pointer", self._ctype(head))
+            vec = ext_vector(t)
+            if vec is None:
+                raise UnsupportedType(f"vector type '{text}'")
+            return vec
         if "(" in t and t.endswith(")") and "lambda" not in t and "unnamed" not in t:
             raise UnsupportedType(f"function type '{text}'")
         bare = strip_qualifiers(t)

@@ -292,6 +292,9 @@ class _Run(AnnotationChecks):
             if self.stop_at_divergence:
                 raise _StopBlock()
         self.epoch += 1
+        for space in self.fence_epoch:
+            if stmt.orders(space):
+                self.fence_epoch[space] += 1
         self.interval = {}
         return act
 

@@ -19,7 +19,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from kpl.ast import Atomic, CType, Load, MemElem, Memory, Space
+from kpl.ast import ALL_FENCES, Atomic, CType, Load, MemElem, Memory, Space
 from kpl.ctypes import sizeof
 from kpl.labels import LabelTree
 from kpl.placement import WARP_SIZE
@@ -133,6 +133,9 @@ class RaceLog:
         self.inst: dict[tuple[str, Hashable], dict[int, tuple[int, AccessKind, Any]]] = {}
         #: barrier count of the block (accesses of different epochs never race)
         self.epoch = 0
+        #: per space, the count of the block's barriers that order it (OpenCL's fences,
+        #: ``kpl.ast.Barrier.fences``): a cell's accesses race within one of these epochs
+        self.fence_epoch: dict[Space, int] = dict.fromkeys(ALL_FENCES, 0)
         #: ``__syncwarp()`` count per hardware warp of the block (linear thread id / 32)
         self.warp_epoch: dict[int, int] = {}
 
@@ -180,8 +183,9 @@ class RaceLog:
         """Record an access of shadow cell ``pos`` (reported as index ``idx``)."""
         key = (mem.name, pos)
         cell = self.shadow.get(key)
-        if cell is None or cell.epoch != self.epoch:
-            cell = _Cell(self.epoch, {k: {} for k in AccessKind})
+        epoch = self.fence_epoch.get(mem.space, self.epoch)
+        if cell is None or cell.epoch != epoch:
+            cell = _Cell(epoch, {k: {} for k in AccessKind})
             self.shadow[key] = cell
         w = self.warp_of[t]
         hw = t // WARP_SIZE

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kpl.ast import (
+    ALL_FENCES,
     Annotation,
     Assign,
     Assume,
@@ -303,6 +304,10 @@ class Emulator(ExprEmulator):
             raise EmulationAbort("cannot analyze: __syncwarp() (a warp barrier) is not "
                                  "modelled by the named-barrier checker; use --oracle sdv",
                                  stmt.label, line_of(stmt))
+        if stmt.fences != ALL_FENCES:
+            raise EmulationAbort("cannot analyze: a barrier that orders only some memory "
+                                 "(an OpenCL fence) is not modelled by the named-barrier "
+                                 "checker; use --oracle sdv", stmt.label, line_of(stmt))
         self._op(stmt, "sync", 0, self.n, active, stmt.spelling)
         return active
 

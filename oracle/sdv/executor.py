@@ -70,10 +70,11 @@ class Executor(LoopExecutor):
 
     def __init__(self, kernel: K.Kernel, mode: str, engine: QueryEngine, *,
                  max_unroll: int = 64, unroll_budget: int = 512,
-                 memo: HoudiniMemo | None = None) -> None:
+                 memo: HoudiniMemo | None = None, view: K.Space | None = None) -> None:
         super().__init__(kernel, mode, engine, max_unroll=max_unroll,
                          unroll_budget=unroll_budget)
         self.memo = memo
+        self.view = view
 
     def run(self) -> None:
         for c in self.base_constraints():

@@ -34,7 +34,7 @@ from typing import Any
 import z3
 
 from kpl import ast as K
-from kpl.ast import CType, Memory, Space
+from kpl.ast import ALL_FENCES, CType, Memory, Space
 from kpl.ctypes import sizeof
 from oracle.base import AccessKind
 from oracle.sdv.encode import (
@@ -274,8 +274,16 @@ class MemoryAccesses(ExprEvaluator):
             self.dirty[t] = self.dirty[t] | {(mem.name, ep)}
         if not self.same and mem.space != Space.GLOBAL:
             return
+        if not self.in_view(mem):
+            return  # its races are another view's (``Machine.view``)
         self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
                                     tuple(self.tags), fld, view, value))
+
+    def in_view(self, mem: Memory) -> bool:
+        """Does this run's epoch order accesses of ``mem``?  Outside the view (``Machine.view``)
+        its accesses are not logged and its reads are fresh values: the epoch says nothing
+        of when another thread's writes to it became visible."""
+        return self.view is None or mem.space == self.view or mem.space not in ALL_FENCES
 
     @property
     def facts(self) -> MemFacts:
@@ -295,7 +303,7 @@ class MemoryAccesses(ExprEvaluator):
         args: list[z3.ExprRef]
         if mem.name in facts.read_only and (self.same or mem.space == Space.GLOBAL):
             args, tag = [idx], "ro"
-        elif self.same and facts.equal_reads:
+        elif self.same and facts.equal_reads and self.in_view(mem):
             # barriers decide this read's value: the interval it names, or fresh (logged:
             # answers shared across candidate kernels are keyed on it, ``events``)
             ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
@@ -334,7 +342,8 @@ class MemoryAccesses(ExprEvaluator):
         r = fresh(e.type, f"atomic.{e.mem.name}")
         mem = e.mem
         if mem.name not in self.facts.counters or not isinstance(r, z3.ExprRef) \
-                or is_false(pred) or (not self.same and mem.space != Space.GLOBAL):
+                or is_false(pred) or (not self.same and mem.space != Space.GLOBAL) \
+                or not self.in_view(mem):
             return r
         for t2, name, idx2, pred2, ep2, r2 in self.atomic_results:
             if t2 == t or name != mem.name or r2.sort() != r.sort():

@@ -174,6 +174,8 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
             p1, p2 = mk_and(p1, sw), mk_and(p2, sw)
         if self.same:
             self.barriers.append(BarrierHit(s.label, (p1, p2)))
+        if self.view is not None and not s.orders(self.view):
+            return  # synchronises execution (divergence above), orders no access of the view
         fired = mk_or(p1, p2)
         self.epoch = simp(z3.If(fired, self.epoch + 1, self.epoch))
 

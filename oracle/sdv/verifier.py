@@ -143,25 +143,35 @@ class SDVOracle(OracleBase):
         # run's barrier-dependent decisions (``Executor.events``: the interval each read of
         # the equality abstraction names, oracle.sdv.memory); distinct atomic results (per
         # interval, oracle.sdv.memfacts) are not logged, so then each candidate is fresh
-        if key is not None and not _values_follow_barriers(kernel):
+        views = fence_views(kernel)
+        if key is not None and not _values_follow_barriers(kernel) and views == [None]:
             memo = self._memo if self._memo is not None and self._memo.kernel_key == key \
                 else HoudiniMemo(key)
             self._memo = memo
-        same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
-                        unroll_budget=self.unroll_budget, memo=memo)
-        same.run()
-        self._divergences(same, tree, verdict)
-        across = None
-        if memo is not None:
-            if self._pairs_for is not memo:
-                self._pairs, self._pairs_for = {}, memo
-            across = self._pairs.setdefault(tuple(same.events), {})
-        for race in self._races(same, tree, kernel, verdict, across):
-            found[race.key] = race
-        self._collect_unknowns(same, tree, verdict)
-        if self._guards is not None:  # optional fact: guards true for every thread (oracle.sdv.facts)
-            verdict.uniform_guards = self._guards.get(kernel, same, tree)
-        failed = list(same.failed_asserts)
+        failed: list[AssertFailure] = []
+        for view in views:  # one run per space where barriers order spaces differently
+            if view != views[0]:
+                engine.solver.reset()  # the previous view's path facts are not this run's
+                if engine.rlimit:
+                    engine.solver.set("rlimit", engine.rlimit)
+            same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
+                            unroll_budget=self.unroll_budget, memo=memo, view=view)
+            same.run()
+            seen_div = {d.label for d in verdict.divergences}
+            self._divergences(same, tree, verdict)
+            verdict.divergences = [d for i, d in enumerate(verdict.divergences)
+                                   if i < len(seen_div) or d.label not in seen_div]
+            across = None
+            if memo is not None:
+                if self._pairs_for is not memo:
+                    self._pairs, self._pairs_for = {}, memo
+                across = self._pairs.setdefault(tuple(same.events), {})
+            for race in self._races(same, tree, kernel, verdict, across):
+                found[race.key] = race
+            self._collect_unknowns(same, tree, verdict)
+            if self._guards is not None and view == views[0]:  # optional fact (oracle.sdv.facts)
+                verdict.uniform_guards = self._guards.get(kernel, same, tree)
+            failed.extend(same.failed_asserts)
 
         if kernel.launch.blocks > 1 and (self._global_writes(kernel) or has_grid_barrier(kernel)):
             cres = self._cross_part(kernel, tree, engine, key)
@@ -569,6 +579,15 @@ def _values_follow_barriers(kernel: Kernel) -> bool:
 def _writes_both(pq: PairQuery) -> bool:
     """Both sides of the pair query can write (a benign-write pair: values compared)."""
     return AccessKind.WRITE in pq.k1 and AccessKind.WRITE in pq.k2
+
+
+def fence_views(kernel: Kernel) -> list[Space | None]:
+    """The views a check runs in: ``[None]`` (one epoch orders every space) unless some
+    barrier orders only some spaces (OpenCL's ``barrier(CLK_LOCAL_MEM_FENCE)``); then one run
+    per space that can race, each with an epoch bumped only by the barriers ordering it."""
+    if all(s.fences == K.ALL_FENCES for s in K.walk_stmts(kernel.body) if isinstance(s, K.Barrier)):
+        return [None]
+    return [*sorted(K.ALL_FENCES, key=lambda sp: sp.value)]
 
 
 def has_grid_barrier(kernel: Kernel) -> bool:

@@ -1,0 +1,61 @@
+/* AutoSync's OpenCL C prelude, part: the atomic functions of OpenCL C 1.1 (``atomic_*``), of
+ * its 32-bit extensions (``atom_*``) and the fetch-and-modify functions of OpenCL C 2.0
+ * (written for AutoSync).  Each is an atomic read-modify-write of the element its pointer
+ * names (kpl/frontend/opencl.py maps it to the atomic model of the CUDA atomics). */
+#pragma once
+#define __AS_CLATOMIC2(name) \
+  int __attribute__((overloadable)) name(volatile __global int *p, int v); \
+  uint __attribute__((overloadable)) name(volatile __global uint *p, uint v); \
+  int __attribute__((overloadable)) name(volatile __local int *p, int v); \
+  uint __attribute__((overloadable)) name(volatile __local uint *p, uint v);
+#define __AS_CLATOMIC1(name) \
+  int __attribute__((overloadable)) name(volatile __global int *p); \
+  uint __attribute__((overloadable)) name(volatile __global uint *p); \
+  int __attribute__((overloadable)) name(volatile __local int *p); \
+  uint __attribute__((overloadable)) name(volatile __local uint *p);
+#define __AS_CLATOMIC3(name) \
+  int __attribute__((overloadable)) name(volatile __global int *p, int c, int v); \
+  uint __attribute__((overloadable)) name(volatile __global uint *p, uint c, uint v); \
+  int __attribute__((overloadable)) name(volatile __local int *p, int c, int v); \
+  uint __attribute__((overloadable)) name(volatile __local uint *p, uint c, uint v);
+__AS_CLATOMIC2(atomic_add)
+__AS_CLATOMIC2(atomic_sub)
+__AS_CLATOMIC2(atomic_xchg)
+__AS_CLATOMIC2(atomic_min)
+__AS_CLATOMIC2(atomic_max)
+__AS_CLATOMIC2(atomic_and)
+__AS_CLATOMIC2(atomic_or)
+__AS_CLATOMIC2(atomic_xor)
+__AS_CLATOMIC1(atomic_inc)
+__AS_CLATOMIC1(atomic_dec)
+__AS_CLATOMIC3(atomic_cmpxchg)
+__AS_CLATOMIC2(atom_add)
+__AS_CLATOMIC2(atom_sub)
+__AS_CLATOMIC2(atom_xchg)
+__AS_CLATOMIC2(atom_min)
+__AS_CLATOMIC2(atom_max)
+__AS_CLATOMIC2(atom_and)
+__AS_CLATOMIC2(atom_or)
+__AS_CLATOMIC2(atom_xor)
+__AS_CLATOMIC1(atom_inc)
+__AS_CLATOMIC1(atom_dec)
+__AS_CLATOMIC3(atom_cmpxchg)
+float __attribute__((overloadable)) atomic_xchg(volatile __global float *p, float v);
+float __attribute__((overloadable)) atomic_xchg(volatile __local float *p, float v);
+#if __OPENCL_C_VERSION__ >= 200
+#define __AS_CLFETCH(name) \
+  int __attribute__((overloadable)) name(volatile atomic_int *p, int v); \
+  uint __attribute__((overloadable)) name(volatile atomic_uint *p, uint v);
+__AS_CLFETCH(atomic_fetch_add)
+__AS_CLFETCH(atomic_fetch_sub)
+__AS_CLFETCH(atomic_fetch_min)
+__AS_CLFETCH(atomic_fetch_max)
+__AS_CLFETCH(atomic_fetch_and)
+__AS_CLFETCH(atomic_fetch_or)
+__AS_CLFETCH(atomic_fetch_xor)
+__AS_CLFETCH(atomic_exchange)
+#undef __AS_CLFETCH
+#endif
+#undef __AS_CLATOMIC1
+#undef __AS_CLATOMIC2
+#undef __AS_CLATOMIC3

@@ -1,0 +1,199 @@
+"""The models of OpenCL C's built-in functions: a translator layer (see :mod:`kpl.frontend.opencl`
+for what each one is and why).
+
+Our OpenCL headers (``include/__autosync_opencl_c*.h``) declare these WITHOUT bodies; the
+library layer (:mod:`kpl.frontend.library`) asks this one first when the file is OpenCL C.
+"""
+
+from __future__ import annotations
+
+from kpl import ast as K
+from kpl.frontend.memops import MemOpsTranslation
+from kpl.frontend.opencl import fence_spaces
+from kpl.frontend.state import Scope
+from kpl.frontend.tree import Node
+from kpl.placement import BarrierKind
+
+_DIMS = {"get_local_id": ("threadIdx", 0), "get_group_id": ("blockIdx", 0),
+         "get_local_size": ("blockDim", 1), "get_enqueued_local_size": ("blockDim", 1),
+         "get_num_groups": ("gridDim", 1)}
+_ATOMICS = {"add": "atomicAdd", "sub": "atomicSub", "xchg": "atomicExch", "min": "atomicMin",
+            "max": "atomicMax", "and": "atomicAnd", "or": "atomicOr", "xor": "atomicXor",
+            "cmpxchg": "atomicCAS", "inc": "atomicAdd", "dec": "atomicSub"}
+_FETCH = {"atomic_fetch_add": "atomicAdd", "atomic_fetch_sub": "atomicSub",
+          "atomic_fetch_min": "atomicMin", "atomic_fetch_max": "atomicMax",
+          "atomic_fetch_and": "atomicAnd", "atomic_fetch_or": "atomicOr",
+          "atomic_fetch_xor": "atomicXor", "atomic_exchange": "atomicExch"}
+_FENCE_ONLY = {"mem_fence", "read_mem_fence", "write_mem_fence", "atomic_work_item_fence"}
+_BARRIERS = {"barrier", "work_group_barrier"}
+_SUB_GROUP = {"get_sub_group_id", "get_sub_group_local_id"}
+_UNIFORM = {"get_work_dim", "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
+            "get_enqueued_num_sub_groups"}
+_COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
+
+def _b(name: str, dim: int) -> K.Expr:
+    return K.Builtin(name, "xyz"[dim], K.UINT)
+
+
+class OpenCLTranslation(MemOpsTranslation):
+    """The models of OpenCL C's built-in functions (module docstring).  Asked first for every
+    bodiless function of our headers when the file is OpenCL C (``Unit.language``)."""
+
+    def _barrier_spelling(self, node: Node, name: str) -> str:
+        raise NotImplementedError  # kpl.frontend.calls
+
+    def opencl_statement(self, node: Node, name: str, args: list[Node],
+                         scope: Scope) -> list[K.Stmt] | None:
+        """A built-in in statement position that is a statement of its own kind, or None."""
+        spelling = self._barrier_spelling(node, name)
+        if name in _BARRIERS:
+            flags = self._constant_arg(node, name, args, 0)
+            return [K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
+        if name == "sub_group_barrier":
+            return [K.Barrier(spelling=spelling, kind=BarrierKind.SYNCWARP, fences=frozenset(),
+                              label=self.label())]
+        if name == "wait_group_events":
+            stmts = self.effects(args[0], scope) if args else []  # the list: handles only
+            return [*stmts, K.Barrier(spelling=spelling, label=self.label())]
+        if name in _FENCE_ONLY:
+            return []
+        return None
+
+    def opencl_value(self, node: Node, name: str, args: list[Node], scope: Scope,
+                     pre: list[K.Stmt]) -> K.Expr | None:
+        """The value of a built-in with a model of its own, or None (a pure function)."""
+        if name in _BARRIERS or name in _FENCE_ONLY or name in ("sub_group_barrier",
+                                                                 "wait_group_events"):
+            raise self.error(f"'{name}()' must be a statement of its own", node)
+        if name in _DIMS or name in ("get_global_id", "get_global_size", "get_global_offset"):
+            return self._dimension(node, name, args, scope, pre)
+        if name == "get_local_linear_id":
+            from kpl.frontend.library import linear_thread
+            return linear_thread()
+        if name == "get_global_linear_id":
+            gid = [self._global_id(d) for d in range(3)]
+            size = [self._global_size(d) for d in range(3)]
+            return _add(gid[0], _mul(size[0], _add(gid[1], _mul(size[1], gid[2]))))
+        if name in _SUB_GROUP:
+            from kpl.frontend.library import linear_thread
+            return K.Call(name, (linear_thread(),), K.UINT)  # any value, per work-item
+        if name in _UNIFORM:
+            return K.Call(name, (), K.UINT)
+        op = _atomic_op(name)
+        if op is not None:
+            return self._opencl_atomic(node, name, op, args, scope, pre)
+        if name in _COPIES:
+            return self._async_copy(node, name, args, scope, pre)
+        return None
+
+    # ------------------------------------------------------------------ helpers
+
+    def _constant_arg(self, node: Node, name: str, args: list[Node], at: int) -> int:
+        if len(args) <= at:
+            raise self.error(f"'{name}' needs its flags", node)
+        pre: list[K.Stmt] = []
+        value = self.fold(self.expr(args[at], self.unit.globals, pre))
+        if pre or not isinstance(value, int):
+            raise self.error(f"unsupported: the flags of '{name}' are not a constant", args[at])
+        return value
+
+    def _dimension(self, node: Node, name: str, args: list[Node], scope: Scope,
+                   pre: list[K.Stmt]) -> K.Expr:
+        """``get_local_id(d)`` & co.: the built-in of dimension ``d``; for a ``d`` known only
+        at run time, the choice among the three (out of range: 0 for an id, 1 for a size)."""
+        if name == "get_global_offset":
+            return K.Const(0, K.ULONG)
+        if not args:
+            raise self.error(f"'{name}' needs a dimension", node)
+        d = self.expr(args[0], scope, pre)
+        folded = self.fold(d)
+        outside: K.Expr = K.Const(1 if name in ("get_local_size", "get_enqueued_local_size",
+                                                "get_num_groups", "get_global_size") else 0, K.UINT)
+        if isinstance(folded, int):
+            return self._dim(name, folded) if 0 <= folded < 3 else outside
+        out = outside
+        for dim in (2, 1, 0):
+            out = K.Cond(K.Binary("==", d, K.Const(dim, d.type), K.BOOL), self._dim(name, dim), out,
+                         K.UINT if name in _DIMS else K.ULONG)
+        return out
+
+    def _dim(self, name: str, dim: int) -> K.Expr:
+        if name == "get_global_id":
+            return self._global_id(dim)
+        if name == "get_global_size":
+            return self._global_size(dim)
+        return _b(_DIMS[name][0], dim)
+
+    @staticmethod
+    def _global_id(dim: int) -> K.Expr:
+        return _add(_mul(_b("blockIdx", dim), _b("blockDim", dim)), _b("threadIdx", dim))
+
+    @staticmethod
+    def _global_size(dim: int) -> K.Expr:
+        return _mul(_b("gridDim", dim), _b("blockDim", dim))
+
+    def _opencl_atomic(self, node: Node, name: str, op: str, args: list[Node], scope: Scope,
+                       pre: list[K.Stmt]) -> K.Expr:
+        binding = self.pointer(args[0], scope) if args else None
+        if binding is None:
+            raise self.error(f"unsupported: the address given to '{name}' does not point "
+                             "into a known array", node)
+        rest = tuple(self.expr(a, scope, pre) for a in args[1:])
+        if name.endswith(("_inc", "_dec")):
+            rest = (K.Const(1, binding.view or binding.mem.elem),)
+        self.check_writable(self.location(binding.mem, binding.offset), node)
+        return self.atomic(op, binding, rest)
+
+    def _async_copy(self, node: Node, name: str, args: list[Node], scope: Scope,
+                    pre: list[K.Stmt]) -> K.Expr:
+        """The group's copy (module docstring): this work-item copies element ``k`` of any
+        index below ``n`` (a value the oracles do not know), ``src[k*stride]`` to ``dst[k]``
+        (local destination) or ``src[k]`` to ``dst[k*stride]`` (global destination)."""
+        if len(args) < 4:
+            raise self.error(f"'{name}' needs its arguments", node)
+        dst, src = self.pointer(args[0], scope), self.pointer(args[1], scope)
+        if dst is None or src is None:
+            raise self.error(f"unsupported: an address given to '{name}' does not point into "
+                             "a known array", node)
+        count = self.expr(args[2], scope, pre)
+        stride: K.Expr = K.Const(1, K.ULONG)
+        if name == "async_work_group_strided_copy":
+            stride = self.expr(args[3], scope, pre)
+        pre.extend(self.effects(args[-1], scope))
+        from kpl.frontend.library import linear_thread
+        # any index below n (0 when n is 0: a copy of nothing then writes one element,
+        # which can only add races): the remainder of a value the oracles do not know
+        k = self.temp(K.ULONG, "copy")
+        count = self.convert(count, K.ULONG)
+        some = K.Call("__autosync_copy_slot", (linear_thread(), count), K.ULONG)
+        modulus = K.Cond(K.Binary(">", count, K.Const(0, K.ULONG), K.BOOL), count,
+                         K.Const(1, K.ULONG), K.ULONG)
+        pre.append(K.Decl(k, K.Binary("%", some, modulus, K.ULONG), label=self.label(),
+                          placeable=False, synthetic=True))
+        far = K.Binary("*", k, stride, K.ULONG)
+        src_at, dst_at = (far, k) if dst.mem.space == K.Space.SHARED else (k, far)
+        value = self.load(src.mem, self._add(src.offset, src_at), None, src.view)
+        self.check_writable(self.location(dst.mem, dst.offset), node)
+        pre.append(K.Assign(self.location(dst.mem, self._add(dst.offset, dst_at), None, dst.view),
+                            value, label=self.label()))
+        return K.Const(0, K.ULONG)
+
+
+def _mul(a: K.Expr, b: K.Expr) -> K.Expr:
+    return K.Binary("*", a, b, K.UINT)
+
+
+def _add(a: K.Expr, b: K.Expr) -> K.Expr:
+    return K.Binary("+", a, b, K.UINT)
+
+
+def _atomic_op(name: str) -> str | None:
+    if name in _FETCH:
+        return _FETCH[name]
+    for prefix in ("atomic_", "atom_"):
+        if name.startswith(prefix) and name[len(prefix):] in _ATOMICS:
+            return _ATOMICS[name[len(prefix):]]
+    return None
+
+
+__all__ = ["OpenCLTranslation"]

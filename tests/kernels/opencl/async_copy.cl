@@ -1,0 +1,10 @@
+//pass
+//--local_size=64 --num_groups=8
+// A work-group copy into local memory, waited for, then read reversed.
+__kernel void copy_reverse(__global const int *in, __global int *out) {
+  __local int tile[64];
+  size_t l = get_local_id(0);
+  event_t e = async_work_group_copy(tile, in + get_group_id(0) * 64, 64, 0);
+  wait_group_events(1, &e);
+  out[get_global_id(0)] = tile[63 - l];
+}
