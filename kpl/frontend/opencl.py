@@ -171,12 +171,12 @@ def normalize(node: Node, token: Callable[[dict[str, Any]], str]) -> None:
             return
         flat: list[Node] = []
         for part in tree.children(node):
-            inner = _vector_of(part)
-            if inner is None:
+            sub = _vector_of(part)
+            if sub is None:
                 flat.append(part)
                 continue
-            elem = {"qualType": inner.elem.name if inner.elem else "float"}
-            flat.extend(_member(part, f, elem, part) for f in inner.fields)
+            elem = {"qualType": sub.elem.name if sub.elem else "float"}
+            flat.extend(_member(part, f, elem, part) for f in sub.fields)
         node["inner"] = flat
 
 
