@@ -524,8 +524,12 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     ``tie_break`` only orders equal-cost optima (see ``ConstraintSystem._tie_broken``);
     ``use_facts`` enables the oracle-fact shortcut (:class:`FactsSynthesizer`);
     ``warp_cost`` is WC, the price of a ``__syncwarp()`` relative to a ``__syncthreads()``
-    at the same position (None: synthesize ``__syncthreads()`` only, as the paper)."""
+    at the same position (None: synthesize ``__syncthreads()`` only, as the paper).  An
+    OpenCL C kernel gets work-group barriers only: a sub-group's width is the device's, so
+    no pair of work-items is known to share one (:mod:`kpl.frontend.opencl`)."""
     cls = FactsSynthesizer if use_facts else Synthesizer
+    if kernel.language == "opencl":
+        warp_cost = None
 
     def run(wc: int | float | str | Fraction | None) -> SynthesisResult:
         return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,

@@ -219,9 +219,9 @@ def bench_file(path: str, *, table: str, oracle_name: str = "sdv", solver: str =
 
 
 def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tuple[str, list[Row]]:
-    files = sorted(glob.glob(os.path.join(folder, "*.cu")))
+    files = sorted(glob.glob(os.path.join(folder, "*.cu")) + glob.glob(os.path.join(folder, "*.cl")))
     if not files:
-        raise FileNotFoundError(f"no .cu files in {folder}")
+        raise FileNotFoundError(f"no .cu or .cl files in {folder}")
     if table is None:
         table = "I"
         for f in files:

@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
     """Add ``autosync bench DIR`` to the CLI (found through ``cli.LAZY_COMMANDS``)."""
     @app.command("bench")
     def bench_command(
-        folder: Annotated[str, typer.Argument(help="Folder of .cu kernels (e.g. microbench/).")],
+        folder: Annotated[str, typer.Argument(help="Folder of .cu or .cl kernels (e.g. microbench/).")],
         table: Annotated[str, typer.Option(
             "--table", help="I (barrier-free inputs), II (developer barriers) or auto.")] = "auto",
         # not the shared --oracle: bench counts the calls of ONE oracle on every kernel

@@ -139,8 +139,11 @@ def compare_kernel(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     if not result.ok:
         return Comparison(kernel.name, developer, None, result.status, dev_verdict.verified,
                           dev_verdict, result, [], [], None, "", calls, time.perf_counter() - t0)
-    patched = render_patch(kernel, result.placement, remove=[b for _, b in dev_barriers])
+    opencl = kernel.language == "opencl"  # OpenCL C is patched and read again as OpenCL C
+    patched = render_patch(kernel, result.placement, remove=[b for _, b in dev_barriers],
+                           target="opencl" if opencl else "cuda")
     options = dict(parse_options or {})
+    options.setdefault("language", kernel.language)
     options.setdefault("block_dim", kernel.launch.block_dim)
     options.setdefault("grid_dim", kernel.launch.grid_dim)
     options.setdefault("warp_sync", kernel.launch.warp_sync)

@@ -164,9 +164,9 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     kernels, launches = _by_name(load(opts, original), opts.file, naive)
     opencl = any(k.language == "opencl" for k in kernels)
     if opencl:
-        # OpenCL C has no __syncthreads() and no warp barrier of known width: the work-group
-        # barrier, with the cheapest fence that suffices (autosync.algorithm.fences)
-        target, warp_cost = "opencl", None
+        # OpenCL C has no __syncthreads(): the work-group barrier, with the cheapest fence
+        # that suffices (autosync.algorithm.fences)
+        target = "opencl"
     fixes: list[KernelFix] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))

@@ -47,7 +47,7 @@ class OpenCLTranslation(MemOpsTranslation):
         """A built-in in statement position that is a statement of its own kind, or None."""
         spelling = self._barrier_spelling(node, name)
         if name in _BARRIERS:
-            flags = self._constant_arg(node, name, args, 0)
+            flags = self._constant_arg(node, name, args, scope)
             return [K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
         if name == "sub_group_barrier":
             return [K.Barrier(spelling=spelling, kind=BarrierKind.SYNCWARP, fences=frozenset(),
@@ -84,17 +84,24 @@ class OpenCLTranslation(MemOpsTranslation):
             return self._opencl_atomic(node, name, op, args, scope, pre)
         if name in _COPIES:
             return self._async_copy(node, name, args, scope, pre)
+        if name in ("mul24", "mad24") and len(args) >= 2:
+            # CUDA's __mul24/__umul24: the oracles model these (24-bit operands)
+            typ = self.type_of(node)
+            values = [self.expr(a, scope, pre) for a in args]
+            product = K.Call("__mul24" if typ.signed else "__umul24", (values[0], values[1]), typ)
+            return product if name == "mul24" else K.Binary("+", product, values[2], typ)
         return None
 
     # ------------------------------------------------------------------ helpers
 
-    def _constant_arg(self, node: Node, name: str, args: list[Node], at: int) -> int:
-        if len(args) <= at:
+    def _constant_arg(self, node: Node, name: str, args: list[Node], scope: Scope) -> int:
+        """The fence flags of a barrier: a constant (which memory it orders must be known)."""
+        if not args:
             raise self.error(f"'{name}' needs its flags", node)
         pre: list[K.Stmt] = []
-        value = self.fold(self.expr(args[at], self.unit.globals, pre))
+        value = self.fold(self.expr(args[0], scope, pre))
         if pre or not isinstance(value, int):
-            raise self.error(f"unsupported: the flags of '{name}' are not a constant", args[at])
+            raise self.error(f"unsupported: the flags of '{name}' are not a constant", args[0])
         return value
 
     def _dimension(self, node: Node, name: str, args: list[Node], scope: Scope,

@@ -1,0 +1,303 @@
+"""OpenCL C kernels through the pipeline (issue 29): the front end (``-x cl`` with our own
+declarations, :mod:`kpl.frontend.opencl`), fence semantics of ``barrier(flags)`` in the
+oracles, ``fix`` choosing the cheapest fence, GPUVerify's OpenCL header forms, the command
+line / JSON / SARIF / folders / language server on ``.cl`` files, and the OpenCL twins of
+the micro-benchmarks and of some SDK kernels (same placements and oracle calls as CUDA).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from autosync.algorithm.synthesis import synthesize
+from autosync.commands.batch import expand
+from autosync.commands.cli import app
+from autosync.commands.compare import compare_kernel
+from autosync.lsp.analysis import Options, analyze, fix_text
+from autosync.lsp.server import _is_kernel_file
+from autosync.pipeline.core import fix_kernels
+from autosync.pipeline.options import KernelOptions
+from kpl import ast as K
+from kpl.errors import KplError
+from kpl.frontend import load_kernels
+from kpl.frontend.kernels import parse_kernel_text
+from kpl.header import parse_header
+from kpl.labels import LabelTree
+from kpl.transform import strip_barriers
+from oracle.dynamic import DynamicOracle
+from oracle.sdv import SDVOracle
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "tests" / "kernels" / "opencl"
+MICRO = ROOT / "microbench"
+SDK = ROOT / "sdk_kernels"
+
+
+def invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def kernel_of(path: Path) -> K.Kernel:
+    return load_kernels(str(path))[0]
+
+
+def barriers(kernel: K.Kernel) -> list[K.Barrier]:
+    return [s for s in K.walk_stmts(kernel.body) if isinstance(s, K.Barrier)]
+
+
+# --------------------------------------------------------------------------- our kernels
+
+
+CASES = sorted(p.name for p in KERNELS.glob("*.cl"))
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+def test_kernel_verdicts_follow_headers(name: str, oracle: str) -> None:
+    """Each race-free kernel verifies; each racy twin (``//xfail``) has a race, with both
+    oracles (the fence twins among them: a global race across a local-only barrier)."""
+    kernel = kernel_of(KERNELS / name)
+    verdict = (SDVOracle() if oracle == "sdv" else DynamicOracle()).check(kernel)
+    if (KERNELS / name).read_text().startswith("//pass"):
+        assert verdict.verified, (verdict.races, verdict.unknowns)
+    else:
+        assert verdict.races and not verdict.unknowns
+
+
+def test_front_end_maps_opencl_onto_kpl() -> None:
+    kernel = kernel_of(KERNELS / "features.cl")
+    assert kernel.language == "opencl"
+    assert kernel.launch.block_dim == (16, 4, 1) and kernel.launch.grid_dim == (4, 4, 1)
+    spaces = {m.name: m.space for m in kernel.memories.values()}
+    assert spaces["tile"] == K.Space.SHARED and spaces["hits"] == K.Space.SHARED
+    assert spaces["v"] == K.Space.GLOBAL and spaces["coef"] == K.Space.CONSTANT
+    fences = [b.fences for b in barriers(kernel)]  # wait_group_events, work_group_barrier
+    assert fences == [K.ALL_FENCES, frozenset({K.Space.SHARED})]
+    atomics = [x.op for s in K.walk_stmts(kernel.body) for e in _exprs(s) for x in K.walk_expr(e)
+               if isinstance(x, K.Atomic)]
+    assert atomics == ["atomicAdd", "atomicAdd"]  # atomic_add, atom_inc
+    builtins = {(x.name, x.dim) for s in K.walk_stmts(kernel.body) for e in _exprs(s)
+                for x in K.walk_expr(e) if isinstance(x, K.Builtin)}
+    assert {("threadIdx", "x"), ("threadIdx", "y"), ("blockDim", "x"), ("blockIdx", "y"),
+            ("gridDim", "x")} <= builtins
+
+
+def _exprs(s: K.Stmt) -> list[K.Expr]:
+    from oracle.sdv.state import stmt_exprs
+
+    return stmt_exprs(s)
+
+
+def test_local_pointer_parameter_is_local_memory() -> None:
+    kernel = kernel_of(SDK / "opencl" / "reduce0.cl")
+    assert kernel.memories["sdata"].space == K.Space.SHARED
+    assert kernel.memories["g_idata"].space == K.Space.GLOBAL
+
+
+def test_swizzles_and_vector_literals() -> None:
+    """``.lo``, ``.zw``, ``.s3`` and ``(float4)(lo, a.zw)`` read the components they name: the
+    kernel below is race-free only if ``b.y`` is ``a.y`` (the twin swaps the index)."""
+    text = ("//--local_size=64 --num_groups=1\n"
+            "__kernel void k(__global int *o, __local int *s) {\n"
+            "  int4 a = (int4)((int)get_local_id(0), 1, 2, 3);\n"
+            "  int4 b = (int4)(a.lo, a.zw);\n"
+            "  s[b.s0] = b.w;\n"
+            "  s[%s] = 7;\n}\n")
+    ok = parse_kernel_text(text % "b.x + 64", "v.cl")
+    assert SDVOracle().check(ok).verified
+    racy = parse_kernel_text(text % "a.y", "v.cl")  # thread 1 writes s[1]: a race with s[b.x]
+    assert SDVOracle().check(racy).races
+
+
+def test_unsupported_constructs_are_errors() -> None:
+    with pytest.raises(KplError, match="flags of 'barrier' are not a constant"):
+        parse_kernel_text("__kernel void k(__global int *a, int f) { barrier(f); }", "f.cl")
+    with pytest.raises(KplError, match="no __kernel function"):
+        parse_kernel_text("void f(void) {}", "f.cl")
+
+
+def test_language_option_reads_any_file_as_opencl() -> None:
+    text = (KERNELS / "local_reverse.cl").read_text()
+    kernel = parse_kernel_text(text, "kernel.txt", language="opencl")
+    assert kernel.language == "opencl" and len(barriers(kernel)) == 1
+    with pytest.raises(KplError):
+        parse_kernel_text(text, "kernel.cu")  # read as CUDA: __kernel means nothing there
+
+
+def test_cl_std_versions() -> None:
+    text = (KERNELS / "local_reverse.cl").read_text()
+    for std in ("1.2", "2.0", "3.0"):
+        assert parse_kernel_text(text, "k.cl", cl_std=std).name == "reverse"
+
+
+# --------------------------------------------------------------------------- fences
+
+
+def test_fix_chooses_the_cheapest_fence(tmp_path: Path) -> None:
+    """A local race gets ``barrier(CLK_LOCAL_MEM_FENCE)``; a global one both flags."""
+    local = fix_kernels(KernelOptions.build(str(KERNELS / "local_reverse_racy.cl")), oracle="sdv",
+                        timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True, naive=False,
+                        target="cuda")
+    assert local.status == "fixed" and local.patched is not None
+    added = _added_lines(local.original, local.patched)
+    assert added == ["barrier(CLK_LOCAL_MEM_FENCE);"]
+    glob = fix_kernels(KernelOptions.build(str(KERNELS / "global_fence_racy.cl")), oracle="sdv",
+                       timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True, naive=False,
+                       target="cuda")
+    assert glob.status == "fixed" and glob.patched is not None
+    assert _added_lines(glob.original, glob.patched) == [
+        "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+
+
+def _added_lines(before: str, after: str) -> list[str]:
+    old = before.splitlines()
+    return [ln.strip() for ln in after.splitlines() if ln not in old]
+
+
+def test_fence_cost_model_orders_local_below_global() -> None:
+    from autosync.algorithm.cost import fence_cost
+
+    local, glob = frozenset({K.Space.SHARED}), frozenset({K.Space.GLOBAL})
+    assert fence_cost(local) < fence_cost(glob) <= fence_cost(K.ALL_FENCES)
+
+
+# --------------------------------------------------------------------------- headers
+
+
+@pytest.mark.parametrize(("line", "block", "grid"), [
+    ("//--local_size=64 --num_groups=128", (64, 1, 1), (128, 1, 1)),
+    ("//--local_size=[16,16] --num_groups=[4,2]", (16, 16, 1), (4, 2, 1)),
+    ("//--local_size=[8,4,2] --global_size=[64,8,4]", (8, 4, 2), (8, 2, 2)),
+    ("//--global_size=256 --local_size=32", (32, 1, 1), (8, 1, 1)),
+])
+def test_opencl_header_forms(line: str, block: tuple[int, ...], grid: tuple[int, ...]) -> None:
+    header = parse_header(f"//pass\n{line}\n", "h.cl")
+    assert header.verdict == "pass" and header.block_dim == block and header.grid_dim == grid
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("//--global_size=100 --local_size=32", "not a multiple"),
+    ("//--global_size=64", "needs --local_size"),
+    ("//--local_size=8 --num_groups=4 --global_size=64", "disagree"),
+])
+def test_bad_global_size(line: str, message: str) -> None:
+    with pytest.raises(KplError, match=message):
+        parse_header(f"//pass\n{line}\n", "h.cl")
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_parse_check_fix_exit_codes(tmp_path: Path) -> None:
+    assert invoke("parse", KERNELS / "local_reverse.cl").exit_code == 0
+    assert invoke("check", KERNELS / "local_reverse.cl").exit_code == 0
+    racy = tmp_path / "racy.cl"
+    racy.write_text((KERNELS / "local_reverse_racy.cl").read_text())
+    assert invoke("check", racy).exit_code == 1
+    res = invoke("fix", racy)
+    assert res.exit_code == 0, res.output
+    assert "barrier(CLK_LOCAL_MEM_FENCE);" in racy.read_text()
+    assert invoke("check", racy).exit_code == 0
+    bad = tmp_path / "bad.cl"
+    bad.write_text("__kernel void k(__global int *a) { a[0] = ; }\n")
+    res = invoke("check", bad)
+    assert res.exit_code == 2 and re.search(r"bad\.cl:1:\d+: error: ", res.output)
+    assert invoke("check", KERNELS / "local_reverse.cl", "--language", "fortran").exit_code == 2
+    assert invoke("check", KERNELS / "local_reverse.cl", "--cl-std", "9.9").exit_code == 2
+
+
+def test_cli_language_flag_on_another_extension(tmp_path: Path) -> None:
+    other = tmp_path / "kernel.ocl"
+    other.write_text((KERNELS / "global_fence_racy.cl").read_text())
+    assert invoke("check", other, "--language", "opencl").exit_code == 1
+    assert invoke("check", other).exit_code == 2  # read as CUDA
+
+
+def test_json_and_sarif_name_the_cl_file() -> None:
+    res = invoke("check", KERNELS / "global_fence_racy.cl", "--format", "json")
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    assert "global_fence_racy.cl" in json.dumps(doc)
+    res = invoke("check", KERNELS / "global_fence_racy.cl", "--format", "sarif")
+    sarif = json.loads(res.stdout)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in sarif["runs"][0]["results"]}
+    assert uris and all(u.endswith("global_fence_racy.cl") for u in uris)
+
+
+def test_folders_include_cl_files() -> None:
+    files = expand([str(KERNELS)])
+    assert sorted(Path(f).name for f in files) == CASES
+
+
+# --------------------------------------------------------------------------- language server
+
+
+def test_language_server_takes_cl_files() -> None:
+    assert _is_kernel_file("file:///x/k.cl", None) and _is_kernel_file("file:///x/k.txt", "opencl")
+    text = (KERNELS / "local_reverse_racy.cl").read_text()
+    path = str(KERNELS / "local_reverse_racy.cl")
+    result = analyze(path, text, Options(oracle="sdv"))
+    assert result.kernels == ["reverse"] and any(p.kind == "race" for p in result.problems)
+    fixed = fix_text(path, text, Options(oracle="sdv"))
+    assert fixed is not None and "barrier(CLK_LOCAL_MEM_FENCE);" in fixed
+
+
+# --------------------------------------------------------------------------- twins
+
+
+def cuda_to_opencl(text: str) -> str:
+    """The spelling of our OpenCL twins for the CUDA built-ins they use."""
+    text = text.replace("__syncthreads()", "barrier(CLK_LOCAL_MEM_FENCE)")
+    text = re.sub(r"threadIdx\.([xyz])", lambda m: f"get_local_id({'xyz'.index(m.group(1))})", text)
+    text = re.sub(r"blockIdx\.([xyz])", lambda m: f"get_group_id({'xyz'.index(m.group(1))})", text)
+    text = re.sub(r"blockDim\.([xyz])", lambda m: f"get_local_size({'xyz'.index(m.group(1))})", text)
+    return text.replace("__shared__", "__local").replace("__mul24(", "mul24(")
+
+
+def anchors(kernel: K.Kernel, labels: list[int]) -> list[str]:
+    """The statements a placement puts barriers after, as text (line-independent)."""
+    tree = LabelTree(kernel)
+    lines = kernel.source_text.splitlines()
+    out = []
+    for lab in labels:
+        line = tree.line(lab)
+        out.append(lines[line - 1].strip() if line else f"<{lab}>")
+    return sorted(out)
+
+
+MICRO_TWINS = sorted(p.stem for p in (MICRO / "opencl").glob("*.cl"))
+
+
+@pytest.mark.parametrize("stem", MICRO_TWINS)
+def test_microbenchmark_twins(stem: str) -> None:
+    """Table I in OpenCL C: the same placement (statement for statement) and the same number
+    of oracle calls as the CUDA kernel."""
+    cu, cl = kernel_of(MICRO / f"{stem}.cu"), kernel_of(MICRO / "opencl" / f"{stem}.cl")
+    a, b = synthesize(cu, SDVOracle()), synthesize(cl, SDVOracle())
+    assert a.status == b.status == "fixed"
+    assert [cuda_to_opencl(s) for s in anchors(cu, list(a.labels))] == anchors(cl, list(b.labels))
+    assert a.oracle_calls == b.oracle_calls
+
+
+SDK_TWINS = sorted(p.stem for p in (SDK / "opencl").glob("*.cl"))
+
+
+@pytest.mark.parametrize("stem", SDK_TWINS)
+def test_sdk_twins(stem: str) -> None:
+    """Table II in OpenCL C (a subset of the SDK kernels): the developer's barriers verify,
+    and synthesis from the barrier-free kernel places the same barriers after the same
+    statements with as many oracle calls as for the CUDA kernel."""
+    cu, cl = kernel_of(SDK / f"{stem}.cu"), kernel_of(SDK / "opencl" / f"{stem}.cl")
+    assert len(barriers(cu)) == len(barriers(cl))
+    a, b = compare_kernel(cu, SDVOracle(), warp_cost=None), compare_kernel(cl, SDVOracle())
+    assert a.developer_verified and b.developer_verified
+    assert a.synthesis.status == b.synthesis.status
+    assert [cuda_to_opencl(s) for s in anchors(strip_barriers(cu)[0], list(a.synthesis.labels))] \
+        == anchors(strip_barriers(cl)[0], list(b.synthesis.labels))
+    assert a.synthesis.oracle_calls == b.synthesis.oracle_calls
