@@ -301,3 +301,24 @@ def test_sdk_twins(stem: str) -> None:
     assert [cuda_to_opencl(s) for s in anchors(strip_barriers(cu)[0], list(a.synthesis.labels))] \
         == anchors(strip_barriers(cl)[0], list(b.synthesis.labels))
     assert a.synthesis.oracle_calls == b.synthesis.oracle_calls
+
+
+def test_host_launch_from_clEnqueueNDRangeKernel(tmp_path: Path) -> None:
+    """Constant sizes of a ``clEnqueueNDRangeKernel`` in the same file give the launch; a
+    NULL local size is not a launch we can state (the default then applies)."""
+    kernel = (KERNELS / "local_reverse.cl").read_text().split("\n", 2)[2]  # no header
+    host = ("\n#ifndef __OPENCL_C_VERSION__\n#define N 4096\n"
+            "void host(cl_command_queue q, cl_program p) {\n"
+            "  cl_kernel k = clCreateKernel(p, \"reverse\", NULL);\n"
+            "  size_t global[1] = {N};\n  size_t local[1] = {%s};\n"
+            "  clEnqueueNDRangeKernel(q, k, 1, NULL, global, %s, 0, NULL, NULL);\n}\n#endif\n")
+    path = tmp_path / "host.cl"
+    path.write_text(kernel + host % ("64", "local"))
+    res = invoke("check", path, "--format", "json")
+    assert res.exit_code == 0, res.output
+    launch = json.loads(res.stdout)["kernels"][0]["launch"]
+    assert launch["blockDim"] == [64, 1, 1] and launch["gridDim"] == [64, 1, 1]
+    assert "host launch" in launch["source"]
+    path.write_text(kernel + host % ("64", "NULL"))
+    res = invoke("check", path, "--format", "json")
+    assert "host launch" not in json.loads(res.stdout)["kernels"][0]["launch"]["source"]

@@ -242,6 +242,13 @@ def host_launches(text: str, defines: dict[str, str] | None = None) -> tuple[dic
             unknown.setdefault(name, (line, col))
             continue
         found.setdefault(name, []).append(HostLaunch(name, grid, block, line, col))
+    from autosync.pipeline.opencl_launch import opencl_launches  # OpenCL's clEnqueueNDRangeKernel
+
+    cl_found, cl_unknown = opencl_launches(text, defines)
+    for name, grid, block, pos in cl_found:
+        found.setdefault(name, []).append(HostLaunch(name, grid, block, *_line_col(text, pos)))
+    for name, pos in cl_unknown.items():
+        unknown.setdefault(name, _line_col(text, pos))
     return found, unknown
 
 
