@@ -191,7 +191,8 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
 
             res.fences, calls = narrow_fences(res.kernel, res.barrier_map, orc)
             res.oracle_calls += calls
-    outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver)
+    outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver,
+                         target="opencl" if opencl else None)
     for k in kernels:
         if launches[k.name]:
             dims = "; ".join(f"blockDim {list(g.launch.block_dim)} gridDim {list(g.launch.grid_dim)}"

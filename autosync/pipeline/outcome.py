@@ -45,5 +45,7 @@ class FixOutcome:
     rewrites: list[str] = field(default_factory=list)
     reparsed_verified: bool | None = None
     nvcc: str = "skipped"
+    #: the barrier spelling written when it is not the one asked for (OpenCL C: ``opencl``)
+    target: str | None = None
     seconds: float = 0.0
     solver: str = "rc2"

@@ -169,7 +169,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
         "seconds": round(outcome.seconds, 4),
         "solver": outcome.solver,
         "oracle": ",".join(sorted({f.oracle for f in outcome.fixes})),
-        "target": target,
+        "target": outcome.target or target,
         "check": {"reparsed_verified": outcome.reparsed_verified, "nvcc": outcome.nvcc, "notes": outcome.notes},
         "rewrites": outcome.rewrites,
         "written": written,
@@ -215,6 +215,6 @@ def fix_sarif(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], t
                 "unfixable", f"cannot fix: {f.result.reason or f.result.status}", None,
                 properties={"kernel": f.kernel.name}))
     doc = report_sarif.sarif_document(results, version=version, artifacts=[outcome.file], invocation=invocation)
-    doc["runs"][0]["properties"] = {"status": outcome.status, "target": target,
+    doc["runs"][0]["properties"] = {"status": outcome.status, "target": outcome.target or target,
                                     "barriers": rows, "solver": outcome.solver}
     return doc

@@ -66,7 +66,8 @@ class OpenCLTranslation(MemOpsTranslation):
                                                                  "wait_group_events"):
             raise self.error(f"'{name}()' must be a statement of its own", node)
         if name in _DIMS or name in ("get_global_id", "get_global_size", "get_global_offset"):
-            return self._dimension(node, name, args, scope, pre)
+            # computed in 32 bits as CUDA's blockIdx.x * blockDim.x + threadIdx.x, then size_t
+            return self.convert(self._dimension(node, name, args, scope, pre), self.type_of(node))
         if name == "get_local_linear_id":
             from kpl.frontend.library import linear_thread
             return linear_thread()
@@ -121,7 +122,7 @@ class OpenCLTranslation(MemOpsTranslation):
         out = outside
         for dim in (2, 1, 0):
             out = K.Cond(K.Binary("==", d, K.Const(dim, d.type), K.BOOL), self._dim(name, dim), out,
-                         K.UINT if name in _DIMS else K.ULONG)
+                         K.UINT)
         return out
 
     def _dim(self, name: str, dim: int) -> K.Expr:

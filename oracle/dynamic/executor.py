@@ -313,7 +313,8 @@ class _Run(AnnotationChecks):
                                         self.block_id, self.block_id))
                 if self.stop_at_divergence:
                     raise _StopBlock()
-            self.warp_epoch[w] = self.warp_epoch.get(w, 0) + 1
+            if stmt.fences:  # OpenCL's sub_group_barrier orders nothing (kpl.frontend.opencl)
+                self.warp_epoch[w] = self.warp_epoch.get(w, 0) + 1
         return act
 
     def visit_Decl(self, stmt: Decl, act: list[int]) -> list[int]:
