@@ -19,7 +19,6 @@ one piece of ~600 lines: the one vocabulary every stage shares; splitting it len
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from dataclasses import field as dc_field
@@ -74,8 +73,7 @@ class Space(str, Enum):
     LOCAL = "local"
 
 
-#: the spaces a barrier may order (the others never race): CUDA's barriers order both
-ALL_FENCES: frozenset[Space] = frozenset({Space.SHARED, Space.GLOBAL})
+ALL_FENCES: frozenset[Space] = frozenset({Space.SHARED, Space.GLOBAL})  # racing; a barrier orders
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,7 @@ class Memory:
 
     @property
     def can_race(self) -> bool:
-        return self.space in (Space.SHARED, Space.GLOBAL)
+        return self.space in ALL_FENCES
 
 
 # --------------------------------------------------------------------------- source
@@ -322,20 +320,12 @@ class ExprStmt(Stmt):
 @dataclass(eq=False)
 class Barrier(Stmt):
     """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written.
-
-    ``fences``: the memory spaces whose accesses the barrier orders.  CUDA's barriers order
-    every space (:data:`ALL_FENCES`); OpenCL's ``barrier(CLK_LOCAL_MEM_FENCE)`` orders local
-    (``SHARED``) memory only, ``CLK_GLOBAL_MEM_FENCE`` global memory only.  Every barrier
-    synchronises execution whatever its fences: divergence rules do not depend on them."""
+    ``fences``: the spaces whose accesses it orders (CUDA: both; OpenCL: its flags); it
+    synchronises execution whatever they are (divergence rules do not depend on them)."""
 
     spelling: str = "__syncthreads()"
     kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
-    fences: frozenset[Space] = field(default_factory=lambda: ALL_FENCES, repr=False)
-
-    def orders(self, space: Space) -> bool:
-        """Whether this barrier orders accesses to memory of ``space`` (read-only and private
-        spaces never race, so only SHARED and GLOBAL ask)."""
-        return space in self.fences or space not in ALL_FENCES
+    fences: frozenset[Space] = field(default=ALL_FENCES, repr=False)
 
 
 @dataclass(eq=False)
@@ -514,7 +504,7 @@ class Kernel:
     launch_bounds: int | None = None  # ``__launch_bounds__(N)``: at most N threads a block
     next_label: int = 0
     macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef (#defines)
-    language: str = "cuda"  # or "opencl": the source's language (kpl.frontend.opencl)
+    language: str = field(default="cuda", repr=False)  # or "opencl" (kpl.frontend.opencl)
 
     def fresh_label(self) -> int:
         label = self.next_label
@@ -551,39 +541,6 @@ def walk_expr(expr: Expr) -> Iterator[Expr]:
         sub = getattr(expr, name)
         for part in sub if isinstance(sub, tuple) else (sub,):
             yield from walk_expr(part)
-
-
-def assign_labels(kernel: Kernel, on_stmt: Callable[[Stmt], None] | None = None) -> None:
-    """Give every statement and block of a hand-built ``kernel`` a fresh label, pre-order:
-    the ``main`` block first, a compound statement's block shares its label, an ``else``
-    block and every start node ℓ_s get labels of their own, loop latches are leaves after
-    the body.  ``on_stmt`` sees each statement once it is labelled (e.g. to give it a span).
-    The front end labels as it lowers; this is for kernels built directly as KPL (tests,
-    generators, benchmarks)."""
-    counter = itertools.count()
-
-    def block(blk: Block, label: int) -> None:
-        blk.label = label
-        blk.start_label = next(counter)
-        for stmt in blk.stmts:
-            statement(stmt)
-
-    def statement(stmt: Stmt) -> None:
-        stmt.label = next(counter)
-        if on_stmt is not None:
-            on_stmt(stmt)
-        if isinstance(stmt, If):
-            block(stmt.then, stmt.label)
-            if stmt.els is not None:
-                block(stmt.els, next(counter))
-        elif isinstance(stmt, (Loop, Switch, Inline)):
-            block(stmt.body, stmt.label)
-            if isinstance(stmt, Loop):
-                for latch in stmt.latch:
-                    statement(latch)
-
-    block(kernel.body, next(counter))
-    kernel.next_label = next(counter)
 
 
 class NodeVisitor:

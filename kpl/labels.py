@@ -15,6 +15,8 @@ sound.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kpl.ast import Block, If, Inline, Kernel, Loop, Stmt, Switch
@@ -220,3 +222,35 @@ class LabelTree:
             return f"{span.line}:{span.end_line}"
         return str(span.line)
 
+
+def assign_labels(kernel: Kernel, on_stmt: Callable[[Stmt], None] | None = None) -> None:
+    """Give every statement and block of a hand-built ``kernel`` a fresh label, pre-order:
+    the ``main`` block first, a compound statement's block shares its label, an ``else``
+    block and every start node ℓ_s get labels of their own, loop latches are leaves after
+    the body.  ``on_stmt`` sees each statement once it is labelled (e.g. to give it a span).
+    The front end labels as it lowers; this is for kernels built directly as KPL (tests,
+    generators, benchmarks)."""
+    counter = itertools.count()
+
+    def block(blk: Block, label: int) -> None:
+        blk.label = label
+        blk.start_label = next(counter)
+        for stmt in blk.stmts:
+            statement(stmt)
+
+    def statement(stmt: Stmt) -> None:
+        stmt.label = next(counter)
+        if on_stmt is not None:
+            on_stmt(stmt)
+        if isinstance(stmt, If):
+            block(stmt.then, stmt.label)
+            if stmt.els is not None:
+                block(stmt.els, next(counter))
+        elif isinstance(stmt, (Loop, Switch, Inline)):
+            block(stmt.body, stmt.label)
+            if isinstance(stmt, Loop):
+                for latch in stmt.latch:
+                    statement(latch)
+
+    block(kernel.body, next(counter))
+    kernel.next_label = next(counter)

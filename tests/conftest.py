@@ -14,7 +14,7 @@ Three layers:
   for compound statements), so that ``LabelTree.name`` yields the paper's names (``3``,
   ``2:4``, ``2:4_s``);
 * kernels -- :func:`kernel` labels a statement list the way the front end does
-  (``kpl.ast.assign_labels``: a compound statement's block shares its label, every block a
+  (``kpl.labels.assign_labels``: a compound statement's block shares its label, every block a
   fresh start label, an ``else`` block its own) and gives a statement without a ``line``
   its label as line, so that every report names it; :class:`KernelBuilder` collects
   parameters, arrays and ``__requires`` first.
@@ -65,10 +65,9 @@ from kpl.ast import (
     Span,
     Stmt,
     Var,
-    assign_labels,
     walk_stmts,
 )
-from kpl.labels import LabelTree
+from kpl.labels import LabelTree, assign_labels
 
 StmtLike = Stmt | Sequence["StmtLike"]
 

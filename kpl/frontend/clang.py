@@ -20,6 +20,10 @@ outside those folders (``..``, an absolute path, a symlink out) is refused unrea
 resolves nowhere gets an empty stand-in, so that a host-only header (``<iostream>``,
 ``"helper_cuda.h"``) never stops the kernels.  Should a declaration from a missing header be
 needed in device code, clang's own error says which name is missing.
+
+Why one piece (over 400 lines): which clang, what it may read and how it runs are one
+contract -- the include plan is what the run's private folder is built from, and the
+language (CUDA or OpenCL C, :mod:`kpl.frontend.opencl`) picks the flags and the prelude.
 """
 
 from __future__ import annotations

@@ -30,6 +30,10 @@ import re
 from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
+from kpl.frontend.dims import add as _add
+from kpl.frontend.dims import block_threads, grid_blocks, linear_block, linear_thread
+from kpl.frontend.dims import builtin_dim as _b
+from kpl.frontend.dims import mul as _mul
 from kpl.frontend.opencl_builtins import OpenCLTranslation
 from kpl.frontend.state import Alias, Scope
 from kpl.frontend.tree import Node
@@ -46,37 +50,6 @@ _WARP_OPS = {"shfl": "__shfl_sync", "shfl_down": "__shfl_down_sync", "shfl_up": 
 _REDUCE_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and",
                "bit_or": "or", "bit_xor": "xor"}
 _FULL = 0xFFFFFFFF
-
-
-def _b(name: str, dim: str) -> K.Expr:
-    return K.Builtin(name, dim, K.UINT)
-
-
-def _mul(a: K.Expr, b: K.Expr) -> K.Expr:
-    return K.Binary("*", a, b, K.UINT)
-
-
-def _add(a: K.Expr, b: K.Expr) -> K.Expr:
-    return K.Binary("+", a, b, K.UINT)
-
-
-def linear_thread() -> K.Expr:
-    """``threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)``."""
-    return _add(_b("threadIdx", "x"), _mul(_b("blockDim", "x"),
-                _add(_b("threadIdx", "y"), _mul(_b("blockDim", "y"), _b("threadIdx", "z")))))
-
-
-def block_threads() -> K.Expr:
-    return _mul(_mul(_b("blockDim", "x"), _b("blockDim", "y")), _b("blockDim", "z"))
-
-
-def linear_block() -> K.Expr:
-    return _add(_b("blockIdx", "x"), _mul(_b("gridDim", "x"),
-                _add(_b("blockIdx", "y"), _mul(_b("gridDim", "y"), _b("blockIdx", "z")))))
-
-
-def grid_blocks() -> K.Expr:
-    return _mul(_mul(_b("gridDim", "x"), _b("gridDim", "y")), _b("gridDim", "z"))
 
 
 class Group:

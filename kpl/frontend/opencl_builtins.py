@@ -8,6 +8,7 @@ library layer (:mod:`kpl.frontend.library`) asks this one first when the file is
 from __future__ import annotations
 
 from kpl import ast as K
+from kpl.frontend.dims import add, builtin_dim, linear_thread, mul
 from kpl.frontend.memops import MemOpsTranslation
 from kpl.frontend.opencl import fence_spaces
 from kpl.frontend.state import Scope
@@ -30,10 +31,6 @@ _SUB_GROUP = {"get_sub_group_id", "get_sub_group_local_id"}
 _UNIFORM = {"get_work_dim", "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
             "get_enqueued_num_sub_groups"}
 _COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
-
-def _b(name: str, dim: int) -> K.Expr:
-    return K.Builtin(name, "xyz"[dim], K.UINT)
-
 
 class OpenCLTranslation(MemOpsTranslation):
     """The models of OpenCL C's built-in functions (module docstring).  Asked first for every
@@ -69,14 +66,12 @@ class OpenCLTranslation(MemOpsTranslation):
             # computed in 32 bits as CUDA's blockIdx.x * blockDim.x + threadIdx.x, then size_t
             return self.convert(self._dimension(node, name, args, scope, pre), self.type_of(node))
         if name == "get_local_linear_id":
-            from kpl.frontend.library import linear_thread
             return linear_thread()
         if name == "get_global_linear_id":
             gid = [self._global_id(d) for d in range(3)]
             size = [self._global_size(d) for d in range(3)]
-            return _add(gid[0], _mul(size[0], _add(gid[1], _mul(size[1], gid[2]))))
+            return add(gid[0], mul(size[0], add(gid[1], mul(size[1], gid[2]))))
         if name in _SUB_GROUP:
-            from kpl.frontend.library import linear_thread
             return K.Call(name, (linear_thread(),), K.UINT)  # any value, per work-item
         if name in _UNIFORM:
             return K.Call(name, (), K.UINT)
@@ -134,11 +129,11 @@ class OpenCLTranslation(MemOpsTranslation):
 
     @staticmethod
     def _global_id(dim: int) -> K.Expr:
-        return _add(_mul(_b("blockIdx", dim), _b("blockDim", dim)), _b("threadIdx", dim))
+        return add(mul(_b("blockIdx", dim), _b("blockDim", dim)), _b("threadIdx", dim))
 
     @staticmethod
     def _global_size(dim: int) -> K.Expr:
-        return _mul(_b("gridDim", dim), _b("blockDim", dim))
+        return mul(_b("gridDim", dim), _b("blockDim", dim))
 
     def _opencl_atomic(self, node: Node, name: str, op: str, args: list[Node], scope: Scope,
                        pre: list[K.Stmt]) -> K.Expr:
@@ -168,7 +163,6 @@ class OpenCLTranslation(MemOpsTranslation):
         if name == "async_work_group_strided_copy":
             stride = self.expr(args[3], scope, pre)
         pre.extend(self.effects(args[-1], scope))
-        from kpl.frontend.library import linear_thread
         # any index below n (0 when n is 0: a copy of nothing then writes one element,
         # which can only add races): the remainder of a value the oracles do not know
         k = self.temp(K.ULONG, "copy")
@@ -187,12 +181,8 @@ class OpenCLTranslation(MemOpsTranslation):
         return K.Const(0, K.ULONG)
 
 
-def _mul(a: K.Expr, b: K.Expr) -> K.Expr:
-    return K.Binary("*", a, b, K.UINT)
-
-
-def _add(a: K.Expr, b: K.Expr) -> K.Expr:
-    return K.Binary("+", a, b, K.UINT)
+def _b(name: str, dim: int) -> K.Expr:
+    return builtin_dim(name, "xyz"[dim])
 
 
 def _atomic_op(name: str) -> str | None:

@@ -293,7 +293,7 @@ class _Run(AnnotationChecks):
                 raise _StopBlock()
         self.epoch += 1
         for space in self.fence_epoch:
-            if stmt.orders(space):
+            if space in stmt.fences:
                 self.fence_epoch[space] += 1
         self.interval = {}
         return act

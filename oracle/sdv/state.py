@@ -303,9 +303,7 @@ class Machine:
         self.named: list[int] = []           # labels of named barriers met (not modelled)
         self.tags: list[tuple[int, z3.ArithRef]] = []  # (loop label, iteration) enclosing
         self.epoch: z3.ArithRef = z3.IntVal(0)  # barrier epoch: bumped by each barrier
-        # the one space whose races this run checks, where barriers order spaces differently
-        # (OpenCL's fences, ``kpl.ast.Barrier.fences``); None: every space (one epoch for all)
-        self.view: K.Space | None = None
+        self.view: K.Space | None = None  # the one space checked (OpenCL fences); None: all
         self.label: int = kernel.body.label  # label of the statement being executed
         self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
         self._too_long: dict[tuple[object, ...], tuple[object, bool]] = {}  # predict_too_long

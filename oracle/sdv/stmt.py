@@ -174,7 +174,7 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
             p1, p2 = mk_and(p1, sw), mk_and(p2, sw)
         if self.same:
             self.barriers.append(BarrierHit(s.label, (p1, p2)))
-        if self.view is not None and not s.orders(self.view):
+        if self.view is not None and self.view not in s.fences:
             return  # synchronises execution (divergence above), orders no access of the view
         fired = mk_or(p1, p2)
         self.epoch = simp(z3.If(fired, self.epoch + 1, self.epoch))
@@ -386,3 +386,12 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
         for t, th in enumerate(self.th):
             th.ret = saved[t]
             th.pred = pre[t]
+
+
+def fence_views(kernel: K.Kernel) -> list[K.Space | None]:
+    """The views a check runs in: ``[None]`` (one epoch orders every space) unless some
+    barrier orders only some spaces (OpenCL's ``barrier(CLK_LOCAL_MEM_FENCE)``); then one run
+    per space that can race, each with an epoch bumped only by the barriers ordering it."""
+    if all(s.fences == K.ALL_FENCES for s in K.walk_stmts(kernel.body) if isinstance(s, K.Barrier)):
+        return [None]
+    return [*sorted(K.ALL_FENCES, key=lambda sp: sp.value)]

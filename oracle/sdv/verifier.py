@@ -90,7 +90,7 @@ from oracle.sdv.pairs import (
     same_warp_only,
 )
 from oracle.sdv.state import stmt_exprs
-from oracle.sdv.stmt import AssertFailure
+from oracle.sdv.stmt import AssertFailure, fence_views
 
 
 class SDVOracle(OracleBase):
@@ -579,15 +579,6 @@ def _values_follow_barriers(kernel: Kernel) -> bool:
 def _writes_both(pq: PairQuery) -> bool:
     """Both sides of the pair query can write (a benign-write pair: values compared)."""
     return AccessKind.WRITE in pq.k1 and AccessKind.WRITE in pq.k2
-
-
-def fence_views(kernel: Kernel) -> list[Space | None]:
-    """The views a check runs in: ``[None]`` (one epoch orders every space) unless some
-    barrier orders only some spaces (OpenCL's ``barrier(CLK_LOCAL_MEM_FENCE)``); then one run
-    per space that can race, each with an epoch bumped only by the barriers ordering it."""
-    if all(s.fences == K.ALL_FENCES for s in K.walk_stmts(kernel.body) if isinstance(s, K.Barrier)):
-        return [None]
-    return [*sorted(K.ALL_FENCES, key=lambda sp: sp.value)]
 
 
 def has_grid_barrier(kernel: Kernel) -> bool:

@@ -99,6 +99,9 @@ void read_mem_fence(cl_mem_fence_flags flags);
 void write_mem_fence(cl_mem_fence_flags flags);
 void __AS_CL atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order, memory_scope scope);
 
+/* ------------------------------------------------------------------ output */
+int printf(__constant const char *restrict format, ...);
+
 /* ------------------------------------------------------------------ sub-groups */
 uint get_sub_group_size(void);
 uint get_max_sub_group_size(void);
