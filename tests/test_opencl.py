@@ -322,3 +322,15 @@ def test_host_launch_from_clEnqueueNDRangeKernel(tmp_path: Path) -> None:
     path.write_text(kernel + host % ("64", "NULL"))
     res = invoke("check", path, "--format", "json")
     assert "host launch" not in json.loads(res.stdout)["kernels"][0]["launch"]["source"]
+
+
+@pytest.mark.parametrize(("store_at", "racy"), [("g", False), ("g / 2", True)])
+def test_vload_vstore_are_element_accesses(store_at: str, racy: bool) -> None:
+    """``vstore4(v, i, p)`` writes ``p[4i .. 4i+3]``: two work-items storing at ``g / 2``
+    overlap (the racy twin)."""
+    text = ("//--local_size=64 --num_groups=4\n"
+            "__kernel void k(__global const float *in, __global float *out) {\n"
+            "  size_t g = get_global_id(0);\n  float4 v = vload4(g, in);\n"
+            f"  vstore4(v * 2.0f, {store_at}, out);\n}}\n")
+    verdict = SDVOracle().check(parse_kernel_text(text, "v.cl"))
+    assert bool(verdict.races) == racy and not verdict.unknowns

@@ -7,11 +7,13 @@ library layer (:mod:`kpl.frontend.library`) asks this one first when the file is
 
 from __future__ import annotations
 
+import re
+
 from kpl import ast as K
 from kpl.frontend.dims import add, builtin_dim, linear_thread, mul
 from kpl.frontend.memops import MemOpsTranslation
 from kpl.frontend.opencl import fence_spaces
-from kpl.frontend.state import Scope
+from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
 from kpl.placement import BarrierKind
 
@@ -31,6 +33,8 @@ _SUB_GROUP = {"get_sub_group_id", "get_sub_group_local_id"}
 _UNIFORM = {"get_work_dim", "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
             "get_enqueued_num_sub_groups"}
 _COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
+_VLOAD = re.compile(r"vload(2|3|4|8|16)")
+_VSTORE = re.compile(r"vstore(2|3|4|8|16)")
 
 class OpenCLTranslation(MemOpsTranslation):
     """The models of OpenCL C's built-in functions (module docstring).  Asked first for every
@@ -54,6 +58,21 @@ class OpenCLTranslation(MemOpsTranslation):
             return [*stmts, K.Barrier(spelling=spelling, label=self.label())]
         if name in _FENCE_ONLY:
             return []
+        m = _VSTORE.fullmatch(name)
+        if m is not None and len(args) == 3:  # vstoreN(data, offset, p): N element writes
+            n = int(m.group(1))
+            pre: list[K.Stmt] = []
+            data, base = self.expr(args[0], scope, pre), self._vector_base(node, name, args, 1, n, scope, pre)
+            binding, at = base
+            fields = data.type.fields if data.type.kind == "vec" else ()
+            if len(fields) != n:
+                raise self.error(f"unsupported: '{name}' of a value that is not a {n}-vector", node)
+            self.check_writable(self.location(binding.mem, binding.offset), node)
+            elem = data.type.elem or K.FLOAT
+            for i, f in enumerate(fields):
+                where = self.location(binding.mem, self._add(at, K.Const(i, K.ULONG)), None, binding.view)
+                pre.append(K.Assign(where, K.Field(data, f, elem), label=self.label()))
+            return pre
         return None
 
     def opencl_value(self, node: Node, name: str, args: list[Node], scope: Scope,
@@ -80,6 +99,14 @@ class OpenCLTranslation(MemOpsTranslation):
             return self._opencl_atomic(node, name, op, args, scope, pre)
         if name in _COPIES:
             return self._async_copy(node, name, args, scope, pre)
+        m = _VLOAD.fullmatch(name)
+        if m is not None and len(args) == 2:  # vloadN(offset, p): N element reads
+            n = int(m.group(1))
+            binding, at = self._vector_base(node, name, args, 0, n, scope, pre)
+            typ = self.type_of(node)
+            parts = tuple(self.load(binding.mem, self._add(at, K.Const(i, K.ULONG)), None, binding.view)
+                          for i in range(n))
+            return K.VecInit(typ, parts)
         if name in ("mul24", "mad24") and len(args) >= 2:
             # CUDA's __mul24/__umul24: the oracles model these (24-bit operands)
             typ = self.type_of(node)
@@ -99,6 +126,17 @@ class OpenCLTranslation(MemOpsTranslation):
         if pre or not isinstance(value, int):
             raise self.error(f"unsupported: the flags of '{name}' are not a constant", args[0])
         return value
+
+    def _vector_base(self, node: Node, name: str, args: list[Node], at: int, n: int, scope: Scope,
+                     pre: list[K.Stmt]) -> tuple[PointerBinding, K.Expr]:
+        """``vloadN``/``vstoreN``'s pointer (argument ``at + 1``) and the offset of element
+        ``offset * N`` (argument ``at``) from where it points."""
+        binding = self.pointer(args[at + 1], scope)
+        if binding is None:
+            raise self.error(f"unsupported: the address given to '{name}' does not point into a "
+                             "known array", node)
+        offset = self.convert(self.expr(args[at], scope, pre), K.ULONG)
+        return binding, self._add(binding.offset, K.Binary("*", offset, K.Const(n, K.ULONG), K.ULONG))
 
     def _dimension(self, node: Node, name: str, args: list[Node], scope: Scope,
                    pre: list[K.Stmt]) -> K.Expr:

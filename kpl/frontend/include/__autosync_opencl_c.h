@@ -99,6 +99,20 @@ void read_mem_fence(cl_mem_fence_flags flags);
 void write_mem_fence(cl_mem_fence_flags flags);
 void __AS_CL atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order, memory_scope scope);
 
+/* ------------------------------------------------------------------ vector loads and stores */
+/* vloadN / vstoreN: N consecutive elements (kpl/frontend/opencl_builtins.py); here, not in a
+ * part, because their names are made by the macro */
+#define __AS_CLVLS(T, N) \
+  T##N __attribute__((overloadable)) vload##N(size_t offset, const __global T *p); \
+  T##N __attribute__((overloadable)) vload##N(size_t offset, const __local T *p); \
+  T##N __attribute__((overloadable)) vload##N(size_t offset, const __constant T *p); \
+  void __attribute__((overloadable)) vstore##N(T##N data, size_t offset, __global T *p); \
+  void __attribute__((overloadable)) vstore##N(T##N data, size_t offset, __local T *p);
+#define __AS_CLVL(T) __AS_CLVLS(T, 2) __AS_CLVLS(T, 3) __AS_CLVLS(T, 4)
+__AS_CLVL(float) __AS_CLVL(int) __AS_CLVL(uint)
+#undef __AS_CLVL
+#undef __AS_CLVLS
+
 /* ------------------------------------------------------------------ output */
 int printf(__constant const char *restrict format, ...);
 
