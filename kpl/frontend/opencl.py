@@ -24,7 +24,10 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   (any index below ``n``: so every element may be written by any work-item, and a plain
   access of the destination by another work-item before the wait is a race), and
   ``wait_group_events`` is a barrier ordering both spaces (the copy is complete for the
-  whole group when it returns).  Strided copies: the same with the stride;
+  whole group when it returns).  Strided copies: the same with the stride.  A known
+  over-approximation of the wait: it also orders plain accesses of different work-items
+  around it, which OpenCL does not promise (a kernel relying on that is reported race-free);
+  ordering only the copies needs an epoch of their own;
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
   ``v.lo``) and vector literals (``(float4)(a, b, c, d)``, a splat ``(float4)(x)``) are
   rewritten by :func:`normalize` into the member accesses and initialiser lists the CUDA
