@@ -25,7 +25,7 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   access of the destination by another work-item before the wait is a race), and
   ``wait_group_events`` is a barrier ordering both spaces (the copy is complete for the
   whole group when it returns).  Strided copies: the same with the stride.  A known
-  over-approximation of the wait: it also orders plain accesses of different work-items
+  gap (unsound) of the wait: it also orders plain accesses of different work-items
   around it, which OpenCL does not promise (a kernel relying on that is reported race-free);
   ordering only the copies needs an epoch of their own;
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
