@@ -16,6 +16,7 @@ from __future__ import annotations
 import glob
 import os
 import platform
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -226,7 +227,8 @@ def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tu
         table = "I"
         for f in files:
             text = read_source(f)
-            if "__syncthreads" in text or "__syncwarp" in text:
+            if "__syncthreads" in text or "__syncwarp" in text \
+                    or re.search(r"\b(?:work_group_)?barrier\s*\(", text):  # OpenCL C
                 table = "II"
                 break
     rows = []
