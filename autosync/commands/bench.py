@@ -228,7 +228,7 @@ def bench_folder(folder: str, *, table: str | None = None, **options: Any) -> tu
         for f in files:
             text = read_source(f)
             if "__syncthreads" in text or "__syncwarp" in text \
-                    or re.search(r"\b(?:work_group_)?barrier\s*\(", text):  # OpenCL C
+                    or f.endswith(".cl") and re.search(r"\b(?:work_group_)?barrier\s*\(", text):
                 table = "II"
                 break
     rows = []
