@@ -95,43 +95,90 @@ def kinds_conflict(k1: frozenset[AccessKind], k2: frozenset[AccessKind]) -> bool
     return r
 
 
-def pair_candidates(labels: list[int], sides: dict[int, tuple[Side, Side]],
-                    same: bool) -> Iterator[tuple[int, int]]:
-    """The label pairs (l1, l2) of one array that need a query, l1 not after l2 in
-    ``labels`` (text order): thread 1 accesses at l1, thread 2 at l2, their kinds conflict,
-    and -- in ``same`` mode, where both epochs are constants -- they share an epoch (accesses
-    of disjoint constant epochs are ordered by a barrier; ``SDVOracle._pair`` skips them).
+@dataclass
+class LabelClass:
+    """Labels of one array whose race queries are the same formula up to selector names:
+    equal thread-1 and thread-2 sides (:attr:`Side.sigs`) and the same enclosing loops.
+    (The stored values are not part of it: they refine only a write-write pair whose
+    value-free query races, per member pair.)  Any pair of its members with the members of another class asks one
+    query, so the pair loop runs over classes and maps the answer back to every member pair
+    (``SDVOracle._races``): a barrier-free kernel of 20,000 ``A[tid] = A[tid] + k`` is one
+    class, one query, not 2 * 10^8 label pairs (issue 28, item 4)."""
 
-    Indexed by epoch, so a long kernel with barriers between its statements pairs a label
-    only with the labels of its own barrier intervals: linear in its length, not the n²
-    label pairs (a 20,000-line kernel of short intervals)."""
-    by_epoch: dict[int, list[int]] = {}  # epoch -> positions of thread-2 sides in it
+    members: list[int]      # labels, in text order
+    positions: list[int]    # their positions in the array's label list (ascending)
+    t1: Side                # thread 1's side of the first member (all members: equal sigs)
+    t2: Side                # thread 2's side of the first member
+
+    @property
+    def first(self) -> int:
+        return self.positions[0]
+
+    @property
+    def last(self) -> int:
+        return self.positions[-1]
+
+
+def label_classes(labels: list[int], sides: dict[int, tuple[Side, Side]],
+                  loops: dict[int, tuple[int, ...]]) -> list[LabelClass]:
+    """``labels`` (text order) grouped into :class:`LabelClass` es, ordered by first member."""
+    by_key: dict[tuple[object, ...], LabelClass] = {}
+    out: list[LabelClass] = []
+    for pos, lab in enumerate(labels):
+        t1, t2 = sides[lab]
+        key = (t1.sigs, t2.sigs, loops[lab])
+        cls = by_key.get(key)
+        if cls is None:
+            cls = by_key[key] = LabelClass([], [], t1, t2)
+            out.append(cls)
+        cls.members.append(lab)
+        cls.positions.append(pos)
+    return out
+
+
+def pair_candidates(classes: list[LabelClass], same: bool) -> Iterator[tuple[int, int]]:
+    """The class pairs (i, j) of one array that need a query: some member l1 of class i is
+    not after some member l2 of class j in text order (thread 1 at l1, thread 2 at l2),
+    their kinds conflict, and -- in ``same`` mode, where both epochs are constants -- they
+    share an epoch (accesses of disjoint constant epochs are ordered by a barrier;
+    ``SDVOracle._pair`` skips them).  :func:`member_pairs` lists the label pairs of a class
+    pair.
+
+    Indexed by epoch, so a long kernel with barriers between its statements pairs a class
+    only with the classes of its own barrier intervals: linear in its length, not the n²
+    pairs (a 20,000-line kernel of short intervals)."""
+    by_epoch: dict[int, list[int]] = {}  # epoch -> classes whose thread-2 side is in it
     wild: list[int] = []                 # thread-2 sides with a symbolic epoch: every pair
-    for j, lab in enumerate(labels):
-        t2 = sides[lab][1]
-        if not t2.insts:
+    for j, c in enumerate(classes):
+        if not c.t2.insts:
             continue
-        if same and t2.epochs is not None:
-            for e in t2.epochs:
+        if same and c.t2.epochs is not None:
+            for e in c.t2.epochs:
                 by_epoch.setdefault(e, []).append(j)
         else:
             wild.append(j)
-    for i, l1 in enumerate(labels):
-        t1 = sides[l1][0]
-        if not t1.insts:
+    for i, c1 in enumerate(classes):
+        if not c1.t1.insts:
             continue
-        if same and t1.epochs is not None:
-            found = set(wild[bisect_left(wild, i):])
-            for e in t1.epochs:
-                at = by_epoch.get(e, [])
-                found.update(at[bisect_left(at, i):])
+        if same and c1.t1.epochs is not None:
+            found = set(wild)
+            for e in c1.t1.epochs:
+                found.update(by_epoch.get(e, ()))
             later: Iterator[int] | range = iter(sorted(found))
         else:
-            later = range(i, len(labels))
+            later = range(len(classes))
         for j in later:
-            t2 = sides[labels[j]][1]
-            if t2.insts and kinds_conflict(t1.kinds, t2.kinds):
-                yield l1, labels[j]
+            c2 = classes[j]
+            if c2.t2.insts and c1.first <= c2.last and kinds_conflict(c1.t1.kinds, c2.t2.kinds):
+                yield i, j
+
+
+def member_pairs(c1: LabelClass, c2: LabelClass) -> Iterator[tuple[int, int]]:
+    """The label pairs (l1 of ``c1``, l2 of ``c2``) with l1 not after l2 in text order, in
+    text order of l1 then l2."""
+    for p1, l1 in zip(c1.positions, c1.members, strict=True):
+        for k in range(bisect_left(c2.positions, p1), len(c2.members)):
+            yield l1, c2.members[k]
 
 
 @dataclass
@@ -196,5 +243,6 @@ def kind_order(k1: set[AccessKind],
     return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
 
 
-__all__ = ["PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict", "same_warp_only",
+__all__ = ["LabelClass", "PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict",
+           "label_classes", "member_pairs", "pair_candidates", "same_warp_only",
            "SAME_WARP_QUERY_MS", "SAME_WARP_RLIMIT"]

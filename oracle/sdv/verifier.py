@@ -86,6 +86,8 @@ from oracle.sdv.pairs import (
     PairResult,
     Side,
     kind_order,
+    label_classes,
+    member_pairs,
     pair_candidates,
     same_warp_only,
 )
@@ -332,27 +334,60 @@ class SDVOracle(OracleBase):
         loops: dict[int, tuple[int, ...]] = {}
         memo: dict[tuple[Any, ...], PairResult | None] = {}
         out: list[Race] = []
+        unknown_at: set[tuple[str, int]] = set()
         for name in sorted(groups):
+            mem = mems[name]
             labels = sorted(groups[name], key=tree.order)
             sides = {lab: (Side(groups[name][lab][0]), Side(groups[name][lab][1]))
                      for lab in labels}
             for lab in labels:
                 loops[lab] = tree.loops(lab)
-            for l1, l2 in pair_candidates(labels, sides, ex.same):
-                race = self._pair(ex, tree, mems[name], l1, l2, sides[l1][0], sides[l2][1], loops,
-                                  same_warp, memo, across, verdict)
-                if race is not None:
-                    out.append(race)
+            classes = label_classes(labels, sides, loops)
+            for i, j in pair_candidates(classes, ex.same):
+                c1, c2 = classes[i], classes[j]
+                # one query per class pair (the memo in ``_pair`` keys on the formula); a
+                # label with itself is its own query under --warp-sync (one instruction)
+                asked: dict[bool, PairResult | None] = {}
+                kinds_of_pair = 1 if same_warp is None or i != j else min(2, len(c1.members))
+                for l1, l2 in member_pairs(c1, c2):
+                    wl = same_warp is not None and l1 == l2
+                    if wl not in asked:  # the value-free query: the class pair's formula
+                        asked[wl] = self._pair(ex, tree, mem, l1, l2, c1.t1, c2.t2, loops,
+                                               same_warp, memo, across, values=False)
+                    res = asked[wl]
+                    if res is not None and not res.unknown:
+                        # with the stored values of this member pair (benign writes)
+                        res = self._pair(ex, tree, mem, l1, l2, sides[l1][0], sides[l2][1],
+                                         loops, same_warp, memo, across)
+                    if asked[wl] is None:
+                        if len(asked) == kinds_of_pair and all(v is None for v in asked.values()):
+                            break  # every member pair asks one of these formulas: none races
+                        continue
+                    if res is None:  # two writes of equal values (benign)
+                        continue
+                    if res.unknown:
+                        if (name, l1) not in unknown_at:
+                            unknown_at.add((name, l1))
+                            verdict.unknowns.append(Unknown(
+                                f"solver gave up on the race query for '{name}'", l1,
+                                self._line(tree, l1)))
+                        continue
+                    out.append(Race(l1, l2, name, (res.kind1, res.kind2), mem.space,
+                                    res.witness, res.loop_depth, res.depths, not ex.same,
+                                    same_warp=res.same_warp))
         return out
 
     def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,
               t1: Side, t2: Side, loops: dict[int, tuple[int, ...]],
               same_warp: z3.BoolRef | None, memo: dict[tuple[Any, ...], PairResult | None],
               across: dict[tuple[Any, ...], PairResult | None] | None,
-              verdict: Verdict) -> Race | None:
-        """Do labels ``l1`` (thread 1) and ``l2`` (thread 2) race on ``mem``?  Build the one
-        query for the pair, ask it (or take the answer of an identical query), compute the
-        loop depths and decode the witness."""
+              values: bool = True) -> PairResult | None:
+        """Do labels ``l1`` (thread 1) and ``l2`` (thread 2, not before ``l1`` in text order)
+        race on ``mem``?  Build the one query for the pair, ask it (or take the answer of an
+        identical query), compute the loop depths and decode the witness (thread 1 first).
+        None: no race.  ``values=False``: only the value-free query (the same for every
+        label pair of two :class:`~oracle.sdv.pairs.LabelClass` es), without the benign-write
+        refinement by the stored values."""
         s1, s2 = t1.insts, t2.insts
         sig1, sig2 = t1.sigs, t2.sigs
         keep1: tuple[int, ...] | None = None
@@ -374,7 +409,8 @@ class SDVOracle(OracleBase):
             len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
         wl = same_warp is not None and l1 == l2
         vals = None
-        if self.benign and AccessKind.WRITE in t1.kinds and AccessKind.WRITE in t2.kinds:
+        if values and self.benign and AccessKind.WRITE in t1.kinds \
+                and AccessKind.WRITE in t2.kinds:
             # benign writes: a race also needs the stored values to differ.  Asked in two
             # steps: the value-free query below (shared by every pair of the same shape, and
             # unsat for most write-write pairs), then, only when that one races, the query
@@ -406,19 +442,7 @@ class SDVOracle(OracleBase):
                 memo[vkey] = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags,
                                             same_warp, True)
             res = memo[vkey]
-        if res is None:
-            return None
-        if res.unknown:
-            verdict.unknowns.append(Unknown(
-                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
-            return None
-        swap = tree.order(l1) > tree.order(l2)
-        first, second = (l2, l1) if swap else (l1, l2)
-        kinds = (res.kind2, res.kind1) if swap else (res.kind1, res.kind2)
-        w = res.witness
-        witness = Witness(w.thread2, w.thread1, w.block2, w.block1, w.index) if swap else w
-        return Race(first, second, mem.name, kinds, mem.space, witness, res.loop_depth,
-                    res.depths, not ex.same, same_warp=res.same_warp)
+        return res
 
     def _ask_pair(self, ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
                   s2: list[Access], shared: tuple[int, ...], exact_tags: bool,
