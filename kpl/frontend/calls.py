@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
-from kpl.frontend.annotations import ANNOTATIONS
+from kpl.frontend.annotations import ANNOTATIONS, BOTH_SPECS
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.library import LibraryTranslation
@@ -272,7 +272,9 @@ class CallsTranslation(LibraryTranslation):
             if inline.result is None:
                 return K.Const(0)
             return inline.result
-        if name in ANNOTATIONS:
+        if name in ANNOTATIONS or (name in BOTH_SPECS and not self.is_bundled(func)):
+            # (``__all`` of our headers is the warp vote; GPUVerify's is declared by the
+            # kernel's own annotations header)
             return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
         if name in MEMORY_FUNCTIONS and func.get("isImplicit"):  # clang's __builtin_memcpy & co.
             return self.memory_function(node, name, self.arguments(node, func), scope, pre)

@@ -178,12 +178,16 @@ class SDVOracle(OracleBase):
                                        race.space, race.witness, None, depths, True, False)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
             failed.extend(cres.failed_asserts)
-        seen_asserts: set[int] = set()
+        # one message per finding: an annotation checked at several places (an invariant at
+        # loop entry and latch, each unrolled instance) is one finding at its line
+        seen_asserts: set[tuple[str, int | None]] = set()
         for fa in failed:
-            if fa.label not in seen_asserts:
-                seen_asserts.add(fa.label)
+            at = (fa.kind, self._line(tree, fa.label) or -fa.label)
+            if at not in seen_asserts:
+                seen_asserts.add(at)
                 verdict.findings.append(assertion_finding(
                     fa.kind, fa.label, Witness(fa.thread, fa.thread, fa.block, fa.block)))
+        verdict.unknowns = _one_per_line(verdict.unknowns)
 
         named = sorted(set(same.named))
         if named or kernel.uses_named_barriers:
@@ -588,6 +592,19 @@ def _shape(x: Any) -> Any:
 def _values_follow_barriers(kernel: Kernel) -> bool:
     """Do barriers decide values the run does not log in ``events`` (see ``check``)?"""
     return bool(mem_facts(kernel).counters)
+
+
+def _one_per_line(unknowns: list[Unknown]) -> list[Unknown]:
+    """The unknowns with one per (reason, line): the same reason at several labels of one
+    line (an unsupported annotation checked at loop entry and latch) is one message."""
+    seen: set[tuple[str, object]] = set()
+    out = []
+    for u in unknowns:
+        at = (u.reason, u.line if u.line is not None else ("label", u.label))
+        if at not in seen:
+            seen.add(at)
+            out.append(u)
+    return out
 
 
 def _writes_both(pq: PairQuery) -> bool:
