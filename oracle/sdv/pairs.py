@@ -19,6 +19,7 @@ import z3
 
 from kpl.placement import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
+from oracle.sdv.encode import int_const
 from oracle.sdv.memory import AccessSide
 from oracle.sdv.state import Access
 
@@ -65,9 +66,9 @@ class Side:
         # the stored values: a write-write pair is a race only where they can differ (benign
         # writes), so such pairs also compare these (``SDVOracle._pair``); others need not
         self.vals = tuple(_value_id(a.value) for a in insts)
-        consts = all(z3.is_int_value(a.epoch) for a in insts)
-        self.epoch_of = [a.epoch.as_long() if consts else 0  # type: ignore[attr-defined]
-                         for a in insts]
+        epochs = [int_const(a.epoch) for a in insts]
+        consts = all(e is not None for e in epochs)
+        self.epoch_of = [e if e is not None and consts else 0 for e in epochs]
         self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
 
 
