@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -182,6 +182,35 @@ def member_pairs(c1: LabelClass, c2: LabelClass) -> Iterator[tuple[int, int]]:
             yield l1, c2.members[k]
 
 
+#: ``ask(l1, l2, thread-1 side, thread-2 side, values)``: the answer of one label pair's
+#: query (``SDVOracle._pair``); ``values=False``: the value-free query of its class pair
+Ask = Callable[[int, int, Side, Side, bool], "PairResult | None"]
+
+
+def class_pair_results(c1: LabelClass, c2: LabelClass, same_class: bool, warp_sync: bool,
+                       sides: dict[int, tuple[Side, Side]],
+                       ask: Ask) -> Iterator[tuple[int, int, PairResult]]:
+    """The racing (or undecided) label pairs of a class pair, each with its answer.  One
+    value-free query for the class pair (the same formula for every member pair); only where
+    it races are member pairs asked again with their stored values (benign writes: the
+    values are not part of the class).  Under ``--warp-sync`` a label with itself is its own
+    query (one instruction), so a class with itself asks up to two."""
+    asked: dict[bool, PairResult | None] = {}
+    formulas = 1 if not warp_sync or not same_class else min(2, len(c1.members))
+    for l1, l2 in member_pairs(c1, c2):
+        wl = warp_sync and l1 == l2
+        if wl not in asked:
+            asked[wl] = ask(l1, l2, c1.t1, c2.t2, False)
+        free = asked[wl]
+        if free is None:
+            if len(asked) == formulas and all(v is None for v in asked.values()):
+                return  # every member pair asks one of these formulas: none races
+            continue
+        res = free if free.unknown else ask(l1, l2, sides[l1][0], sides[l2][1], True)
+        if res is not None:  # None: two writes of equal values (benign)
+            yield l1, l2, res
+
+
 @dataclass
 class PairQuery:
     """The race query of one label pair, with what decoding its models needs."""
@@ -244,6 +273,7 @@ def kind_order(k1: set[AccessKind],
     return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
 
 
-__all__ = ["LabelClass", "PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict",
+__all__ = ["Ask", "LabelClass", "PairQuery", "PairResult", "Side", "class_pair_results",
+           "kind_order", "kinds_conflict",
            "label_classes", "member_pairs", "pair_candidates", "same_warp_only",
            "SAME_WARP_QUERY_MS", "SAME_WARP_RLIMIT"]

@@ -68,6 +68,7 @@ from oracle.base import (
     Witness,
     assertion_finding,
     conflicts,
+    one_per_line,
 )
 from oracle.sdv.executor import Executor, QueryEngine
 from oracle.sdv.facts import GuardCache
@@ -85,9 +86,9 @@ from oracle.sdv.pairs import (
     PairQuery,
     PairResult,
     Side,
+    class_pair_results,
     kind_order,
     label_classes,
-    member_pairs,
     pair_candidates,
     same_warp_only,
 )
@@ -160,7 +161,7 @@ class SDVOracle(OracleBase):
             across = self._pairs.setdefault(tuple(same.events), {})
         for race in self._races(same, tree, kernel, verdict, across):
             found[race.key] = race
-        self._collect_unknowns(same, tree, verdict)
+        self._collect_unknowns_list(same.unknowns, tree, verdict)
         if self._guards is not None:  # optional fact: guards true for every thread (oracle.sdv.facts)
             verdict.uniform_guards = self._guards.get(kernel, same, tree)
         failed = list(same.failed_asserts)
@@ -187,7 +188,7 @@ class SDVOracle(OracleBase):
                 seen_asserts.add(at)
                 verdict.findings.append(assertion_finding(
                     fa.kind, fa.label, Witness(fa.thread, fa.thread, fa.block, fa.block)))
-        verdict.unknowns = _one_per_line(verdict.unknowns)
+        verdict.unknowns = one_per_line(verdict.unknowns)
 
         named = sorted(set(same.named))
         if named or kernel.uses_named_barriers:
@@ -262,9 +263,6 @@ class SDVOracle(OracleBase):
                 self._cross.popitem(last=False)
         return res
 
-    def _collect_unknowns(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
-        self._collect_unknowns_list(ex.unknowns, tree, verdict)
-
     def _collect_unknowns_list(self, unknowns: list[tuple[str, int | None]], tree: LabelTree,
                                verdict: Verdict) -> None:
         seen = {(u.reason, u.label) for u in verdict.unknowns}
@@ -309,11 +307,10 @@ class SDVOracle(OracleBase):
 
     def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel, verdict: Verdict,
                across: dict[tuple[Any, ...], PairResult | None] | None = None) -> list[Race]:
-        """Every racing label pair, one query per pair -- but pairs whose queries are the same
-        formula up to the selector names are asked once (:class:`~oracle.sdv.pairs.Side`): a
-        barrier-free kernel of n statements has ~n² label pairs over only a few distinct
-        (predicate, index, epoch) shapes, e.g. every ``a[tid] = x`` against every
-        ``y = a[(tid + 3) % 64]``.
+        """Every racing label pair; labels whose queries are one formula up to selector names
+        form a class (:class:`~oracle.sdv.pairs.LabelClass`), asked once per class pair and
+        mapped back to its member pairs: a barrier-free kernel of n statements has ~n² label
+        pairs over a few (predicate, index, epoch) shapes.
 
         ``across``: answers shared with earlier checks of this synthesis run (``same`` mode):
         a kernel with the same shape without its barriers and the same barrier-dependent
@@ -348,27 +345,13 @@ class SDVOracle(OracleBase):
                 loops[lab] = tree.loops(lab)
             classes = label_classes(labels, sides, loops)
             for i, j in pair_candidates(classes, ex.same):
-                c1, c2 = classes[i], classes[j]
-                # one query per class pair (the memo in ``_pair`` keys on the formula); a
-                # label with itself is its own query under --warp-sync (one instruction)
-                asked: dict[bool, PairResult | None] = {}
-                kinds_of_pair = 1 if same_warp is None or i != j else min(2, len(c1.members))
-                for l1, l2 in member_pairs(c1, c2):
-                    wl = same_warp is not None and l1 == l2
-                    if wl not in asked:  # the value-free query: the class pair's formula
-                        asked[wl] = self._pair(ex, tree, mem, l1, l2, c1.t1, c2.t2, loops,
-                                               same_warp, memo, across, values=False)
-                    res = asked[wl]
-                    if res is not None and not res.unknown:
-                        # with the stored values of this member pair (benign writes)
-                        res = self._pair(ex, tree, mem, l1, l2, sides[l1][0], sides[l2][1],
-                                         loops, same_warp, memo, across)
-                    if asked[wl] is None:
-                        if len(asked) == kinds_of_pair and all(v is None for v in asked.values()):
-                            break  # every member pair asks one of these formulas: none races
-                        continue
-                    if res is None:  # two writes of equal values (benign)
-                        continue
+                def ask(l1: int, l2: int, t1: Side, t2: Side, values: bool,
+                        mem: K.Memory = mem) -> PairResult | None:
+                    return self._pair(ex, tree, mem, l1, l2, t1, t2, loops, same_warp, memo,
+                                      across, values=values)
+
+                for l1, l2, res in class_pair_results(classes[i], classes[j], i == j,
+                                                      same_warp is not None, sides, ask):
                     if res.unknown:
                         if (name, l1) not in unknown_at:
                             unknown_at.add((name, l1))
@@ -592,19 +575,6 @@ def _shape(x: Any) -> Any:
 def _values_follow_barriers(kernel: Kernel) -> bool:
     """Do barriers decide values the run does not log in ``events`` (see ``check``)?"""
     return bool(mem_facts(kernel).counters)
-
-
-def _one_per_line(unknowns: list[Unknown]) -> list[Unknown]:
-    """The unknowns with one per (reason, line): the same reason at several labels of one
-    line (an unsupported annotation checked at loop entry and latch) is one message."""
-    seen: set[tuple[str, object]] = set()
-    out = []
-    for u in unknowns:
-        at = (u.reason, u.line if u.line is not None else ("label", u.label))
-        if at not in seen:
-            seen.add(at)
-            out.append(u)
-    return out
 
 
 def _writes_both(pq: PairQuery) -> bool:
