@@ -145,6 +145,19 @@ ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) 
                   "invariant": "loop invariant"}
 
 
+def one_per_line(unknowns: list[Unknown]) -> list[Unknown]:
+    """``unknowns`` with one per (reason, line): the same reason at several labels of one
+    line (an unsupported annotation checked at loop entry and latch) is one message."""
+    seen: set[tuple[str, object]] = set()
+    out = []
+    for u in unknowns:
+        at = (u.reason, u.line if u.line is not None else ("label", u.label))
+        if at not in seen:
+            seen.add(at)
+            out.append(u)
+    return out
+
+
 def assertion_finding(kind: str, label: int, witness: Witness | None) -> Finding:
     """The :class:`Finding` of an assertion that fails (kind ``assertion``: an error of its
     own, not a race; ``fix`` cannot repair it)."""

@@ -16,9 +16,12 @@ routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What eac
   ``invariant`` at loop entry and at the end of every iteration (the latch), plus a
   *candidate* for the loop abstraction (``Annotation`` with ``args``), which the verifier
   uses only after proving it (Houdini), never unchecked; ``__candidate_invariant(e)`` is only
-  the candidate;
+  the candidate; ``__function_wide_invariant(e)`` is an ``__invariant(e)`` of every loop of
+  its function (one written after a loop of the function: "unknown");
 * inside those: ``__implies(a, b)`` is ``!a || b``; ``__other_int(e)``, ``__uniform_int(e)``,
-  ``__distinct_int(e)``, ``__same_group`` (a macro for ``__same_group_impl()``),
+  ``__distinct_int(e)``, ``__all(e)`` (both threads), ``__at_most_one(e)`` (not both),
+  ``__ptr_offset_bytes(p)`` (the byte offset ``p`` points at in its array; ``__ptr_base``
+  is not modelled: "unknown"), ``__same_group`` (a macro for ``__same_group_impl()``),
   ``__read(A)``, ``__write(A)``, ``__no_read(A)``, ``__no_write(A)``,
   ``__read_offset_bytes(A)``, ``__write_offset_bytes(A)``, ``__read_implies(A, e)``,
   ``__write_implies(A, e)`` are :class:`kpl.ast.Spec` nodes (their meaning is in that
@@ -49,7 +52,8 @@ ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__
                "__read", "__write", "__assert_decl", "__function_wide_invariant",
                "__candidate_invariant", "__candidate_global_invariant", "__non_temporal",
                "__global_requires", "__return_val_int", "__return_val_bool",
-               "__return_val_float", "__return_val_ptr", "__requires", "__assume"}
+               "__return_val_float", "__return_val_ptr", "__requires", "__assume",
+               "__ptr_base", "__ptr_offset_bytes"}
 #: statement-position annotations that are checked: name -> Assert kind
 CHECKS = {"__assert": "assert", "__global_assert": "assert", "__invariant": "invariant",
           "__global_invariant": "invariant"}
@@ -66,6 +70,8 @@ ACCESS_SPECS = {"__read": ("read", False), "__write": ("write", False),
 #: two-thread annotations on a value: name -> comparison with the other thread's value
 PAIR_SPECS = {"__uniform_int": "==", "__uniform_bool": "==", "__distinct_int": "!=",
               "__distinct_bool": "!="}
+#: annotations on a condition over both threads: name -> True for "both", False for "not both"
+BOTH_SPECS = {"__all": True, "__at_most_one": False}
 _CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
 
 
@@ -98,6 +104,17 @@ class AnnotationsTranslation(DeclsTranslation):
         if name in PAIR_SPECS and len(args) == 1:
             e = self.expr(args[0], scope, pre)
             return K.Binary(PAIR_SPECS[name], e, K.Spec("other", (e,), None, e.type), K.INT)
+        if name in BOTH_SPECS and len(args) == 1:
+            # ``__all(e)``: e holds for both threads; ``__at_most_one(e)``: not for both
+            e = K.Binary("!=", self.expr(args[0], scope, pre), K.Const(0), K.INT)
+            both = K.Binary("&&", e, K.Spec("other", (e,), None, e.type), K.INT)
+            return both if BOTH_SPECS[name] else K.Unary("!", both, K.INT)
+        if name == "__ptr_offset_bytes" and len(args) == 1:
+            binding = self.pointer(args[0], scope)
+            if binding is None:
+                raise self.error(f"'{name}' needs a pointer into an array", node)
+            base = self._base_bytes(binding)
+            return K.Cast(K.UINT, base) if base is not None else K.Const(0, K.UINT)
         if name in ("__same_group", "__same_group_impl"):
             return K.Spec("same_group")
         if name in ("__enabled",):
@@ -128,10 +145,12 @@ class AnnotationsTranslation(DeclsTranslation):
             if base is not None:  # relative to what the argument points at
                 out = K.Binary("-", out, K.Cast(K.UINT, base), K.UINT)
             return out
+        # ``__write_implies(p, e)`` with ``p`` pointing into an array (``tile + 64``): the
+        # pointer names the array only -- GPUVerify's "a write to p's base array happened
+        # implies e" -- and offsets inside ``e`` are written with ``__write_offset_bytes(p)``,
+        # which is relative to what ``p`` points at (above)
         extra = tuple(self.expr(a, scope, pre) for a in args[1:2]) if spec.endswith("_implies") \
             else ()
-        if extra and self._base_bytes(binding) is not None:
-            return K.Spec(f"unsupported annotation '{name}' of a pointer into an array")
         out = K.Spec(spec, extra, mem, K.BOOL)
         return K.Unary("!", out, K.INT) if negated else out
 
@@ -166,6 +185,19 @@ class AnnotationsTranslation(DeclsTranslation):
                 raise self.error("'__ensures' condition with side effects", node)
             self.ensures_stack[-1].append((cond, self.span_of(node)))
             return []
+        if name == "__function_wide_invariant":
+            # an invariant of every loop of the function (GPUVerify): checked at each loop's
+            # entry and latch and a candidate for its abstraction, like ``__invariant``
+            # (:meth:`function_wide`); a loop translated before it would go unchecked
+            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            if pre:
+                raise self.error(f"'{name}' condition with side effects", node)
+            conds, loops = self.wide_stack[-1]
+            if loops[0]:
+                return [K.Assert(K.Spec(f"unsupported annotation '{name}' after a loop of "
+                                        "its function"), kind="invariant", label=self.label())]
+            conds.append(cond)
+            return []
         if name in CHECKS:
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
             check = K.Assert(cond, kind=CHECKS[name], label=self.label())
@@ -185,13 +217,25 @@ class AnnotationsTranslation(DeclsTranslation):
                          synthetic=True) for c, span in self.ensures_stack[-1]]
 
     def enter_function(self) -> None:
-        """A function body starts being translated (inlined): its own ``__ensures`` list."""
+        """A function body starts being translated (inlined): its own ``__ensures`` and
+        ``__function_wide_invariant`` lists."""
         self.ensures_stack.append([])
+        self.wide_stack.append(([], [0]))
 
     def leave_function(self, body: K.Block) -> None:
         """Its body is translated: check its ``__ensures`` where it falls off the end."""
         body.stmts.extend(self.ensures_checks())
         self.ensures_stack.pop()
+        self.wide_stack.pop()
+
+    def function_wide(self) -> tuple[list[K.Stmt], list[K.Expr]]:
+        """A loop of the current function is translated: the candidates (top of its body)
+        and the conditions to check (entry, latch) of the function's wide invariants."""
+        conds, loops = self.wide_stack[-1]
+        loops[0] += 1
+        cands: list[K.Stmt] = [K.Annotation("__invariant", (c,) if _usable(c) else (),
+                                            label=self.label()) for c in conds]
+        return cands, list(conds)
 
     def loop_invariant(self, part: Node, scope: Scope) -> tuple[K.Stmt, list[K.Expr]] | None:
         """An annotation in a loop header (``for (...; __invariant(e), cond; ...)``): the

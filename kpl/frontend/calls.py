@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
-from kpl.frontend.annotations import ANNOTATIONS
+from kpl.frontend.annotations import ANNOTATIONS, BOTH_SPECS
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.library import LibraryTranslation
@@ -48,6 +48,24 @@ ATOMIC_OPS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", 
 TEXTURE_FETCHES = {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex2DLayered", "tex1DLayered"}
 #: built-ins whose value is not a function of their arguments (a fresh value per call)
 IMPURE = {"clock", "clock64", "__activemask", "malloc"}
+#: the families of our headers whose remaining bodiless functions are values: a pure
+#: function of the arguments (math, conversions, half precision), or -- for the names the
+#: oracles treat as impure (``__shfl*``, votes, ``clock``) -- a fresh value per call.  A
+#: bodiless function of any other header that no model above claims is an error (issue 28,
+#: item 1: a call is never ignored; a barrier-like call hidden there would be unsound).
+VALUE_HEADERS = {"__autosync_math.h": "math", "__autosync_warp.h": "warp intrinsic",
+                 "cuda_fp16.h": "half precision", "cuda_bf16.h": "half precision",
+                 "assert.h": "assert"}
+#: the family each of our other headers declares (for the error naming an unmodelled call)
+HEADER_FAMILY = {"__autosync_cuda.h": "CUDA intrinsic", "__autosync_atomics.h": "atomic",
+                 "__autosync_textures.h": "texture", "__autosync_runtime.h": "CUDA runtime",
+                 "cooperative_groups.h": "cooperative groups", "curand_kernel.h": "curand",
+                 "__autosync_gpuverify.h": "GPUVerify annotation",
+                 "__autosync_opencl.h": "OpenCL built-in"}
+#: built-ins with no effect a race or a barrier can observe: ``__brkpt()`` (a debugger
+#: breakpoint), ``__trap()`` (aborts the kernel: taken as going on, which only adds
+#: behaviours -- later accesses are still checked, so no race is hidden)
+NO_EFFECT = {"__brkpt", "__trap"}
 
 
 def atomic_name(name: str) -> str | None:
@@ -254,7 +272,9 @@ class CallsTranslation(LibraryTranslation):
             if inline.result is None:
                 return K.Const(0)
             return inline.result
-        if name in ANNOTATIONS:
+        if name in ANNOTATIONS or (name in BOTH_SPECS and not self.is_bundled(func)):
+            # (``__all`` of our headers is the warp vote; GPUVerify's is declared by the
+            # kernel's own annotations header)
             return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
         if name in MEMORY_FUNCTIONS and func.get("isImplicit"):  # clang's __builtin_memcpy & co.
             return self.memory_function(node, name, self.arguments(node, func), scope, pre)
@@ -301,6 +321,13 @@ class CallsTranslation(LibraryTranslation):
                 if not self._is_pointerish(a):
                     pre.extend(self.effects(a, scope))
             return K.Const(0)
+        if name in NO_EFFECT:
+            return K.Const(0)
+        header = self.bundled_header(func) or ""
+        if header not in VALUE_HEADERS and name not in IMPURE:
+            family = HEADER_FAMILY.get(header, "built-in")
+            raise self.error(f"unsupported: call to '{name}' ({family}), which AutoSync does not "
+                             "model", node)
         values = tuple(self.expr(a, scope, pre) for a in args if not self._is_pointerish(a))
         if len(values) != len(args):
             raise self.error(f"unsupported: '{name}' with a pointer argument", node)

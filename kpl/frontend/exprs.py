@@ -10,6 +10,8 @@ Why one piece of this size: it is the table of clang's expression kinds, one met
 
 from __future__ import annotations
 
+import os
+
 from kpl import ast as K
 from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.frontend import tree
@@ -135,8 +137,15 @@ class ExprsTranslation(AccessTranslation):
         return None
 
     def is_bundled(self, decl: Node) -> bool:
+        return self.bundled_header(decl) is not None
+
+    def bundled_header(self, decl: Node) -> str | None:
+        """The file name of our header that declares ``decl`` (None: not one of ours)."""
         loc = tree.location(decl.get("loc")) or tree.location(decl.get("range", {}).get("begin"))
-        return bool(loc) and str(loc.get("file", "")).startswith(self.unit.bundled_dir)  # type: ignore[union-attr]
+        path = str(loc.get("file", "")) if loc else ""
+        if not path.startswith(self.unit.bundled_dir):
+            return None
+        return os.path.basename(path)
 
     def expr_DeclRefExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         ref = node.get("referencedDecl") or {}

@@ -138,6 +138,9 @@ class TranslatorBase:
         self.requires: list[K.Expr] = []  # ``__requires`` preconditions
         #: ``__ensures`` (condition, where written) of each function being translated
         self.ensures_stack: list[list[tuple[K.Expr, K.Span | None]]] = [[]]
+        #: ``__function_wide_invariant`` conditions of each function being translated, and
+        #: how many of its loops were translated before (kpl.frontend.annotations)
+        self.wide_stack: list[tuple[list[K.Expr], list[int]]] = [([], [0])]
         #: goto regions being translated, innermost last: (label, "exit"/"loop", flag)
         self.goto_targets: list[tuple[str, str, K.Var | None]] = []
         self.null_memories: set[str] = set()  # stand-ins a NULL pointer argument points to

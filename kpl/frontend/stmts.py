@@ -415,6 +415,9 @@ class StmtsTranslation(AsmTranslation):
                     invariants.append(inv[0])
                     checks.extend(inv[1])
             cond_expr = self.condition(parts[-1], loop_scope, cond_pre)
+        wide_cands, wide_checks = self.function_wide()
+        invariants.extend(wide_cands)
+        checks.extend(wide_checks)
         label = self.label()
         self.control_depth += 1
         body_block = self.block(body, loop_scope)

@@ -49,7 +49,7 @@ from __future__ import annotations
 import z3
 
 from kpl import ast as K
-from oracle.sdv.encode import fresh, to_bool
+from oracle.sdv.encode import fresh, int_const, to_bool
 from oracle.sdv.invariants import HoudiniMemo
 from oracle.sdv.loops import LoopExecutor
 from oracle.sdv.slice import relevant_vars
@@ -171,7 +171,7 @@ class Executor(LoopExecutor):
             self.abstract_depth -= 1
         updated = {x.mem.name for s in K.walk_stmts(loop.body) for x in _updates(s)}
         updated |= {x.mem.name for s in loop.latch for x in _updates(s)}
-        ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+        ep = int_const(self.epoch)
         for t in range(2):
             self.dirty[t] = self.dirty[t] | {(name, ep) for name in updated}
 

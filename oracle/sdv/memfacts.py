@@ -12,7 +12,8 @@ from the kernel text alone:
   read before it obeys this rule, so a model that assumes it still finds that first race
   (races that only occur after a racy read may be hidden behind it; the kernel is reported
   racy either way).  The rule does not hold where warps order accesses without a block
-  barrier (``--warp-sync``, ``__syncwarp``, named barriers): there reads stay adversarial.
+  barrier (``--warp-sync``, ``__syncwarp`` in a block of several warps, named barriers):
+  there reads stay adversarial.
 * **repetition-free counters** ([WarpsAtomics] Sec. 4.2): an integer array updated only by
   ``atomicAdd``/``atomic_inc`` with positive constants (or only by ``atomicSub``/
   ``atomic_dec``, or only by ``atomicInc``/``atomicDec`` with one constant limit L) hands
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 
 from kpl import ast as K
 from kpl.ast import Space
+from kpl.placement import WARP_SIZE
 from oracle.sdv.state import stmt_exprs, strip_casts
 
 _UP = {"atomicAdd", "atomic_add"}
@@ -93,6 +95,17 @@ def _family(a: K.Atomic) -> tuple[str, int] | None:
     return None
 
 
+def _block_wide(s: K.Barrier, kernel: K.Kernel) -> bool:
+    """Does barrier ``s`` order every thread of the block?  ``__syncthreads()``; and a
+    full-mask ``__syncwarp()`` where the block is one warp (all its threads are the lanes it
+    names: the interval it starts is the same for every thread, so the equality abstraction
+    holds across it).  A partial mask or a block of several warps does not."""
+    kind = s.kind.name
+    if kind == "SYNCTHREADS":
+        return True
+    return kind == "SYNCWARP" and kernel.launch.threads_per_block <= WARP_SIZE
+
+
 def mem_facts(kernel: K.Kernel) -> MemFacts:
     facts = MemFacts()
     written: set[str] = set()
@@ -101,8 +114,7 @@ def mem_facts(kernel: K.Kernel) -> MemFacts:
             written.add(s.target.mem.name)
         if isinstance(s, (K.NamedBarrier,)):
             facts.equal_reads = False
-        if isinstance(s, K.Barrier) and getattr(getattr(s, "kind", None), "name",
-                                                "SYNCTHREADS") != "SYNCTHREADS":
+        if isinstance(s, K.Barrier) and not _block_wide(s, kernel):
             facts.equal_reads = False
     if kernel.launch.warp_sync or kernel.uses_named_barriers:
         facts.equal_reads = False

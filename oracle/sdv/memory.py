@@ -43,6 +43,7 @@ from oracle.sdv.encode import (
     conv,
     fresh,
     index64,
+    int_const,
     is_false,
     ite,
     sort_of,
@@ -270,7 +271,7 @@ class MemoryAccesses(ExprEvaluator):
         if kind is not AccessKind.READ:
             # the thread's own update: its later reads of this array in this interval no
             # longer see the interval's start value (a symbolic epoch: in every interval)
-            ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+            ep = int_const(self.epoch)
             self.dirty[t] = self.dirty[t] | {(mem.name, ep)}
         if not self.same and mem.space != Space.GLOBAL:
             return
@@ -306,7 +307,7 @@ class MemoryAccesses(ExprEvaluator):
         elif self.same and facts.equal_reads and self.in_view(mem):
             # barriers decide this read's value: the interval it names, or fresh (logged:
             # answers shared across candidate kernels are keyed on it, ``events``)
-            ep = self.epoch.as_long() if z3.is_int_value(self.epoch) else None  # type: ignore[attr-defined]
+            ep = int_const(self.epoch)
             if (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
                     or (mem.name, None) in self.dirty[t]):
                 ep = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,6 +19,7 @@ import z3
 
 from kpl.placement import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
+from oracle.sdv.encode import int_const
 from oracle.sdv.memory import AccessSide
 from oracle.sdv.state import Access
 
@@ -65,9 +66,9 @@ class Side:
         # the stored values: a write-write pair is a race only where they can differ (benign
         # writes), so such pairs also compare these (``SDVOracle._pair``); others need not
         self.vals = tuple(_value_id(a.value) for a in insts)
-        consts = all(z3.is_int_value(a.epoch) for a in insts)
-        self.epoch_of = [a.epoch.as_long() if consts else 0  # type: ignore[attr-defined]
-                         for a in insts]
+        epochs = [int_const(a.epoch) for a in insts]
+        consts = all(e is not None for e in epochs)
+        self.epoch_of = [e if e is not None and consts else 0 for e in epochs]
         self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
 
 
@@ -95,43 +96,119 @@ def kinds_conflict(k1: frozenset[AccessKind], k2: frozenset[AccessKind]) -> bool
     return r
 
 
-def pair_candidates(labels: list[int], sides: dict[int, tuple[Side, Side]],
-                    same: bool) -> Iterator[tuple[int, int]]:
-    """The label pairs (l1, l2) of one array that need a query, l1 not after l2 in
-    ``labels`` (text order): thread 1 accesses at l1, thread 2 at l2, their kinds conflict,
-    and -- in ``same`` mode, where both epochs are constants -- they share an epoch (accesses
-    of disjoint constant epochs are ordered by a barrier; ``SDVOracle._pair`` skips them).
+@dataclass
+class LabelClass:
+    """Labels of one array whose race queries are the same formula up to selector names:
+    equal thread-1 and thread-2 sides (:attr:`Side.sigs`) and the same enclosing loops.
+    (The stored values are not part of it: they refine only a write-write pair whose
+    value-free query races, per member pair.)  Any pair of its members with the members of another class asks one
+    query, so the pair loop runs over classes and maps the answer back to every member pair
+    (``SDVOracle._races``): a barrier-free kernel of 20,000 ``A[tid] = A[tid] + k`` is one
+    class, one query, not 2 * 10^8 label pairs (issue 28, item 4)."""
 
-    Indexed by epoch, so a long kernel with barriers between its statements pairs a label
-    only with the labels of its own barrier intervals: linear in its length, not the n²
-    label pairs (a 20,000-line kernel of short intervals)."""
-    by_epoch: dict[int, list[int]] = {}  # epoch -> positions of thread-2 sides in it
+    members: list[int]      # labels, in text order
+    positions: list[int]    # their positions in the array's label list (ascending)
+    t1: Side                # thread 1's side of the first member (all members: equal sigs)
+    t2: Side                # thread 2's side of the first member
+
+    @property
+    def first(self) -> int:
+        return self.positions[0]
+
+    @property
+    def last(self) -> int:
+        return self.positions[-1]
+
+
+def label_classes(labels: list[int], sides: dict[int, tuple[Side, Side]],
+                  loops: dict[int, tuple[int, ...]]) -> list[LabelClass]:
+    """``labels`` (text order) grouped into :class:`LabelClass` es, ordered by first member."""
+    by_key: dict[tuple[object, ...], LabelClass] = {}
+    out: list[LabelClass] = []
+    for pos, lab in enumerate(labels):
+        t1, t2 = sides[lab]
+        key = (t1.sigs, t2.sigs, loops[lab])
+        cls = by_key.get(key)
+        if cls is None:
+            cls = by_key[key] = LabelClass([], [], t1, t2)
+            out.append(cls)
+        cls.members.append(lab)
+        cls.positions.append(pos)
+    return out
+
+
+def pair_candidates(classes: list[LabelClass], same: bool) -> Iterator[tuple[int, int]]:
+    """The class pairs (i, j) of one array that need a query: some member l1 of class i is
+    not after some member l2 of class j in text order (thread 1 at l1, thread 2 at l2),
+    their kinds conflict, and -- in ``same`` mode, where both epochs are constants -- they
+    share an epoch (accesses of disjoint constant epochs are ordered by a barrier;
+    ``SDVOracle._pair`` skips them).  :func:`member_pairs` lists the label pairs of a class
+    pair.
+
+    Indexed by epoch, so a long kernel with barriers between its statements pairs a class
+    only with the classes of its own barrier intervals: linear in its length, not the n²
+    pairs (a 20,000-line kernel of short intervals)."""
+    by_epoch: dict[int, list[int]] = {}  # epoch -> classes whose thread-2 side is in it
     wild: list[int] = []                 # thread-2 sides with a symbolic epoch: every pair
-    for j, lab in enumerate(labels):
-        t2 = sides[lab][1]
-        if not t2.insts:
+    for j, c in enumerate(classes):
+        if not c.t2.insts:
             continue
-        if same and t2.epochs is not None:
-            for e in t2.epochs:
+        if same and c.t2.epochs is not None:
+            for e in c.t2.epochs:
                 by_epoch.setdefault(e, []).append(j)
         else:
             wild.append(j)
-    for i, l1 in enumerate(labels):
-        t1 = sides[l1][0]
-        if not t1.insts:
+    for i, c1 in enumerate(classes):
+        if not c1.t1.insts:
             continue
-        if same and t1.epochs is not None:
-            found = set(wild[bisect_left(wild, i):])
-            for e in t1.epochs:
-                at = by_epoch.get(e, [])
-                found.update(at[bisect_left(at, i):])
+        if same and c1.t1.epochs is not None:
+            found = set(wild)
+            for e in c1.t1.epochs:
+                found.update(by_epoch.get(e, ()))
             later: Iterator[int] | range = iter(sorted(found))
         else:
-            later = range(i, len(labels))
+            later = range(len(classes))
         for j in later:
-            t2 = sides[labels[j]][1]
-            if t2.insts and kinds_conflict(t1.kinds, t2.kinds):
-                yield l1, labels[j]
+            c2 = classes[j]
+            if c2.t2.insts and c1.first <= c2.last and kinds_conflict(c1.t1.kinds, c2.t2.kinds):
+                yield i, j
+
+
+def member_pairs(c1: LabelClass, c2: LabelClass) -> Iterator[tuple[int, int]]:
+    """The label pairs (l1 of ``c1``, l2 of ``c2``) with l1 not after l2 in text order, in
+    text order of l1 then l2."""
+    for p1, l1 in zip(c1.positions, c1.members, strict=True):
+        for k in range(bisect_left(c2.positions, p1), len(c2.members)):
+            yield l1, c2.members[k]
+
+
+#: ``ask(l1, l2, thread-1 side, thread-2 side, values)``: the answer of one label pair's
+#: query (``SDVOracle._pair``); ``values=False``: the value-free query of its class pair
+Ask = Callable[[int, int, Side, Side, bool], "PairResult | None"]
+
+
+def class_pair_results(c1: LabelClass, c2: LabelClass, same_class: bool, warp_sync: bool,
+                       sides: dict[int, tuple[Side, Side]],
+                       ask: Ask) -> Iterator[tuple[int, int, PairResult]]:
+    """The racing (or undecided) label pairs of a class pair, each with its answer.  One
+    value-free query for the class pair (the same formula for every member pair); only where
+    it races are member pairs asked again with their stored values (benign writes: the
+    values are not part of the class).  Under ``--warp-sync`` a label with itself is its own
+    query (one instruction), so a class with itself asks up to two."""
+    asked: dict[bool, PairResult | None] = {}
+    formulas = 1 if not warp_sync or not same_class else min(2, len(c1.members))
+    for l1, l2 in member_pairs(c1, c2):
+        wl = warp_sync and l1 == l2
+        if wl not in asked:
+            asked[wl] = ask(l1, l2, c1.t1, c2.t2, False)
+        free = asked[wl]
+        if free is None:
+            if len(asked) == formulas and all(v is None for v in asked.values()):
+                return  # every member pair asks one of these formulas: none races
+            continue
+        res = free if free.unknown else ask(l1, l2, sides[l1][0], sides[l2][1], True)
+        if res is not None:  # None: two writes of equal values (benign)
+            yield l1, l2, res
 
 
 @dataclass
@@ -196,5 +273,7 @@ def kind_order(k1: set[AccessKind],
     return sorted(pairs, key=lambda p: (_SEVERITY[p[0]], _SEVERITY[p[1]]))
 
 
-__all__ = ["PairQuery", "PairResult", "Side", "kind_order", "kinds_conflict", "same_warp_only",
+__all__ = ["Ask", "LabelClass", "PairQuery", "PairResult", "Side", "class_pair_results",
+           "kind_order", "kinds_conflict",
+           "label_classes", "member_pairs", "pair_candidates", "same_warp_only",
            "SAME_WARP_QUERY_MS", "SAME_WARP_RLIMIT"]

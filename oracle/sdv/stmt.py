@@ -167,9 +167,13 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
                     self.barriers.append(BarrierHit(s.label, (p1, p2)))
                 self.epoch = simp(z3.If(mk_or(p1, p2), self.epoch + 1, self.epoch))
             return
-        if s.kind.warp and self.same:
+        bx, by, bz = self.block_dim
+        if s.kind.warp and self.same and bx * by * bz > WARP_SIZE:
             # a warp barrier orders the two threads only when they are lanes of one warp;
-            # for two warps it is no barrier at all (and cannot diverge between them)
+            # for two warps it is no barrier at all (and cannot diverge between them).  A
+            # block of one warp: any two of its threads are lanes of it -- the barrier is the
+            # block's, its epoch stays a constant (issue 28, item 5: sum0/sum1 with
+            # __syncwarp())
             sw = self.same_warp()
             p1, p2 = mk_and(p1, sw), mk_and(p2, sw)
         if self.same:

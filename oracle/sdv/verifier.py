@@ -68,6 +68,7 @@ from oracle.base import (
     Witness,
     assertion_finding,
     conflicts,
+    one_per_line,
 )
 from oracle.sdv.executor import Executor, QueryEngine
 from oracle.sdv.facts import GuardCache
@@ -85,7 +86,9 @@ from oracle.sdv.pairs import (
     PairQuery,
     PairResult,
     Side,
+    class_pair_results,
     kind_order,
+    label_classes,
     pair_candidates,
     same_warp_only,
 )
@@ -168,7 +171,7 @@ class SDVOracle(OracleBase):
                 across = self._pairs.setdefault(tuple(same.events), {})
             for race in self._races(same, tree, kernel, verdict, across):
                 found[race.key] = race
-            self._collect_unknowns(same, tree, verdict)
+            self._collect_unknowns_list(same.unknowns, tree, verdict)
             if self._guards is not None and view == views[0]:  # optional fact (oracle.sdv.facts)
                 verdict.uniform_guards = self._guards.get(kernel, same, tree)
             failed.extend(same.failed_asserts)
@@ -186,12 +189,16 @@ class SDVOracle(OracleBase):
                                        race.space, race.witness, None, depths, True, False)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
             failed.extend(cres.failed_asserts)
-        seen_asserts: set[int] = set()
+        # one message per finding: an annotation checked at several places (an invariant at
+        # loop entry and latch, each unrolled instance) is one finding at its line
+        seen_asserts: set[tuple[str, int | None]] = set()
         for fa in failed:
-            if fa.label not in seen_asserts:
-                seen_asserts.add(fa.label)
+            at = (fa.kind, self._line(tree, fa.label) or -fa.label)
+            if at not in seen_asserts:
+                seen_asserts.add(at)
                 verdict.findings.append(assertion_finding(
                     fa.kind, fa.label, Witness(fa.thread, fa.thread, fa.block, fa.block)))
+        verdict.unknowns = one_per_line(verdict.unknowns)
 
         named = sorted(set(same.named))
         if named or kernel.uses_named_barriers:
@@ -266,9 +273,6 @@ class SDVOracle(OracleBase):
                 self._cross.popitem(last=False)
         return res
 
-    def _collect_unknowns(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
-        self._collect_unknowns_list(ex.unknowns, tree, verdict)
-
     def _collect_unknowns_list(self, unknowns: list[tuple[str, int | None]], tree: LabelTree,
                                verdict: Verdict) -> None:
         seen = {(u.reason, u.label) for u in verdict.unknowns}
@@ -313,11 +317,10 @@ class SDVOracle(OracleBase):
 
     def _races(self, ex: Executor, tree: LabelTree, kernel: Kernel, verdict: Verdict,
                across: dict[tuple[Any, ...], PairResult | None] | None = None) -> list[Race]:
-        """Every racing label pair, one query per pair -- but pairs whose queries are the same
-        formula up to the selector names are asked once (:class:`~oracle.sdv.pairs.Side`): a
-        barrier-free kernel of n statements has ~n² label pairs over only a few distinct
-        (predicate, index, epoch) shapes, e.g. every ``a[tid] = x`` against every
-        ``y = a[(tid + 3) % 64]``.
+        """Every racing label pair; labels whose queries are one formula up to selector names
+        form a class (:class:`~oracle.sdv.pairs.LabelClass`), asked once per class pair and
+        mapped back to its member pairs: a barrier-free kernel of n statements has ~n² label
+        pairs over a few (predicate, index, epoch) shapes.
 
         ``across``: answers shared with earlier checks of this synthesis run (``same`` mode):
         a kernel with the same shape without its barriers and the same barrier-dependent
@@ -342,27 +345,46 @@ class SDVOracle(OracleBase):
         loops: dict[int, tuple[int, ...]] = {}
         memo: dict[tuple[Any, ...], PairResult | None] = {}
         out: list[Race] = []
+        unknown_at: set[tuple[str, int]] = set()
         for name in sorted(groups):
+            mem = mems[name]
             labels = sorted(groups[name], key=tree.order)
             sides = {lab: (Side(groups[name][lab][0]), Side(groups[name][lab][1]))
                      for lab in labels}
             for lab in labels:
                 loops[lab] = tree.loops(lab)
-            for l1, l2 in pair_candidates(labels, sides, ex.same):
-                race = self._pair(ex, tree, mems[name], l1, l2, sides[l1][0], sides[l2][1], loops,
-                                  same_warp, memo, across, verdict)
-                if race is not None:
-                    out.append(race)
+            classes = label_classes(labels, sides, loops)
+            for i, j in pair_candidates(classes, ex.same):
+                def ask(l1: int, l2: int, t1: Side, t2: Side, values: bool,
+                        mem: K.Memory = mem) -> PairResult | None:
+                    return self._pair(ex, tree, mem, l1, l2, t1, t2, loops, same_warp, memo,
+                                      across, values=values)
+
+                for l1, l2, res in class_pair_results(classes[i], classes[j], i == j,
+                                                      same_warp is not None, sides, ask):
+                    if res.unknown:
+                        if (name, l1) not in unknown_at:
+                            unknown_at.add((name, l1))
+                            verdict.unknowns.append(Unknown(
+                                f"solver gave up on the race query for '{name}'", l1,
+                                self._line(tree, l1)))
+                        continue
+                    out.append(Race(l1, l2, name, (res.kind1, res.kind2), mem.space,
+                                    res.witness, res.loop_depth, res.depths, not ex.same,
+                                    same_warp=res.same_warp))
         return out
 
     def _pair(self, ex: Executor, tree: LabelTree, mem: K.Memory, l1: int, l2: int,
               t1: Side, t2: Side, loops: dict[int, tuple[int, ...]],
               same_warp: z3.BoolRef | None, memo: dict[tuple[Any, ...], PairResult | None],
               across: dict[tuple[Any, ...], PairResult | None] | None,
-              verdict: Verdict) -> Race | None:
-        """Do labels ``l1`` (thread 1) and ``l2`` (thread 2) race on ``mem``?  Build the one
-        query for the pair, ask it (or take the answer of an identical query), compute the
-        loop depths and decode the witness."""
+              values: bool = True) -> PairResult | None:
+        """Do labels ``l1`` (thread 1) and ``l2`` (thread 2, not before ``l1`` in text order)
+        race on ``mem``?  Build the one query for the pair, ask it (or take the answer of an
+        identical query), compute the loop depths and decode the witness (thread 1 first).
+        None: no race.  ``values=False``: only the value-free query (the same for every
+        label pair of two :class:`~oracle.sdv.pairs.LabelClass` es), without the benign-write
+        refinement by the stored values."""
         s1, s2 = t1.insts, t2.insts
         sig1, sig2 = t1.sigs, t2.sigs
         keep1: tuple[int, ...] | None = None
@@ -384,7 +406,8 @@ class SDVOracle(OracleBase):
             len(a.tags) >= d and tuple(lp for lp, _ in a.tags[:d]) == shared for a in s1 + s2)
         wl = same_warp is not None and l1 == l2
         vals = None
-        if self.benign and AccessKind.WRITE in t1.kinds and AccessKind.WRITE in t2.kinds:
+        if values and self.benign and AccessKind.WRITE in t1.kinds \
+                and AccessKind.WRITE in t2.kinds:
             # benign writes: a race also needs the stored values to differ.  Asked in two
             # steps: the value-free query below (shared by every pair of the same shape, and
             # unsat for most write-write pairs), then, only when that one races, the query
@@ -416,19 +439,7 @@ class SDVOracle(OracleBase):
                 memo[vkey] = self._ask_pair(ex, tree, l1, l2, s1, s2, shared, exact_tags,
                                             same_warp, True)
             res = memo[vkey]
-        if res is None:
-            return None
-        if res.unknown:
-            verdict.unknowns.append(Unknown(
-                f"solver gave up on the race query for '{mem.name}'", l1, self._line(tree, l1)))
-            return None
-        swap = tree.order(l1) > tree.order(l2)
-        first, second = (l2, l1) if swap else (l1, l2)
-        kinds = (res.kind2, res.kind1) if swap else (res.kind1, res.kind2)
-        w = res.witness
-        witness = Witness(w.thread2, w.thread1, w.block2, w.block1, w.index) if swap else w
-        return Race(first, second, mem.name, kinds, mem.space, witness, res.loop_depth,
-                    res.depths, not ex.same, same_warp=res.same_warp)
+        return res
 
     def _ask_pair(self, ex: Executor, tree: LabelTree, l1: int, l2: int, s1: list[Access],
                   s2: list[Access], shared: tuple[int, ...], exact_tags: bool,

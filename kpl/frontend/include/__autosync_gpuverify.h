@@ -32,6 +32,8 @@ __device__ bool __uniform_bool(bool x);
 __device__ bool __distinct_int(int x);
 __device__ bool __distinct_bool(bool x);
 __device__ bool __at_most_one(bool x);
+__device__ unsigned __ptr_offset_bytes(const void *p);
+__device__ const void *__ptr_base(const void *p);
 __device__ inline bool __is_pow2(unsigned x) { return x != 0 && (x & (x - 1)) == 0; }
 __device__ int __return_val_int(void);
 __device__ bool __return_val_bool(void);
