@@ -81,6 +81,15 @@ def test_dynamic_races_are_reported_by_sdv(kernel: Kernel) -> None:
     assert not problems, "\n".join(problems) + "\n" + render(kernel)
 
 
+@settings(max_examples=int(os.environ.get("AUTOSYNC_DIFF_POINTER_EXAMPLES", "40")), deadline=None,
+          derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(kernels(pointers=True))
+def test_pointer_values_agree(kernel: Kernel) -> None:
+    """Every kernel with pointer values (swaps, conditional bases, pointers passed to calls;
+    issue 26): the same property.  Offline: ``AUTOSYNC_DIFF_POINTER_EXAMPLES=1000``."""
+    test_dynamic_races_are_reported_by_sdv.hypothesis.inner_test(kernel)  # type: ignore[attr-defined]
+
+
 # --------------------------------------------------------------------------- shadow memory vs brute force
 
 

@@ -222,6 +222,10 @@ class AccessTranslation(TranslatorBase):
         """An assignment to a pointer value: :mod:`kpl.frontend.pointers`."""
         raise NotImplementedError
 
+    def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
+        """The local ``*p`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
     def referent(self, node: Node, scope: Scope) -> tuple[Scope, str, str] | None:
         """The pointer variable ``*pp`` is: :mod:`kpl.frontend.pointers`."""
         raise NotImplementedError
@@ -346,6 +350,9 @@ class AccessTranslation(TranslatorBase):
         if k == "UnaryOperator" and node.get("opcode") == "*":
             binding = self.pointer(tree.children(node)[0], scope)
             if binding is None:
+                var = self.pointed_var(tree.children(node)[0], scope)
+                if var is not None:
+                    return var
                 raise self.error("unsupported: dereference of an unknown pointer", node)
             return self.location(binding.mem, binding.offset, None, binding.view)
         if k == "MemberExpr":

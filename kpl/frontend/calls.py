@@ -363,7 +363,9 @@ class CallsTranslation(LibraryTranslation):
                 ptype = K.INT
             else:
                 ptype = self.ctype(ptext, param)
-            if ptype.kind == "ptr" and ptype.elem is not None and ptype.elem.kind == "ptr" and \
+            if ptype.kind == "ptr" and self.local_pointer(arg, scope) is not None:
+                inner.names[pid] = self.local_pointer(arg, scope)  # type: ignore[assignment]
+            elif ptype.kind == "ptr" and ptype.elem is not None and ptype.elem.kind == "ptr" and \
                     self.pointer_ref(arg, scope) is not None:
                 inner.names[pid] = self.pointer_ref(arg, scope)  # type: ignore[assignment]
             elif ptype.kind == "ptr" and (pid in self.points_to.dynamic or self.is_null(arg)

@@ -213,6 +213,10 @@ class DeclsTranslation(MembersTranslation):
         if ref is not None:
             scope.names[ident] = ref
             return []
+        local = self.local_pointer(init, scope) if init is not None else None
+        if local is not None:
+            scope.names[ident] = local
+            return []
         if ident in self.points_to.dynamic or (
                 init is not None and self.is_value(init, scope)):
             out: list[K.Stmt] = []

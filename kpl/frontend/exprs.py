@@ -281,6 +281,9 @@ class ExprsTranslation(PointersTranslation):
                 this = self.this_stack[-1] if self.this_stack else None
                 if tree.kind(peel(operand_node)) == "CXXThisExpr" and this is not None:
                     return self.read_lvalue(self.lvalue(node, scope, pre))
+                var = self.pointed_var(operand_node, scope)
+                if var is not None:
+                    return var
                 raise self.error("unsupported: dereference of an unknown pointer", node)
             return self.deref(binding)
         if op == "&":
@@ -405,6 +408,12 @@ class ExprsTranslation(PointersTranslation):
 
     def _explicit_cast(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         typ = self.type_of(node)
+        operand = tree.children(node)[0]
+        if typ.kind == "int" and self._is_pointerish(operand) and \
+                not self.types.is_function_pointer(tree.qual_type(peel(operand))):
+            address = self.address_value(operand, scope, pre, typ)
+            if address is not None:
+                return address
         value = self.expr(tree.children(node)[0], scope, pre)
         return self.convert(value, typ)
 

@@ -39,6 +39,7 @@ from kpl.frontend import tree
 from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel, subscript_parts
 from kpl.frontend.state import (
     DynPointer,
+    LocalPointer,
     PointerBinding,
     PointerRef,
     RetryTranslation,
@@ -118,6 +119,32 @@ class PointersTranslation(AccessTranslation):
                 name = str((target.get("referencedDecl") or {}).get("name", "?"))
                 return PointerRef(home, ident, name)
         return None
+
+    def local_pointer(self, node: Node, scope: Scope) -> LocalPointer | None:
+        """``&x`` of a local scalar ``x`` (or a pointer to one, passed on)."""
+        node = peel(node)
+        found = scope.lookup(decl_id(node) or "")
+        if isinstance(found, LocalPointer):
+            return found
+        if tree.kind(node) == "UnaryOperator" and node.get("opcode") == "&":
+            target = scope.lookup(decl_id(tree.children(node)[0]) or "")
+            if isinstance(target, K.Var):
+                return LocalPointer(target)
+        return None
+
+    def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
+        """The variable ``*p`` is when ``p`` points to a local scalar."""
+        found = scope.lookup(decl_id(node) or "")
+        return found.var if isinstance(found, LocalPointer) else None
+
+    def address_value(self, node: Node, scope: Scope, pre: list[K.Stmt], typ: K.CType) -> K.Expr | None:
+        """``(size_t)p``: an address is not modelled, only that equal pointers give equal
+        integers (an alignment test explores both outcomes)."""
+        value = self.pvalue(node, scope, pre)
+        if value is None:
+            return None
+        v = value if isinstance(value, PtrValue) else self.as_value(value, None, node)
+        return K.Call("__kpl_address", (v.tag, v.off), typ)
 
     def referent_binding(self, node: Node, scope: Scope) -> PointerBinding | None:
         """``*pp``: the static binding of the variable ``pp`` points to (a value: split)."""

@@ -107,6 +107,14 @@ class PointsTo:
 
 
 @dataclass
+class LocalPointer:
+    """A pointer to a thread-private scalar (``swap(&x, &y)``, ``float *p = &x``): ``*p``
+    reads and writes the variable itself."""
+
+    var: K.Var
+
+
+@dataclass
 class PointerRef:
     """A pointer to a pointer variable (``float **pp = &p``, ``&cursor`` passed to a device
     function): ``*pp`` is the variable ``ident`` of scope ``home`` itself, read and set."""
@@ -140,7 +148,7 @@ class Split(Exception):
 
 #: What a declaration stands for in a scope.
 Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias | ObjectBinding
-           | DynPointer | PointerRef)
+           | DynPointer | PointerRef | LocalPointer)
 
 
 @dataclass
