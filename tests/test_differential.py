@@ -113,6 +113,12 @@ def _bytes(mem: Memory, idx: int, view: Any, fld: Any) -> tuple[int, int]:
     byte view, else an element index (a vector component: ``fld``)."""
     if view is not None:
         return idx, idx + (sizeof(view) or 1)
+    if sizeof(mem.elem) is None and mem.elem.fields:  # no byte layout: one unit per field
+        count = len(mem.elem.fields)
+        if fld is None:
+            return idx * count, (idx + 1) * count
+        start = idx * count + mem.elem.fields.index(fld)
+        return start, start + 1
     size = sizeof(mem.elem) or 1
     start = idx * size
     if fld is not None and fld in mem.elem.fields and mem.elem.elem is not None:

@@ -427,7 +427,7 @@ class PointersTranslation(AccessTranslation):
             return result
         tmp = self.temp(typ, "via")
         pre.append(K.Decl(tmp, None, label=self.label(), placeable=False, synthetic=True))
-        pre.append(self._choice(dyn, [(n, p + [K.Assign(tmp, self.convert(v, typ), label=self.label())])
+        pre.extend(self._choice(dyn, [(n, p + [K.Assign(tmp, self.convert(v, typ), label=self.label())])
                                       for n, v, p in values], node))
         return tmp
 
@@ -441,11 +441,14 @@ class PointersTranslation(AccessTranslation):
             out.append(self._null_check(dyn, node))
         arms = self._arms(split, scope, lambda: self.statement(node, scope))
         if arms:
-            out.append(self._choice(dyn, arms, node))  # type: ignore[arg-type]
+            out.extend(self._choice(dyn, arms, node))  # type: ignore[arg-type]
+            out[-1].placeable, out[-1].synthetic = True, False  # the statement: a barrier may follow
         return out
 
-    def _choice(self, dyn: DynPointer, arms: list[tuple[int, list[K.Stmt]]], node: Node) -> K.If:
-        """``if (tag == n_1) arm_1 else if … else arm_last``: the last base needs no test."""
+    def _choice(self, dyn: DynPointer, arms: list[tuple[int, list[K.Stmt]]],
+                node: Node) -> list[K.Stmt]:
+        """``if (tag == n_1) arm_1 else if … else arm_last``: the last base needs no test
+        (one base: its arm alone)."""
         span = self.span_of(node)
         for _, stmts in arms:
             for blk_stmt in stmts:
@@ -459,12 +462,7 @@ class PointersTranslation(AccessTranslation):
             els = K.Block(chain, self.label(), self.label(), K.BlockSource(), placeable_start=False)
             chain = [K.If(K.Binary("==", dyn.tag, K.Const(n, TAG), K.BOOL), then, els, label=label,
                           placeable=False, synthetic=True, span=span)]
-        if len(chain) == 1 and isinstance(chain[0], K.If):
-            return chain[0]
-        label = self.label()  # one base only: an `if` that always holds keeps one shape
-        return K.If(K.Const(1, K.BOOL), K.Block(chain, label, self.label(), K.BlockSource(),
-                                                 placeable_start=False), None, label=label,
-                    placeable=False, synthetic=True, span=span)
+        return chain
 
     # ------------------------------------------------------------------ loops
 
