@@ -142,7 +142,8 @@ class Finding:
 #: what an :class:`kpl.ast.Assert` of each kind checks, for messages
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
-                  "invariant": "loop invariant"}
+                  "invariant": "loop invariant",
+                  "null": "null dereference check"}
 
 
 def one_per_line(unknowns: list[Unknown]) -> list[Unknown]:

@@ -13,6 +13,11 @@ Besides plain element accesses the generator draws the memory-model constructs o
 views of the ``int`` arrays (``(unsigned char *)A``, ``(short *)A``, pitched rows
 ``*(int *)((char *)A + row * pitch + col * 4)``, ``int2`` views), an array of structs in
 shared memory accessed field by field, and an ``int2`` vector array.
+
+With two shared arrays, two pointer VALUES ``p = A`` and ``q = B`` (kpl.frontend.pointers:
+a base number and an offset variable each) are swapped (double buffers), set by a condition
+(``p = c ? A : B + k``), advanced, passed to ``__device__`` calls, and accessed through: a
+read as ``p.base == 1 ? A[p.off + i] : B[p.off + i]``, a write as an ``if`` over the bases.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from hypothesis import strategies as st
 from kpl.ast import (
     FLOAT,
     INT,
+    Annotation,
     Assign,
     Assume,
     Atomic,
@@ -223,6 +229,9 @@ class _Ctx:
     vectors: list[Memory]  # arrays of int2
     calls: int = 0  # inlined calls so far (their variables get unique names)
     in_call: bool = False  # inside an inlined __device__ body: no break/continue/loop vars
+    #: pointer values (base number, offset) over the two shared arrays (bases 1 and 2)
+    ptrs: list[tuple[Var, Var]] | None = None
+    temps: int = 0  # temporaries of pointer swaps
 
 
 class _Gen:
@@ -303,10 +312,16 @@ class _Gen:
             kinds += ["vec"]
         if not ctx.in_call and ctx.depth < self.max_depth + 1:
             kinds += ["call", "call"] if ctx.in_loop else ["call"]
+        if ctx.ptrs:
+            kinds += ["pread", "pwrite", "pwrite", "pswap", "pswap", "psel", "padv"]
+            if not ctx.in_call:
+                kinds += ["pcall"]
         kind = self.draw(st.sampled_from(kinds))
         arr = self.draw(st.sampled_from(ctx.arrays))
         if kind in ("bytes", "pitch", "field", "vec", "call"):
             return self.memory_model(kind, arr)
+        if kind.startswith("p") and kind != "pitch":
+            return self.pointer_value(kind)
         if kind == "read":
             return [assign(self.local(), load(arr, self.idx()))]
         if kind == "write":
@@ -349,6 +364,11 @@ class _Gen:
         ctx.in_loop = True
         ctx.loop_vars.append(var)
         body = self.stmts(1, 4)
+        if ctx.ptrs:  # the Houdini candidates the front end adds (kpl.frontend.pointers)
+            (pt, po), (qt, qo) = ctx.ptrs
+            facts: list[Expr] = [bop("||", eq(pt, 1), eq(pt, 2)), bop("||", eq(qt, 1), eq(qt, 2)),
+                                 bop("!=", pt, qt), eq(po, 0), eq(qo, 0)]
+            body[:0] = [Annotation("__candidate_invariant", (f,)) for f in facts]
         ctx.loop_vars.pop()
         ctx.depth, ctx.in_loop = saved_depth, saved_in
         ctx.free_loop_vars.insert(0, var)
@@ -397,6 +417,51 @@ class _Gen:
             return [assign(self.local(), Load(mem, self.idx(), INT, fld))]
         return self.call(arr)
 
+    # ------------------------------------------------------------------ pointer values
+
+    def _through(self, tag: Var, off: Var, write: bool) -> Stmt:
+        """An access through the pointer value (tag, off), as kpl.frontend.pointers builds it."""
+        a, b = self.ctx.arrays[:2]
+        i = self.idx()
+        at = add(off, i)
+        if write:
+            v = add(self.local(), self.draw(st.integers(0, 9)))
+            return If(eq(tag, 1), Block([store(a, at, v)]), Block([store(b, at, v)]))
+        return assign(self.local(), Cond(eq(tag, 1), load(a, at), load(b, at), INT))
+
+    def pointer_value(self, kind: str) -> list[Stmt]:
+        ctx = self.ctx
+        assert ctx.ptrs
+        tag, off = self.draw(st.sampled_from(ctx.ptrs))
+        if kind in ("pread", "pwrite"):
+            return [self._through(tag, off, kind == "pwrite")]
+        if kind == "pswap":  # t = p; p = q; q = t (offsets first, as the front end assigns)
+            (pt, po), (qt, qo) = ctx.ptrs
+            ctx.temps += 1
+            tt, to = Var(f"t{ctx.temps}.base"), Var(f"t{ctx.temps}.off")
+            return [decl(tt, pt), decl(to, po), assign(po, qo), assign(pt, qt),
+                    assign(qo, to), assign(qt, tt)]
+        if kind == "psel":  # p = c ? A : B + k
+            cond = self.guard()
+            k = self.draw(st.integers(0, 3))
+            return [assign(off, Cond(cond, c(0), c(k), INT)), assign(tag, Cond(cond, c(1), c(2), INT))]
+        if kind == "padv":  # p = base + (offset + 1) % 4: offsets stay inside the arrays
+            return [assign(off, mod(add(off, 1), 4))]
+        # f(p + k): the parameter is a pointer value of its own, accessed inside the call
+        ctx.calls += 1
+        n = ctx.calls
+        ptag, poff = Var(f"f{n}.p.base"), Var(f"f{n}.p.off")
+        shift = self.draw(st.integers(0, 2))
+        saved = ctx.in_call
+        ctx.in_call = True
+        try:
+            body: list[Stmt] = [decl(ptag, tag), decl(poff, add(off, shift))]
+            body += [self._through(ptag, poff, self.draw(st.booleans()))
+                     for _ in range(self.draw(st.integers(1, 2)))]
+        finally:
+            ctx.in_call = saved
+        return [Inline(f"f{n}", Block(body), None)]
+
     def call(self, arr: Memory) -> list[Stmt]:
         """``r = f(arg)`` with ``f`` a ``__device__`` function inlined as the front end does:
         its parameter and result are variables declared in the ``Inline`` block, an early
@@ -430,19 +495,21 @@ class _Gen:
 
 
 @st.composite
-def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int = 2) -> Kernel:
+def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int = 2,
+            pointers: bool | None = None) -> Kernel:
     """A small random kernel: 1-2 shared arrays indexed by thread-dependent expressions
     (``tid``, ``tid+1``, ``tid*2``, ``(tid+k)%B``, loop variables…), constant-bound and
     parameter-bound loops, thread-dependent and uniform ``if``s, barriers anywhere (so also
     divergent ones), occasional ``break``/``continue``/``return``/atomics and global memory
-    over 1-2 blocks, sometimes under ``--warp-sync``."""
+    over 1-2 blocks, sometimes under ``--warp-sync``; pointer values over the two arrays
+    (``pointers``: None sometimes, True always, False never)."""
     bdim = draw(st.sampled_from([b for b in (4, 8, 16, 32) if b <= max_threads]))
     grid = draw(st.sampled_from([1, 1, 2]))
     warp = draw(st.sampled_from([None, None, None, None, 4, bdim // 2])) if bdim >= 8 else None
     kb = KernelBuilder(f"gen{draw(st.integers(0, 10**6))}", bdim, grid, warp)
     size = 2 * bdim + 8
     arrays = [kb.shared("A", size)]
-    if draw(st.booleans()):
+    if pointers or (pointers is None and draw(st.booleans())):
         arrays.append(kb.shared("B", size))
     globals_: list[Memory] = [kb.global_array("G")] if draw(st.integers(0, 2)) == 0 else []
     structs = [kb.shared("S", size, PAIR)] if draw(st.integers(0, 2)) == 0 else []
@@ -452,8 +519,12 @@ def kernels(draw: Any, max_threads: int = 16, budget: int = 16, max_depth: int =
     tid, x, y = Var("tid"), Var("x"), Var("y")
     ctx = _Ctx(arrays, globals_, tid, n, bdim, [], False, 0, [Var("i"), Var("j")], structs,
                vectors)
-    gen = _Gen(draw, ctx, x, y, budget, max_depth)
     prologue: list[Stmt] = [decl(tid, Cast(INT, TID_X)), decl(x, 0), decl(y, 0)]
+    if len(arrays) == 2 and pointers is not False and (pointers or draw(st.booleans())):
+        ctx.ptrs = [(Var("p.base"), Var("p.off")), (Var("q.base"), Var("q.off"))]
+        prologue += [decl(ctx.ptrs[0][0], 1), decl(ctx.ptrs[0][1], 0), decl(ctx.ptrs[1][0], 2),
+                     decl(ctx.ptrs[1][1], 0)]
+    gen = _Gen(draw, ctx, x, y, budget, max_depth)
     body = gen.stmts(2, 8)
     return kb.build(prologue, body)
 

@@ -81,6 +81,15 @@ def test_dynamic_races_are_reported_by_sdv(kernel: Kernel) -> None:
     assert not problems, "\n".join(problems) + "\n" + render(kernel)
 
 
+@settings(max_examples=int(os.environ.get("AUTOSYNC_DIFF_POINTER_EXAMPLES", "40")), deadline=None,
+          derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(kernels(pointers=True))
+def test_pointer_values_agree(kernel: Kernel) -> None:
+    """Every kernel with pointer values (swaps, conditional bases, pointers passed to calls;
+    issue 26): the same property.  Offline: ``AUTOSYNC_DIFF_POINTER_EXAMPLES=1000``."""
+    test_dynamic_races_are_reported_by_sdv.hypothesis.inner_test(kernel)  # type: ignore[attr-defined]
+
+
 # --------------------------------------------------------------------------- shadow memory vs brute force
 
 
@@ -104,6 +113,12 @@ def _bytes(mem: Memory, idx: int, view: Any, fld: Any) -> tuple[int, int]:
     byte view, else an element index (a vector component: ``fld``)."""
     if view is not None:
         return idx, idx + (sizeof(view) or 1)
+    if sizeof(mem.elem) is None and mem.elem.fields:  # no byte layout: one unit per field
+        count = len(mem.elem.fields)
+        if fld is None:
+            return idx * count, (idx + 1) * count
+        start = idx * count + mem.elem.fields.index(fld)
+        return start, start + 1
     size = sizeof(mem.elem) or 1
     start = idx * size
     if fld is not None and fld in mem.elem.fields and mem.elem.elem is not None:

@@ -10,6 +10,8 @@ dependency order into :class:`kpl.frontend.kernels.Translator`:
 * :mod:`~kpl.frontend.types` -- clang's type strings and records as KPL types;
 * :mod:`~kpl.frontend.access` -- THE place where memory accesses are built: pointers as
   (memory, offset), array elements, lvalues, assignments;
+* :mod:`~kpl.frontend.pointers` -- pointers as values (base number, offset) where one array
+  does not do: swapped buffers, ``c ? a : b``, null; accesses split over the bases;
 * :mod:`~kpl.frontend.exprs`, :mod:`~kpl.frontend.members`, :mod:`~kpl.frontend.decls` --
   expressions, struct members with byte layouts, declarations;
 * :mod:`~kpl.frontend.annotations`, :mod:`~kpl.frontend.memops`,

@@ -21,9 +21,11 @@ from kpl.frontend import tree
 from kpl.frontend.state import (
     Alias,
     Binding,
+    DynPointer,
     PointerBinding,
     ScalarMemory,
     Scope,
+    Split,
     TranslatorBase,
     UnboundPointer,
 )
@@ -158,6 +160,10 @@ class AccessTranslation(TranslatorBase):
             found = scope.lookup(decl_id(node) or "")
             if isinstance(found, PointerBinding):
                 return found
+            if isinstance(found, DynPointer):  # a value: the access is split over its bases
+                raise Split(decl_id(node) or "", found)
+            if isinstance(found, UnboundPointer):  # still null here: a value whose base is null
+                self.reassigned(decl_id(node) or "", found, None, scope, force=True)
             if isinstance(found, K.Memory):
                 return PointerBinding(found, K.Const(0))
             if isinstance(found, ScalarMemory):
@@ -202,6 +208,8 @@ class AccessTranslation(TranslatorBase):
             if tk == "UnaryOperator" and target.get("opcode") == "*":
                 return self.pointer(tree.children(target)[0], scope)
             return None
+        if k == "UnaryOperator" and node.get("opcode") == "*":
+            return self.referent_binding(node, scope)
         if k in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"):
             return self.pointer_call(node, scope)
         if k == "ArraySubscriptExpr" and "[" in tree.qual_type(node):
@@ -209,6 +217,27 @@ class AccessTranslation(TranslatorBase):
             mem, index, view = self.element(node, scope, [], partial=True)
             return PointerBinding(mem, index, view)
         return None
+
+    def dyn_assignment(self, node: Node, dyn: DynPointer, scope: Scope) -> list[K.Stmt]:
+        """An assignment to a pointer value: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
+        """The local ``*p`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def referent(self, node: Node, scope: Scope) -> tuple[Scope, str, str] | None:
+        """The pointer variable ``*pp`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def referent_binding(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """The binding of the pointer variable ``*pp`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def reassigned(self, ident: str, found: object, node: Node | None, scope: Scope, *,
+                   force: bool = False) -> None:
+        """A static pointer set again: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
 
     def pointer_call(self, node: Node, scope: Scope) -> PointerBinding | None:
         """A call that returns a pointer (``SharedMemory<T>()``): :mod:`kpl.frontend.calls`."""
@@ -321,6 +350,9 @@ class AccessTranslation(TranslatorBase):
         if k == "UnaryOperator" and node.get("opcode") == "*":
             binding = self.pointer(tree.children(node)[0], scope)
             if binding is None:
+                var = self.pointed_var(tree.children(node)[0], scope)
+                if var is not None:
+                    return var
                 raise self.error("unsupported: dereference of an unknown pointer", node)
             return self.location(binding.mem, binding.offset, None, binding.view)
         if k == "MemberExpr":
@@ -425,8 +457,13 @@ class AccessTranslation(TranslatorBase):
         ident = decl_id(lhs) if tree.kind(peel(lhs)) == "DeclRefExpr" else None
         if ident is not None:
             found = scope.lookup(ident)
-            if isinstance(found, (PointerBinding, UnboundPointer)):
+            if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
                 return self._pointer_assignment(node, ident, found, scope)
+        ref = self.referent(lhs, scope)
+        if ref is not None:  # `*pp = q`: sets the pointer variable pp points to
+            found = ref[0].lookup(ref[1])
+            if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
+                return self._pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
         value = self.expr(rhs, scope, out)
         target = self.lvalue(lhs, scope, out)
         if op != "=":
@@ -448,16 +485,19 @@ class AccessTranslation(TranslatorBase):
             raise self.error(f"write to {target.mem.space.value} memory '{target.mem.name}' "
                              "from device code (it is read-only for kernels)", node)
 
-    def _pointer_assignment(self, node: Node, ident: str, found: PointerBinding | UnboundPointer,
-                            scope: Scope) -> list[K.Stmt]:
-        """``p = q + k`` / ``p += k``: allowed in straight-line code only, where the binding
-        is the same on every path (inside a loop or branch it would depend on the path)."""
+    def _pointer_assignment(self, node: Node, ident: str,
+                            found: PointerBinding | UnboundPointer | DynPointer,
+                            scope: Scope, home: Scope | None = None,
+                            name: str | None = None) -> list[K.Stmt]:
+        """``p = q + k`` / ``p += k``: a static pointer is rebound where the binding is the
+        same on every path (straight-line code at the depth it was bound); set deeper inside
+        a loop or branch, or to a value, it is a value (:mod:`kpl.frontend.pointers`)."""
         lhs, rhs = tree.children(node)[:2]
-        name = (peel(lhs).get("referencedDecl") or {}).get("name", "?")
+        name = name or (peel(lhs).get("referencedDecl") or {}).get("name", "?")
         op = node.get("opcode")
-        if self.control_depth > 0 and isinstance(found, PointerBinding):
-            raise self.error(f"unsupported: pointer '{name}' is reassigned inside a loop or branch",
-                             node)
+        if isinstance(found, DynPointer):
+            return self.dyn_assignment(node, found, scope)
+        self.reassigned(ident, found, node, scope)
         binding: PointerBinding | None
         if op == "=":
             binding = self.pointer(rhs, scope)
@@ -468,5 +508,5 @@ class AccessTranslation(TranslatorBase):
         if binding is None:
             raise self.error(f"unsupported: assignment to pointer '{name}'", node)
         stable, stmts = self._stable(binding)
-        scope.rebind(ident, stable)
+        (home or scope).rebind(ident, stable)
         return stmts

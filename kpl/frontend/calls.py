@@ -382,17 +382,31 @@ class CallsTranslation(LibraryTranslation):
             if ptext.rstrip().endswith("&") or ptext.rstrip().endswith("&&"):
                 inner.names[pid] = self.reference(arg, scope, out)
                 continue
+            record = self.object_record(param) if not ptext.rstrip().endswith("*") else None
+            if record is not None and self.is_aggregate_init(arg, record):  # a struct holding pointers, by value: a copy of the object
+                inner.names[pid] = self.aggregate_object(arg, record, scope, binds)
+                continue
             if self.types.is_function_pointer(ptext):
                 ptype = K.INT
             else:
                 ptype = self.ctype(ptext, param)
-            if ptype.kind == "ptr" and self.is_null(arg):
-                mem = K.Memory(self.unique(f"{name}.{param.get('name', 'p')}.null"), K.Space.GLOBAL,
-                               ptype.elem or K.INT, (None,))
-                self.memories[mem.name] = mem
-                self.null_memories.add(mem.name)
-                inner.names[pid] = PointerBinding(mem, K.Const(0))
+            if ptype.kind == "ptr" and self.local_pointer(arg, scope) is not None:
+                inner.names[pid] = self.local_pointer(arg, scope)  # type: ignore[assignment]
+            elif ptype.kind == "ptr" and ptype.elem is not None and ptype.elem.kind == "ptr" and \
+                    self.pointer_ref(arg, scope) is not None:
+                inner.names[pid] = self.pointer_ref(arg, scope)  # type: ignore[assignment]
+            elif ptype.kind == "ptr" and (pid in self.points_to.dynamic or self.is_null(arg)
+                                          or self.is_value(arg, scope)):
+                pointed = self.pvalue(arg, scope, out, ptype.elem)
+                if pointed is None:
+                    raise self.error(f"unsupported: argument for pointer parameter "
+                                     f"'{param.get('name', '?')}' of '{name}' does not point into "
+                                     "a known array", node)
+                self.pointer_depth[pid] = self.control_depth
+                inner.names[pid] = self.new_dyn(pid, str(param.get("name", "p")), ptype.elem or K.VOID,
+                                                pointed, binds)
             elif ptype.kind == "ptr":
+                self.pointer_depth[pid] = self.control_depth
                 binding = self.pointer(arg, scope)
                 if binding is None:
                     raise self.error(f"unsupported: argument for pointer parameter "

@@ -16,6 +16,7 @@ from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.members import MembersTranslation
 from kpl.frontend.opencl import own_space
+from kpl.frontend.pointers import NULL_VALUE
 from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
 
@@ -128,6 +129,10 @@ class DeclsTranslation(MembersTranslation):
         record = self.object_record(decl)
         if record is not None:  # `Reduce r(storage);`: members that are references
             inner = peel(init) if init is not None else None
+            if inner is not None and self.is_aggregate_init(inner, record):
+                built: list[K.Stmt] = []
+                scope.names[ident] = self.aggregate_object(inner, record, scope, built)
+                return built
             if inner is None or tree.kind(inner) not in ("CXXConstructExpr", "CXXTemporaryObjectExpr"):
                 raise self.error(f"unsupported: object '{name}' of a class with reference members "
                                  "not built by a constructor", decl)
@@ -155,6 +160,15 @@ class DeclsTranslation(MembersTranslation):
 
     def object_record(self, node: Node) -> Node | None:
         """The class of ``node``'s type when its objects hold references: :mod:`kpl.frontend.objects`."""
+        raise NotImplementedError
+
+    def is_aggregate_init(self, node: Node, record: Node) -> bool:
+        """``{a, b}`` or a copy: :mod:`kpl.frontend.objects`."""
+        raise NotImplementedError
+
+    def aggregate_object(self, node: Node, record: Node, scope: Scope,
+                         out: list[K.Stmt]) -> ObjectBinding:
+        """An object with pointer members built by ``{a, b}`` or copied: :mod:`kpl.frontend.objects`."""
         raise NotImplementedError
 
     def construct_object(self, node: Node, record: Node, scope: Scope,
@@ -195,13 +209,32 @@ class DeclsTranslation(MembersTranslation):
 
     def _pointer_decl(self, decl: Node, ident: str, name: str, typ: K.CType, init: Node | None,
                       scope: Scope) -> list[K.Stmt]:
+        self.pointer_bound(ident)
+        pointee = typ.elem or K.VOID
+        ref = self.pointer_ref(init, scope) if init is not None and pointee.kind == "ptr" else None
+        if ref is not None:
+            scope.names[ident] = ref
+            return []
+        local = self.local_pointer(init, scope) if init is not None else None
+        if local is not None:
+            scope.names[ident] = local
+            return []
+        if ident in self.points_to.dynamic or (
+                init is not None and self.is_value(init, scope)):
+            out: list[K.Stmt] = []
+            value = self.pvalue(init, scope, out, pointee) if init is not None else NULL_VALUE
+            if value is None:
+                raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
+                                 f"{self.unbounded(init)}", decl)  # type: ignore[arg-type]
+            scope.names[ident] = self.new_dyn(ident, name, pointee, value, out)
+            return out
         if init is None or self.is_null(init):  # `T *p = nullptr;`: bound where it is set
             scope.names[ident] = UnboundPointer(name)
             return []
         binding = self.pointer(init, scope)
         if binding is None:
-            raise self.error(f"unsupported: pointer '{name}' does not statically point into "
-                             "one array", decl)
+            raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
+                             f"{self.unbounded(init)}", decl)
         if typ.elem is not None and binding.view is None and typ.elem != binding.mem.elem \
                 and binding.mem.dims == (None,) and binding.mem.elem.kind == "void":
             binding = PointerBinding(replace(binding.mem, elem=typ.elem), binding.offset)

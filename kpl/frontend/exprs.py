@@ -15,18 +15,18 @@ import os
 from kpl import ast as K
 from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.frontend import tree
-from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
+from kpl.frontend.access import decl_id, peel
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.state import Alias, PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.frontend.pointers import PointersTranslation
+from kpl.frontend.state import Alias, DynPointer, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
 from kpl.frontend.types import int_type
 from kpl.placement import WARP_SIZE
 
 BUILTIN_DIMS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
-_NULL_KINDS = {"CXXNullPtrLiteralExpr", "GNUNullExpr"}
 
 
-class ExprsTranslation(AccessTranslation):
+class ExprsTranslation(PointersTranslation):
     """``expr_<Kind>``: one method per clang expression kind."""
 
     def condition(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
@@ -41,14 +41,6 @@ class ExprsTranslation(AccessTranslation):
             pre.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
             return tmp
         return value
-
-    def is_null(self, node: Node) -> bool:
-        node = peel(node)
-        while tree.kind(node) in EXPLICIT_CASTS or tree.kind(node) == "ImplicitCastExpr":
-            node = peel(tree.children(node)[0])
-        if tree.kind(node) in _NULL_KINDS:
-            return True
-        return tree.kind(node) == "IntegerLiteral" and str(node.get("value")) == "0"
 
     def null_test(self, node: Node, scope: Scope) -> K.Expr | None:
         """``p``, ``!p``, ``p == NULL``, ``p != nullptr`` on a pointer, as a condition, or None.
@@ -75,6 +67,8 @@ class ExprsTranslation(AccessTranslation):
             return None
         ident = decl_id(node)
         found = scope.lookup(ident) if ident else None
+        if isinstance(found, DynPointer):
+            return self.dyn_null_test(found, negate)
         if isinstance(found, UnboundPointer):  # `T *p = nullptr;` not set since: null
             return K.Unary("!", K.Const(0, K.BOOL), K.BOOL) if negate else K.Const(0, K.BOOL)
         mem = found if isinstance(found, K.Memory) else (
@@ -82,9 +76,7 @@ class ExprsTranslation(AccessTranslation):
         if mem is None:
             return None
         test: K.Expr
-        if mem.name in self.null_memories:
-            test = K.Const(0, K.BOOL)
-        elif mem.space == K.Space.GLOBAL:
+        if mem.space == K.Space.GLOBAL:
             test = K.Call(f"__kpl_nonnull_{mem.name}", (), K.BOOL)
         else:
             test = K.Const(1, K.BOOL)
@@ -160,7 +152,7 @@ class ExprsTranslation(AccessTranslation):
             return self.load(found.mem, K.Const(0))
         if isinstance(found, Alias):
             return self.read_lvalue(found.target)
-        if isinstance(found, (K.Memory, PointerBinding)):
+        if isinstance(found, (K.Memory, PointerBinding, DynPointer)):
             raise self.error(f"unsupported: array or pointer '{name}' used as a value", node)
         kind = ref.get("kind")
         if kind == "EnumConstantDecl":
@@ -280,7 +272,7 @@ class ExprsTranslation(AccessTranslation):
         if op in ("++", "--"):
             ident = decl_id(operand_node)
             found = scope.lookup(ident) if ident else None
-            if isinstance(found, PointerBinding):
+            if isinstance(found, (PointerBinding, DynPointer)):
                 raise self.error("unsupported: pointer increment inside an expression", node)
             target = self.lvalue(operand_node, scope, pre)
             current = self.read_lvalue(target)
@@ -298,6 +290,9 @@ class ExprsTranslation(AccessTranslation):
                 this = self.this_stack[-1] if self.this_stack else None
                 if tree.kind(peel(operand_node)) == "CXXThisExpr" and this is not None:
                     return self.read_lvalue(self.lvalue(node, scope, pre))
+                var = self.pointed_var(operand_node, scope)
+                if var is not None:
+                    return var
                 raise self.error("unsupported: dereference of an unknown pointer", node)
             return self.deref(binding)
         if op == "&":
@@ -340,12 +335,17 @@ class ExprsTranslation(AccessTranslation):
                 raise self.error(f"unsupported: side effect on the right of '{op}'", right_node)
             return self.binary(op, left, right, node)
         if op in ("-",) and self._is_pointerish(left_node) and self._is_pointerish(right_node):
+            if self.is_value(left_node, scope) or self.is_value(right_node, scope):
+                return self.compare_pointers("-", left_node, right_node, scope, pre) or K.Const(0)
             a, b = self.pointer(left_node, scope), self.pointer(right_node, scope)
             if a is None or b is None or a.mem != b.mem or a.view != b.view:
                 raise self.error("unsupported: difference of pointers into different arrays", node)
             return K.Binary("-", a.offset, b.offset, K.LONG)
         if op in ("==", "!=", "<", ">", "<=", ">=") and self._is_pointerish(left_node) \
                 and self._is_pointerish(right_node):
+            compared = self.compare_pointers(op, left_node, right_node, scope, pre)
+            if compared is not None:
+                return compared
             a, b = self.pointer(left_node, scope), self.pointer(right_node, scope)
             if a is None or b is None or a.mem != b.mem:
                 raise self.error("unsupported: comparison of pointers into different arrays", node)
@@ -417,6 +417,12 @@ class ExprsTranslation(AccessTranslation):
 
     def _explicit_cast(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         typ = self.type_of(node)
+        operand = tree.children(node)[0]
+        if typ.kind == "int" and self._is_pointerish(operand) and \
+                not self.types.is_function_pointer(tree.qual_type(peel(operand))):
+            address = self.address_value(operand, scope, pre, typ)
+            if address is not None:
+                return address
         value = self.expr(tree.children(node)[0], scope, pre)
         return self.convert(value, typ)
 

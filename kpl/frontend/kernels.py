@@ -23,7 +23,7 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
-from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
+from kpl.frontend.state import PointerBinding, PointsTo, RetryTranslation, ScalarMemory, Split, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
 from kpl.frontend.types import TypeTable, UnsupportedType
@@ -43,6 +43,7 @@ class Translator(StmtsTranslation):
         self.memory_decls = {}
         scope = self.unit.globals.__class__(self.unit.globals)
         params: list[K.Param] = []
+        values: list[K.Stmt] = []  # pointer parameters that are values: their variables
         for p in tree.params_of(self.func):
             text = tree.qual_type(p)
             typ = self.ctype(text, p)
@@ -53,12 +54,23 @@ class Translator(StmtsTranslation):
                                else K.Space.GLOBAL, typ.elem or K.INT, (None,))
                 self.memories[name] = mem
                 scope.names[str(p["id"])] = PointerBinding(mem, K.Const(0))
+                if str(p["id"]) in self.points_to.dynamic:  # set in a loop or branch: a value
+                    scope.names[str(p["id"])] = self.new_dyn(
+                        str(p["id"]), name, typ.elem or K.VOID, PointerBinding(mem, K.Const(0)), values)
                 params.append(K.Param(name, typ, mem=mem))
             else:
                 var = K.Var(self.unique(name), typ)
                 scope.names[str(p["id"])] = var
                 params.append(K.Param(name, typ, var=var))
-        body = self.block(tree.body_of(self.func), scope, main=True)
+        try:
+            body = self.block(tree.body_of(self.func), scope, main=True)
+        except Split as split:
+            raise self.error(f"unsupported: '{split.dyn.name}', a pointer that may point into "
+                             "several arrays, used where one array is needed (in a loop or "
+                             "branch condition, or a declaration)") from None
+        for stmt in values:
+            stmt.placeable, stmt.synthetic = False, True
+        body.stmts[:0] = values
         body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
         for decl_id, binding in self.unit.globals.names.items():  # file-scope arrays count too
             cell = binding.mem if isinstance(binding, ScalarMemory) else binding
@@ -86,6 +98,26 @@ class Translator(StmtsTranslation):
         if span is None or span.start < 0 or not _inside_one_expansion(rng) or _whole_expansion(self.unit, rng):
             return span
         return K.Span(span.file, span.line, span.col)
+
+
+#: translations of one kernel at most: each retry adds a fact that was missing (a pointer
+#: that is a value, or one more base of one), and there are finitely many
+MAX_ATTEMPTS = 32
+
+
+def translate(unit: Unit, func: Node, launch: K.Launch, name: str, header: KernelHeader) -> K.Kernel:
+    """Translate ``func``, again while the points-to facts of its pointers grow
+    (:mod:`kpl.frontend.pointers`): the last translation saw every base of every pointer."""
+    points = PointsTo()
+    for _ in range(MAX_ATTEMPTS):
+        translator = Translator(unit, func, launch, name)
+        translator.points_to = points
+        try:
+            return translator.translate(header)
+        except RetryTranslation:
+            continue
+    raise translator.error(f"unsupported: the pointers of '{name}' need more than "
+                           f"{MAX_ATTEMPTS} passes to bound their arrays", func)
 
 
 _DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)]*\))?(?:[ \t]|\\\r?\n)*")
@@ -289,7 +321,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         check_errors(result, unit, func, path)
         bound = launch_bounds(func, unit.index)
         launch = _launch(header, func, bound, block_dim, grid_dim, warp_sync)
-        kernel = Translator(unit, func, launch, name).translate(header)
+        kernel = translate(unit, func, launch, name, header)
         kernel.macros = dict(macros)
         kernel.launch_bounds = bound
         kernels.append(kernel)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from kpl import ast as K
 from kpl.ctypes import member, sizeof
 from kpl.frontend import tree
+from kpl.frontend.access import decl_id, peel
 from kpl.frontend.calls import CallsTranslation
 from kpl.frontend.decls import has_array_member
 from kpl.frontend.state import ObjectBinding, PointerBinding, Scope
@@ -29,6 +30,60 @@ class ObjectsTranslation(CallsTranslation):
             if tree.kind(f) == "FieldDecl" and tree.qual_type(f).rstrip().endswith(("&", "*")):
                 return record
         return None
+
+    def is_aggregate_init(self, node: Node, record: Node) -> bool:
+        """Whether ``node`` builds an object member by member (``{a, b}``) or copies one
+        with the copy constructor clang defines (not a user constructor)."""
+        inner = peel(node)
+        if tree.kind(inner) == "InitListExpr":
+            return True
+        if tree.kind(inner) == "CXXConstructExpr" and len(tree.children(inner)) == 1:
+            ctor = self.constructor_of(inner, record)
+            return ctor is None or bool(ctor.get("isImplicit")) or tree.body_of(ctor) is None
+        return False
+
+    def aggregate_object(self, node: Node, record: Node, scope: Scope,
+                         out: list[K.Stmt]) -> ObjectBinding:
+        """An object of a struct with pointer members (``Pair p = {in, s};``, or a copy of
+        one: ``Pair q = p;``, a parameter passed by value): its pointer members are bindings
+        (what they point to), its value members variables of the copy."""
+        inner = peel(node)
+        while tree.kind(inner) == "CXXConstructExpr" and len(tree.children(inner)) == 1:
+            inner = peel(tree.children(inner)[0])  # the implicit copy constructor
+        name = str(record.get("name", ""))
+        obj = ObjectBinding(name)
+        fields = [f for f in tree.children(record) if tree.kind(f) == "FieldDecl"]
+        if tree.kind(inner) == "InitListExpr":
+            items = tree.children(inner)
+            for f, item in zip(fields, items, strict=False):
+                fname, text = str(f.get("name", "")), tree.qual_type(f)
+                if text.rstrip().endswith("*"):
+                    if self.is_null(item):
+                        raise self.error(f"unsupported: null member '{fname}' of '{name}'", item)
+                    binding = self.pointer(item, scope)
+                    if binding is None:
+                        raise self.error(f"unsupported: member '{fname}' does not point into a "
+                                         "known array", item)
+                    obj.fields[fname] = binding
+                else:
+                    typ = self.ctype(text, f)
+                    var = K.Var(self.unique(f"{name}.{fname}"), typ)
+                    out.append(K.Decl(var, self.convert(self.expr(item, scope, out), typ),
+                                      label=self.label(), placeable=False, synthetic=True))
+                    obj.fields[fname] = var
+            return obj
+        source = scope.lookup(decl_id(inner) or "") if tree.kind(inner) == "DeclRefExpr" else None
+        if not isinstance(source, ObjectBinding):
+            raise self.error(f"unsupported: object of '{name}' (a struct with pointer members) "
+                             "not built from its members or copied from one", node)
+        for fname, held in source.fields.items():
+            if isinstance(held, K.Var):  # a copy: its own variable
+                var = K.Var(self.unique(f"{name}.{fname}"), held.type)
+                out.append(K.Decl(var, held, label=self.label(), placeable=False, synthetic=True))
+                obj.fields[fname] = var
+            else:
+                obj.fields[fname] = held
+        return obj
 
     def construct_object(self, node: Node, record: Node, scope: Scope,
                          out: list[K.Stmt]) -> ObjectBinding:

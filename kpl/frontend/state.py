@@ -67,8 +67,88 @@ class ObjectBinding:
     fields: dict[str, Binding] = field(default_factory=dict)
 
 
+@dataclass(eq=False)
+class DynPointer:
+    """A pointer variable whose base is not one array on every path (swapped double
+    buffers, ``cond ? a : b``, set in a branch): GPUVerify's pointer value, a pair (base,
+    offset) (papers/001 §4, papers/002 §3) held in two KPL variables: ``tag`` numbers the
+    base (0 is null, :class:`PointsTo`), ``off`` the offset in that base's unit (elements of
+    the memory, or bytes for a byte view).  Every access through it is a guarded choice over
+    its possible bases (:mod:`kpl.frontend.pointers`)."""
+
+    ident: str  # clang declaration id of the variable
+    name: str
+    pointee: K.CType
+    tag: K.Var
+    off: K.Var
+
+
+@dataclass
+class PointsTo:
+    """The points-to facts of one kernel, kept across translation attempts
+    (:class:`RetryTranslation`): which pointer variables are values (:class:`DynPointer`),
+    the bases each may hold (by declaration id), and the number of every base."""
+
+    dynamic: set[str] = field(default_factory=set)
+    bases: dict[str, set[int]] = field(default_factory=dict)
+    #: base number -> (memory name, byte view or None); 0 is null
+    numbers: dict[tuple[str, K.CType | None], int] = field(default_factory=dict)
+    memories: dict[str, K.Memory] = field(default_factory=dict)
+
+    def number(self, mem: K.Memory, view: K.CType | None) -> int:
+        self.memories.setdefault(mem.name, mem)
+        return self.numbers.setdefault((mem.name, view), len(self.numbers) + 1)
+
+    def base(self, number: int) -> tuple[K.Memory, K.CType | None]:
+        for (name, view), n in self.numbers.items():
+            if n == number:
+                return self.memories[name], view
+        raise KeyError(number)
+
+
+@dataclass
+class LocalPointer:
+    """A pointer to a thread-private scalar (``swap(&x, &y)``, ``float *p = &x``): ``*p``
+    reads and writes the variable itself."""
+
+    var: K.Var
+
+
+@dataclass
+class PointerRef:
+    """A pointer to a pointer variable (``float **pp = &p``, ``&cursor`` passed to a device
+    function): ``*pp`` is the variable ``ident`` of scope ``home`` itself, read and set."""
+
+    home: Scope
+    ident: str
+    name: str
+
+
+class RetryTranslation(Exception):
+    """The points-to facts grew (a pointer turned out to be a value, or to reach one more
+    base) after code through it was translated: translate the kernel again from the start."""
+
+
+class Split(Exception):
+    """Raised where a static pointer binding is needed but the name is a :class:`DynPointer`:
+    the innermost expression or leaf statement translating it catches it and translates
+    itself once per possible base (:mod:`kpl.frontend.pointers`)."""
+
+    def __init__(self, ident: str, dyn: DynPointer, home: Scope | None = None) -> None:
+        super().__init__(dyn.name)
+        self.ident = ident
+        self.dyn = dyn
+        self.home = home  # the scope binding it, when not the one translating (``*pp``)
+
+    def caught_in(self, scope: Scope) -> Scope | None:
+        """The scope to rebind in, when the translation in ``scope`` may split over it."""
+        home = self.home or scope
+        return home if home.lookup(self.ident) is self.dyn else None
+
+
 #: What a declaration stands for in a scope.
-Binding = K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias | ObjectBinding
+Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias | ObjectBinding
+           | DynPointer | PointerRef | LocalPointer)
 
 
 @dataclass
@@ -116,6 +196,11 @@ class Unit:
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
 
 
+#: statements that own blocks: a pointer value is split in their leaves, never around them
+_COMPOUND_KINDS = {"IfStmt", "ForStmt", "WhileStmt", "DoStmt", "SwitchStmt", "CompoundStmt",
+                   "LabelStmt", "AttributedStmt"}
+
+
 class TranslatorBase:
     """State of translating one ``__global__`` function, plus the dispatch over node kinds.
 
@@ -143,7 +228,6 @@ class TranslatorBase:
         self.wide_stack: list[tuple[list[K.Expr], list[int]]] = [([], [0])]
         #: goto regions being translated, innermost last: (label, "exit"/"loop", flag)
         self.goto_targets: list[tuple[str, str, K.Var | None]] = []
-        self.null_memories: set[str] = set()  # stand-ins a NULL pointer argument points to
         self.uses_named = False  # saw a named barrier
         self.call_stack: list[str] = [str(func.get("id"))]  # functions being inlined (by id)
         self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)
@@ -152,6 +236,9 @@ class TranslatorBase:
         self.current_func = str(func.get("name", ""))  # function whose locals are declared
         self.this_stack: list[PointerBinding | K.Var | Alias | ObjectBinding | None] = []  # `this` of methods
         self.pointer_results: list[Any] = []  # return slots of inlined pointer-returning calls
+        self.points_to = PointsTo()  # replaced by the kernel's own across attempts
+        self.pointer_depth: dict[str, int] = {}  # control depth where each pointer was bound
+        self.dyn_tags: dict[str, DynPointer] = {}  # tag variable name -> its pointer value
 
     # ------------------------------------------------------------------ utilities
 
@@ -261,18 +348,38 @@ class TranslatorBase:
     def statement(self, node: Node, scope: Scope) -> list[K.Stmt]:
         method = getattr(self, "stmt_" + tree.kind(node), None)
         if method is None:
-            if tree.kind(node).endswith(("Expr", "Operator", "Literal", "ExprWithCleanups")):
-                return self.effects(node, scope)
-            raise self.error(f"unsupported construct: {tree.kind(node)}", node)
-        result: list[K.Stmt] = method(node, scope)
+            if not tree.kind(node).endswith(("Expr", "Operator", "Literal", "ExprWithCleanups")):
+                raise self.error(f"unsupported construct: {tree.kind(node)}", node)
+            method = self.effects
+        try:
+            result: list[K.Stmt] = method(node, scope)
+        except Split as split:
+            if split.caught_in(scope) is None or tree.kind(node) in _COMPOUND_KINDS:
+                raise
+            return self.split_statement(split, node, scope)
         return result
 
     def expr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         method = getattr(self, "expr_" + tree.kind(node), None)
         if method is None:
             raise self.error(f"unsupported expression: {tree.kind(node)}", node)
-        value: K.Expr = method(node, scope, pre)
+        mark = len(pre)
+        try:
+            value: K.Expr = method(node, scope, pre)
+        except Split as split:
+            if split.caught_in(scope) is None:
+                raise
+            del pre[mark:]
+            return self.split_expr(split, node, scope, pre)
         return value
+
+    def split_expr(self, split: Split, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """``node`` once per base of a pointer value: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def split_statement(self, split: Split, node: Node, scope: Scope) -> list[K.Stmt]:
+        """A leaf statement once per base of a pointer value: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
 
     def expr_pure(self, node: Node, scope: Scope | None = None) -> K.Expr:
         pre: list[K.Stmt] = []

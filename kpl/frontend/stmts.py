@@ -155,13 +155,12 @@ class StmtsTranslation(AsmTranslation):
 
             ident = decl_id(target_node)
             found = scope.lookup(ident) if ident else None
-            from kpl.frontend.state import PointerBinding
+            from kpl.frontend.state import DynPointer, PointerBinding
 
+            if isinstance(found, DynPointer):
+                return self.dyn_step(found, node.get("opcode") == "--", node)
             if isinstance(found, PointerBinding):
-                if self.control_depth > 0:
-                    name = (peel(target_node).get("referencedDecl") or {}).get("name", "?")
-                    raise self.error(f"unsupported: pointer '{name}' is reassigned inside a loop "
-                                     "or branch", node)
+                self.reassigned(ident or "", found, None, scope)
                 moved = self._advance(found, K.Const(1), node.get("opcode") == "--")
                 stable, stmts = self._stable(moved)
                 scope.rebind(ident or "", stable)
@@ -445,6 +444,7 @@ class StmtsTranslation(AsmTranslation):
             stmt.synthetic = True
             stmt.span = stmt.span or header_span
         loop = K.Loop(cond_expr, body_block, latch, kind=kind, test_first=test_first, label=label)
+        self.pointer_loop_facts(loop)
         return before + [loop]
 
     def _comma_parts(self, node: Node) -> list[Node]:
