@@ -22,17 +22,19 @@ from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
+from kpl.frontend.host import host_calls, launches_of
 from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
 from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.header import KernelHeader, parse_header
+from kpl.launchfacts import restrict_unused
 from kpl.macros import scan_macros
 from kpl.spans import SourceText
 from kpl.textio import encode_source, read_source
 
 #: A launch dimension as the API takes it: ``256``, ``(16, 16)`` or ``(16, 16, 1)``.
-Dim = int | Sequence[int] | None
+Dim = int | Sequence[int | None] | None
 
 
 class Translator(StmtsTranslation):
@@ -197,22 +199,23 @@ def launch_bounds(func: Node, index: tree.DeclIndex) -> int | None:
     return None
 
 
-def _launch(header: KernelHeader, func: Node, bound: int | None, block_dim: Dim, grid_dim: Dim,
+def _launch(header: KernelHeader, bound: int | None, block_dim: Dim, grid_dim: Dim,
             warp_sync: int | None) -> K.Launch:
-    def dims(value: Dim | tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """The launch the caller or the header states; every dimension neither states is symbolic
+    (None: any value CUDA allows, :mod:`kpl.launch`), with at most ``__launch_bounds__``
+    threads a block."""
+    def dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
         if value is None:
             return None
         if isinstance(value, int):
             return (value, 1, 1)
-        vals = list(value) + [1, 1]
-        return (int(vals[0]), int(vals[1]), int(vals[2]))
+        vals = [None if v is None else int(v) for v in value] + [1, 1]  # None: symbolic
+        return (vals[0], vals[1], vals[2])
 
-    block = dims(block_dim) or dims(header.block_dim)
-    if block is None and bound is not None:
-        block = (bound, 1, 1)
-    grid = dims(grid_dim) or dims(header.grid_dim)
-    return K.Launch(block or (256, 1, 1), grid or (64, 1, 1),
-                    warp_sync if warp_sync is not None else header.warp_sync)
+    block = dims(block_dim) or dims(header.block_dim) or (None, None, None)
+    grid = dims(grid_dim) or dims(header.grid_dim) or (None, None, None)
+    return K.Launch(block, grid, warp_sync if warp_sync is not None else header.warp_sync,
+                    max_threads=min(bound, K.MAX_THREADS_PER_BLOCK) if bound else K.MAX_THREADS_PER_BLOCK)
 
 
 def _header_defines(header: KernelHeader) -> dict[str, str]:
@@ -259,13 +262,17 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         if name in macros and not macros[name].function_like:
             macros[name] = dataclasses.replace(macros[name], body=body)
     kernels = []
+    calls = host_calls(unit)
     for func, name in _kernels(unit):
         check_errors(result, unit, func, path)
         bound = launch_bounds(func, unit.index)
-        launch = _launch(header, func, bound, block_dim, grid_dim, warp_sync)
-        kernel = Translator(unit, func, launch, name).translate(header)
+        launch = _launch(header, bound, block_dim, grid_dim, warp_sync)
+        translator = Translator(unit, func, launch, name)
+        kernel = translator.translate(header)
         kernel.macros = dict(macros)
         kernel.launch_bounds = bound
+        kernel.host_launches = launches_of(translator, func, kernel, calls)
+        kernel.launch = restrict_unused(kernel.launch, kernel)
         kernels.append(kernel)
     if not kernels:
         first = result.errors[0] if result.errors else None

@@ -197,7 +197,7 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
         (and all of them for one-thread blocks, where ``same`` mode has no pair): every
         other assertion is about one thread and ``same`` mode checks it for any thread of
         any block."""
-        if not (self.same or pair_assert(s) or self.block_dim == (1, 1, 1)):
+        if not (self.same or pair_assert(s) or self.block_may_be_single()):
             return  # checked in ``same`` mode
         na = len(self.accesses)
         conds: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (thread, predicate, condition)
