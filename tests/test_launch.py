@@ -236,3 +236,30 @@ def test_launch_constant_from_an_included_header(tmp_path: Path, header: str, ra
     if "BIG" in header:  # the branch the preprocessor took, not the last #define in the text
         doc, _, code = _check(f, "-D", "BIG")
         assert doc["launch"]["blockDim"] == [128, 1, 1] and code == 1
+
+
+def test_launch_from_another_file_of_the_compilation_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel defined in k.cu and launched from main.cu (which declares it through k.h): its
+    launch, with the relation to ``n``, comes from main.cu, read with main.cu's own flags; the
+    same launch with one block too many is racy.  An edit of main.cu is never answered from the
+    result cache."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "k.h").write_text("__global__ void k(int *d, int n);\n")
+    (tmp_path / "k.cu").write_text('#include "k.h"\n__global__ void k(int *d, int n) {\n'
+                                   "    d[blockIdx.x % n * 64 + threadIdx.x] = blockIdx.x;\n}\n")
+    main = '#include "k.h"\nvoid run(int *d, int n) {\n    k<<<PARTS, 64>>>(d, n);\n}\n'
+    (tmp_path / "main.cu").write_text(main)
+    (tmp_path / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tmp_path), "file": "k.cu", "arguments": ["nvcc", "-c", "k.cu"]},
+        {"directory": str(tmp_path), "file": "main.cu", "arguments": ["nvcc", "-DPARTS=n", "-c", "main.cu"]}]))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AUTOSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    res = CliRunner().invoke(app, ["check", "k.cu", "--format", "json"])
+    doc = json.loads(res.stdout)
+    assert doc["launch"] == {"blockDim": [64, 1, 1], "gridDim": [None, 1, 1], "source": "host launch at main.cu:3",
+                             "assumptions": ["gridDim.x == n"]}
+    assert res.exit_code == 0, doc
+    (tmp_path / "main.cu").write_text(main.replace("PARTS", "PARTS + 1"))
+    res = CliRunner().invoke(app, ["check", "k.cu", "--format", "json"])
+    assert json.loads(res.stdout)["launch"]["assumptions"] == ["gridDim.x == n + 1"]
+    assert res.exit_code == 1

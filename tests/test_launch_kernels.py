@@ -26,7 +26,7 @@ def test_stencil_is_checked_as_2d() -> None:
     store out[y * w + x] is left to the signed-overflow semantics, see the xfail below.)"""
     doc, _ = _check("stencil2d_ok.cu")
     assert doc["launch"]["blockDim"] == [16, 16, 1]
-    assert doc["launch"]["source"] == f"host launch at {DIR}/stencil2d_ok.cu:27"
+    assert doc["launch"]["source"] == f"host launch at {DIR}/stencil2d_ok.cu:28"
     assert doc["launch"]["assumptions"] == ["gridDim.x == (w + 16 - 1) / 16", "gridDim.y == (h + 16 - 1) / 16"]
     assert [r for r in doc["races"] if r["array"] == "tile"] == []
 

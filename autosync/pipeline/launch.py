@@ -65,7 +65,7 @@ def launch_json(kernel: K.Kernel) -> dict[str, object]:
     choice = SOURCES.get(kernel)
     out: dict[str, object] = {"blockDim": _dims_json(launch.block_dim), "gridDim": _dims_json(launch.grid_dim),
                               "source": choice.source if choice is not None else _plain_source(launch)}
-    if launch.symbolic:
+    if None in launch.block_dim:  # the bound of a symbolic block
         out["maxThreadsPerBlock"] = launch.max_threads
     if launch.assumptions:
         out["assumptions"] = [expr_text(a) for a in launch.assumptions]

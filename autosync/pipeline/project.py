@@ -181,6 +181,8 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
             grid = (value, src)
             break
     host = kernel.host_launches
+    if (block[0] is None or grid[0] is None) and not host:
+        host = _launches_elsewhere(opts, kernel)
     if (block[0] is None or grid[0] is None) and host:
         return host_choices(host, block, grid, defines)
     free = (None, None, None)
@@ -197,6 +199,37 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
             f"CUDA allows in the dimensions it reads ({shown}, * = any); set it with --blockDim/--gridDim, a //--blockDim header "
             "or [tool.autosync]")
     return [choice]
+
+
+def _launches_elsewhere(opts: KernelOptions, kernel: Kernel) -> list[Any]:
+    """The launches of ``kernel`` in the compilation database's other files (a kernel defined in
+    ``k.cu`` and launched from ``main.cu``): the files whose text names the kernel before a
+    ``<<<``, each read with its own flags, at most :data:`compdb.MAX_LAUNCH_FILES` of them.  A
+    file clang cannot read adds nothing (the launch then stays symbolic: sound)."""
+    import re
+
+    from autosync.pipeline import compdb
+    from autosync.pipeline.files import read_source
+    from kpl import frontend
+
+    try:
+        database = compdb.find_database(opts.file, opts.build_dir)
+    except Exception:  # noqa: BLE001 - a bad -p was reported when the flags were read
+        return []
+    if database is None or "<" in kernel.name:
+        return []
+    call = re.compile(r"\b" + re.escape(kernel.name) + r"\s*<<<")
+    found: list[Any] = []
+    files = [f for f in compdb.launching_files(database, opts.file) if call.search(read_source(f))]
+    for path in files[:compdb.MAX_LAUNCH_FILES]:
+        flags = compdb.flags_for(path, opts.build_dir)
+        try:
+            found += frontend.launches_elsewhere(
+                os.path.relpath(path), kernel, defines=dict(flags.defines) if flags else None,
+                include_dirs=list(flags.include_dirs) if flags else None, clang=opts.clang)
+        except KplError:
+            continue
+    return found
 
 
 def _head(kernel: Kernel) -> str:

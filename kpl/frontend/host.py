@@ -27,6 +27,7 @@ import the others.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -354,18 +355,44 @@ def _expr(v: int | K.Expr, typ: K.CType) -> K.Expr:
 def launches_of(translator: TranslatorBase, func: Node, kernel: K.Kernel,
                 calls: list[tuple[Node, Node]]) -> list[HostLaunch]:
     """The launches of ``kernel`` (translated from ``func``) among ``calls`` (:func:`host_calls`)."""
-    unit = translator.unit
-    index = unit.index
     target = str(func.get("id"))
+    index = translator.unit.index
+
+    def matches(callee: str | None) -> bool:
+        return callee == target or index.function(callee) is func
+
+    return _launches(translator.unit, kernel, calls, matches, translator.where)
+
+
+def foreign_launches(unit: Unit, kernel: K.Kernel) -> list[HostLaunch]:
+    """The launches of ``kernel`` in ANOTHER translation unit (a file of the compilation
+    database that declares the kernel and launches it): matched by the kernel's name and
+    number of parameters; only launches written in that unit's own file."""
+    base = kernel.name.split("<", 1)[0]
+    index = unit.index
+
+    def matches(callee: str | None) -> bool:
+        decl = index.function(callee)
+        return decl is not None and decl.get("name") == base and \
+            len(tree.params_of(decl)) == len(kernel.params) and tree.has_attr(decl, "CUDAGlobalAttr")
+
+    def where(node: Node) -> tuple[str, int | None, int | None]:
+        loc = tree.location(node.get("range", {}).get("begin"))
+        if loc is None or loc.get("file") != unit.clang_main:
+            return unit.path, None, None
+        line, col = unit.source.line_col(unit.position.char(int(loc["offset"])))
+        return unit.path, line, col
+
+    return [h for h in _launches(unit, kernel, host_calls(unit), matches, where) if h.line]
+
+
+def _launches(unit: Unit, kernel: K.Kernel, calls: list[tuple[Node, Node]], matches: Callable[[str | None], bool],
+              where: Callable[[Node], tuple[str, int | None, int | None]]) -> list[HostLaunch]:
     out: list[HostLaunch] = []
     scanned: dict[str, _Function] = {}
     for call, host in calls:
         inner = tree.children(call)
-        if len(inner) < 2:
-            continue
-        callee = _ref_id(inner[0])
-        found = index.function(callee)
-        if callee != target and (found is None or found is not func):
+        if len(inner) < 2 or not matches(_ref_id(inner[0])):
             continue
         hid = str(host.get("id"))
         info = scanned.get(hid)
@@ -402,7 +429,7 @@ def launches_of(translator: TranslatorBase, func: Node, kernel: K.Kernel,
                 continue
             facts.append(K.Binary("==", p.var, _expr(v, p.var.type) if isinstance(v, int)
                                   else (v if _same(v.type, p.var.type) else K.Cast(p.var.type, v)), K.BOOL))
-        file, line, col = translator.where(call)
+        file, line, col = where(call)
         out.append(HostLaunch(file, line or 0, col or 0, grid, block, tuple(facts)))
     return out
 
@@ -419,4 +446,4 @@ def host_calls(unit: Unit) -> list[tuple[Node, Node]]:
     return _calls(unit)
 
 
-__all__ = ["host_calls", "launches_of"]
+__all__ = ["host_calls", "launches_of", "foreign_launches"]

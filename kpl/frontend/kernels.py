@@ -22,13 +22,13 @@ from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
-from kpl.frontend.host import host_calls, launches_of
+from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.state import PointerBinding, ScalarMemory, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
 from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.header import KernelHeader, parse_header
-from kpl.launchfacts import restrict_unused
+from kpl.launchfacts import HostLaunch, restrict_unused
 from kpl.macros import scan_macros
 from kpl.spans import SourceText
 from kpl.textio import encode_source, read_source
@@ -280,6 +280,19 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
             raise KplError(first.message, path, first.line, first.col)
         raise KplError("no __global__ function with a body in this file", path, 1, 1)
     return kernels
+
+
+def launches_elsewhere(path: str, kernel: K.Kernel, *, defines: dict[str, str] | None = None,
+                       include_dirs: list[str] | None = None, clang: str | None = None) -> list[HostLaunch]:
+    """The launches of ``kernel`` in the host code of another file ``path`` (of the project's
+    compilation database, with its flags): :func:`kpl.frontend.host.foreign_launches`."""
+    text = read_source(path)
+    result = run_clang(path, text, defines=defines, include_dirs=include_dirs, clang=clang)
+    index = tree.DeclIndex(result.ast)
+    unit = Unit(path=path, text=text, clang_main=result.main_file, tu=result.ast, index=index,
+                types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
+                bundled_dir=INCLUDE_DIR, files=result.files)
+    return foreign_launches(unit, kernel)
 
 
 def kernel_names(kernels: list[K.Kernel]) -> list[str]:

@@ -1,3 +1,4 @@
+//pass
 // A 1-D grid-stride loop guarded by i < n: each element is scaled by exactly one thread,
 // whatever the launch.  The host caps the grid with a helper it cannot evaluate (min of a
 // runtime value), so the grid is symbolic: the proof holds for every grid size.

@@ -1,3 +1,4 @@
+//pass
 // Each block scales one slice of SLICE elements; a block finds its slice as blockIdx.x modulo
 // the number of slices.  That is race-free only because the host launches exactly one block
 // per slice (gridDim.x == slices, computed from the problem size n): with more blocks, two

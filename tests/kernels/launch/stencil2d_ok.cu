@@ -1,3 +1,4 @@
+//pass
 // A 2-D five-point stencil over a w x h grid, one TILE x TILE tile of it per block, staged in
 // shared memory.  The host launches it with dim3 blocks of TILE x TILE threads: it must be
 // checked as a 2-D kernel (as 1-D, threadIdx.y would be 0 and the tile a single row).

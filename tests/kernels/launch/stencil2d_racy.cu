@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 // The racy twin of stencil2d_ok.cu: no barrier between filling the tile and reading the
 // neighbours, so a thread reads tile[ty - 1][tx] while the thread of the row above writes it.
 #define TILE 16

@@ -1,3 +1,4 @@
+//pass
 // One kernel launched with two block shapes (32 x 8 and 16 x 16, 256 threads each): each row of
 // the block sums its blockDim.x elements.  Both launches are checked, each under its own shape.
 __global__ void row_sums(const float *in, float *out) {
