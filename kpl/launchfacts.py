@@ -5,8 +5,8 @@ into :class:`HostLaunch` records: every dimension is a number, a relation to the
 scalar parameters (``gridDim.x == (n + 255) / 256``), or unknown (symbolic, see
 :mod:`kpl.launch`).
 
-A symbolic dimension the kernel never reads (no ``threadIdx.y``/``blockDim.y`` anywhere) is 1
-(:func:`restrict_unused`): a kernel written for a 1-D block, launched with a 2-D one, runs
+A symbolic y or z dimension the kernel never reads (no ``threadIdx.y``/``blockDim.y``
+anywhere) is 1 (:func:`restrict_unused`): a kernel written for a 1-D block, launched with a 2-D one, runs
 each of its threads ``blockDim.y`` times on the same data -- every write would race, and no
 one launches a 1-D kernel that way.  This is an assumption, listed by ``--explain``.
 """
@@ -85,14 +85,16 @@ def used_dims(kernel: K.Kernel) -> tuple[tuple[bool, bool, bool], tuple[bool, bo
 
 
 def restrict_unused(launch: K.Launch, kernel: K.Kernel) -> K.Launch:
-    """``launch`` with each symbolic dimension that ``kernel`` never reads set to 1 (see the
-    module docstring); x stays symbolic when it is read or when no dimension is."""
+    """``launch`` with each symbolic y or z dimension that ``kernel`` never reads set to 1 (see
+    the module docstring).  x stays symbolic even when unread: a kernel that never reads
+    ``threadIdx``/``blockIdx`` still runs with many threads and blocks (all doing the same
+    work, which may race), and assuming one of each would hide exactly those races."""
     if not launch.symbolic:
         return launch
     block_used, grid_used = used_dims(kernel)
 
     def fix(dims: K.Dim3, used: tuple[bool, bool, bool]) -> K.Dim3:
-        out = [d if d is not None or used[i] else 1 for i, d in enumerate(dims)]
+        out = [d if d is not None or used[i] or i == 0 else 1 for i, d in enumerate(dims)]
         return (out[0], out[1], out[2])
 
     return dataclasses.replace(launch, block_dim=fix(launch.block_dim, block_used),
