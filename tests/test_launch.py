@@ -63,12 +63,15 @@ def test_host_launch_not_constant_is_symbolic_with_its_relation(tmp_path: Path) 
 void h(int n, int *d) { dim3 grid((n + 255) / 256); k<<<grid, 256>>>(d, n); }
 void g(int m, int *d) { k<<<m, 64>>>(d, 1); }
 void w(int n, int *d) { n = n * 2; k<<<n, 64>>>(d, n); }
+static int most(int a, int b) { return a < b ? b : a; }
+void c(int n, int *d) { k<<<most(n / 64, 1), 64>>>(d, n); }
 """
-    h, g, w = _host(text, tmp_path)
+    h, g, w, c = _host(text, tmp_path)
     assert h.block == (256, 1, 1) and h.grid[1:] == (1, 1)
     assert expr_text(h.grid[0]) == "(n + 255) / 256"
     assert g.grid == (None, 1, 1) and [expr_text(a) for a in g.args] == ["n == 1"]
     assert w.grid == (None, 1, 1) and w.args == ()  # n is written before the launch: not trusted
+    assert expr_text(c.grid[0]) == "n / 64 < 1 ? 1 : n / 64"  # through a one-line helper
 
 
 def test_check_uses_each_distinct_host_launch(tmp_path: Path) -> None:

@@ -213,7 +213,7 @@ class _Eval:
         if k == "BinaryOperator" and node.get("opcode") in _ARITH | _CMP:
             op = str(node["opcode"])
             a, b = self.value(inner[0], env), self.value(inner[1], env)
-            typ = self._type(node)
+            typ = K.INT if op in _CMP else self._type(node)  # a comparison is a C++ bool: 0 or 1
             if isinstance(a, int) and isinstance(b, int):
                 return _fold(op, a, b, typ)
             return K.Binary(op, _expr(a, self._type(inner[0])), _expr(b, self._type(inner[1])),
