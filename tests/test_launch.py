@@ -266,3 +266,14 @@ def test_launch_from_another_file_of_the_compilation_database(tmp_path: Path, mo
     res = CliRunner().invoke(app, ["check", "k.cu", "--format", "json"])
     assert json.loads(res.stdout)["launch"]["assumptions"] == ["gridDim.x == n + 1"]
     assert res.exit_code == 1
+
+
+def test_dynamic_oracle_says_which_launches_it_ran(tmp_path: Path) -> None:
+    """The dynamic oracle executes numbers: under a symbolic launch it runs representative
+    launches and names them; a race it finds names its launch in the witness."""
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(int *d) {\n    __shared__ int s[40];\n    s[threadIdx.x % 40] = d[threadIdx.x];\n}\n")
+    doc, stderr, code = _check(f, "--oracle", "dynamic", "--no-cache")
+    assert "the dynamic oracle ran only the launches blockDim=64 gridDim=2 and blockDim=33 gridDim=3" in stderr
+    assert code == 1  # 64 threads: thread 40 and thread 0 store to s[0]
+    assert doc["races"][0]["witness"]["blockDim"] == [64, 1, 1]

@@ -271,6 +271,12 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                 name, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign,
                                                  synthesis=False)
                 results.append((LabelLocator(k, file), pipeline.run_oracle(orc, k), name))
+                if k.launch.symbolic and name == "dynamic":  # it ran numbers, not every launch: say which
+                    from kpl.launch import launch_text as sizes
+                    from kpl.launch import representative
+
+                    opts.notes.append(f"{file}: note: kernel '{k.name}': the dynamic oracle ran only the launches "
+                                      + " and ".join(sizes(r) for r in representative(k.launch)))
             return results
 
         results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
