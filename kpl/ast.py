@@ -25,6 +25,12 @@ from dataclasses import field as dc_field
 from enum import Enum
 from typing import Any
 
+from kpl.launch import MAX_BLOCK_DIM as MAX_BLOCK_DIM  # the launch, re-exported: K.Launch
+from kpl.launch import MAX_GRID_DIM as MAX_GRID_DIM
+from kpl.launch import MAX_THREADS_PER_BLOCK as MAX_THREADS_PER_BLOCK
+from kpl.launch import Dim3 as Dim3
+from kpl.launch import Launch as Launch
+from kpl.launch import LaunchDim as LaunchDim
 from kpl.placement import BarrierKind
 
 # --------------------------------------------------------------------------- types
@@ -452,26 +458,6 @@ COMPOUND = (If, Loop, Switch, Inline)
 
 
 @dataclass(frozen=True)
-class Launch:
-    """The launch configuration: from the kernel's ``//--blockDim=… --gridDim=…`` header,
-    overridden by CLI flags.  ``warp_sync`` is the warp size under ``--warp-sync=N``."""
-
-    block_dim: tuple[int, int, int] = (256, 1, 1)
-    grid_dim: tuple[int, int, int] = (1, 1, 1)
-    warp_sync: int | None = None
-
-    @property
-    def threads_per_block(self) -> int:
-        x, y, z = self.block_dim
-        return x * y * z
-
-    @property
-    def blocks(self) -> int:
-        x, y, z = self.grid_dim
-        return x * y * z
-
-
-@dataclass(frozen=True)
 class Param:
     """A kernel parameter: a scalar (``var``) or a pointer to global memory (``mem``)."""
 
@@ -505,6 +491,8 @@ class Kernel:
     next_label: int = 0
     macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef (#defines)
     language: str = field(default="cuda", repr=False)  # or "opencl" (kpl.frontend.opencl)
+    #: the launches of this kernel in the host code of its file (kpl.launchfacts.HostLaunch)
+    host_launches: list[Any] = field(default_factory=list, repr=False)
 
     def fresh_label(self) -> int:
         label = self.next_label

@@ -55,6 +55,9 @@ class Witness:
     block1: tuple[int, int, int] = (0, 0, 0)
     block2: tuple[int, int, int] = (0, 0, 0)
     index: int | None = None
+    #: (blockDim, gridDim) of the witness when the launch was symbolic (kpl.launch): the
+    #: sizes under which the race happens; None when the launch was given
+    launch: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
 
     def describe(self) -> str:
         def tid(t: tuple[int, int, int]) -> str:
@@ -66,6 +69,11 @@ class Witness:
         text = f"threads {tid(self.thread1)} and {tid(self.thread2)} {where}"
         if self.index is not None:
             text += f", index {self.index}"
+        if self.launch is not None:
+            def dims(d: tuple[int, int, int]) -> str:
+                return str(d[0]) if d[1:] == (1, 1) else "[" + ",".join(map(str, d)) + "]"
+
+            text += f", blockDim={dims(self.launch[0])} gridDim={dims(self.launch[1])}"
         return text
 
 

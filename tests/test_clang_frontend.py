@@ -303,7 +303,9 @@ def test_qualifiers_and_launch_bounds() -> None:
     k1, k2, k3 = load_kernels("q.cu", src)
     assert [k.name for k in (k1, k2, k3)] == ["k1", "k2", "k3"]
     assert (k1.launch_bounds, k2.launch_bounds, k3.launch_bounds) == (128, 256, None)
-    assert k1.launch.block_dim == (128, 1, 1)  # no other launch given: the bound
+    # no launch given: a symbolic block (x: k1 reads no thread index, yet runs many threads)
+    # of at most __launch_bounds__ threads
+    assert k1.launch.block_dim == (None, 1, 1) and k1.launch.max_threads == 128
     assert [c.function for c in stmts(k1, K.Inline)] == ["f"]
     assert [c.function for c in stmts(k2, K.Inline)] == ["hd", "g"]
     assert k2.memories["x"].space == K.Space.LOCAL and k2.memories["x"].dims == (4,)

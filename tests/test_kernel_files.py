@@ -105,6 +105,9 @@ def test_enough_test_kernels() -> None:
 def test_header_well_formed(path: Path) -> None:
     lines = _read(path).splitlines()
     assert lines[0] == "//pass" or re.fullmatch(r"//xfail:[A-Z_]+", lines[0]), lines[0]
+    if path.parent == TESTK / "launch":  # their launch is their host code's (README, "Launch configuration")
+        assert not lines[1].startswith("//--") and "<<<" in _read(path), "a launch kernel states no launch"
+        return
     assert LAUNCH_RE.match(lines[1]), lines[1]
     if "--blockDim=" not in lines[1]:  # as kpl.header and the front end read it
         assert re.search(r"\b__launch_bounds__\s*\(", _read(path)), \

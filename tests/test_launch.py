@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from autosync.commands.cli import app
-from autosync.pipeline.launch import host_launches
+from autosync.pipeline.launch import expr_text
+from kpl.frontend import load_kernels, select_kernel
 
 KERNEL = """\
 __global__ void k(int *d, int n) {
@@ -24,31 +25,53 @@ def _check(path: Path, *extra: str) -> tuple[dict, str, int]:
     return json.loads(res.stdout), res.stderr, res.exit_code
 
 
-def test_host_launch_constants() -> None:
+def _host(text: str, tmp_path: Path) -> list:
+    f = tmp_path / "h.cu"
+    f.write_text(text)
+    return select_kernel(load_kernels(str(f)), "k", str(f)).host_launches
+
+
+def test_host_launch_constants(tmp_path: Path) -> None:
     text = KERNEL + """
 #define N 1024
 const int T = 128;
+constexpr int W = 2 * 4;
+static int div_up(int a, int b) { return (a + b - 1) / b; }
+template <int B> void run(int *d) { k<<<N / B, B>>>(d, 3); }
 int main() {
     int *d;
     dim3 block(16, 16);
     dim3 grid(N / 16, N / 16);
+    int threads = 64;
     k<<<4, 256>>>(d, 10);
     k<<<grid, block>>>(d, 10);
     k<<<(N + T - 1) / T, T, 0, 0>>>(d, 10);
     k<<<dim3(2, 3), dim3(8, 4, 2)>>>(d, 10);
+    k<<<div_up(N, threads), threads>>>(d, W);
+    run<32>(d);
 }
 """
-    found, unknown = host_launches(text)
-    got = [(h.grid_dim, h.block_dim, h.line) for h in found["k"]]
-    assert got == [((4, 1, 1), (256, 1, 1), 11), ((64, 64, 1), (16, 16, 1), 12),
-                   ((8, 1, 1), (128, 1, 1), 13), ((2, 3, 1), (8, 4, 2), 14)]
-    assert unknown == {}
+    got = [(h.grid, h.block, h.line) for h in _host(text, tmp_path)]
+    assert got == [((32, 1, 1), (32, 1, 1), 9), ((4, 1, 1), (256, 1, 1), 15), ((64, 64, 1), (16, 16, 1), 16),
+                   ((8, 1, 1), (128, 1, 1), 17), ((2, 3, 1), (8, 4, 2), 18), ((16, 1, 1), (64, 1, 1), 19)]
 
 
-def test_host_launch_not_constant_is_not_guessed() -> None:
-    found, unknown = host_launches(KERNEL + "void h(int n, int *d) { k<<<n, 64>>>(d, 1); }\n")
-    assert found == {}
-    assert unknown == {"k": (4, 25)}
+def test_host_launch_not_constant_is_symbolic_with_its_relation(tmp_path: Path) -> None:
+    """``n`` is passed to the kernel unchanged: the grid is a relation to the kernel's ``n``;
+    ``m`` is not passed: the grid is unknown (symbolic), never guessed."""
+    text = KERNEL + """
+void h(int n, int *d) { dim3 grid((n + 255) / 256); k<<<grid, 256>>>(d, n); }
+void g(int m, int *d) { k<<<m, 64>>>(d, 1); }
+void w(int n, int *d) { n = n * 2; k<<<n, 64>>>(d, n); }
+static int most(int a, int b) { return a < b ? b : a; }
+void c(int n, int *d) { k<<<most(n / 64, 1), 64>>>(d, n); }
+"""
+    h, g, w, c = _host(text, tmp_path)
+    assert h.block == (256, 1, 1) and h.grid[1:] == (1, 1)
+    assert expr_text(h.grid[0]) == "(n + 255) / 256"
+    assert g.grid == (None, 1, 1) and [expr_text(a) for a in g.args] == ["n == 1"]
+    assert w.grid == (None, 1, 1) and w.args == ()  # n is written before the launch: not trusted
+    assert expr_text(c.grid[0]) == "n / 64 < 1 ? 1 : n / 64"  # through a one-line helper
 
 
 def test_check_uses_each_distinct_host_launch(tmp_path: Path) -> None:
@@ -57,21 +80,25 @@ def test_check_uses_each_distinct_host_launch(tmp_path: Path) -> None:
                  "k<<<2, 32>>>(d, 3); }\n")
     doc, stderr, code = _check(f)
     launches = [k["launch"] for k in doc["kernels"]]
+    # the two calls with 4 x 256 are one check; n differs between them: no fact on n is kept
     assert launches == [
         {"blockDim": [256, 1, 1], "gridDim": [4, 1, 1], "source": f"host launch at {f}:4"},
-        {"blockDim": [32, 1, 1], "gridDim": [2, 1, 1], "source": f"host launch at {f}:4"},
+        {"blockDim": [32, 1, 1], "gridDim": [2, 1, 1], "source": f"host launch at {f}:4",
+         "assumptions": ["n == 3"]},
     ]
     assert "note" not in stderr
     assert code == 0
 
 
-def test_default_launch_has_a_note(tmp_path: Path) -> None:
+def test_no_launch_is_symbolic_with_a_note(tmp_path: Path) -> None:
     f = tmp_path / "k.cu"
     f.write_text(KERNEL)
-    doc, stderr, _ = _check(f)
-    assert doc["launch"] == {"blockDim": [256, 1, 1], "gridDim": [64, 1, 1], "source": "default"}
-    assert f"{f}:1:17: note: no launch configuration found for kernel 'k'; assuming blockDim=256 gridDim=64" \
-        in stderr
+    doc, stderr, code = _check(f)
+    assert doc["launch"] == {"blockDim": [None, 1, 1], "gridDim": [None, 1, 1], "source": "symbolic",
+                             "maxThreadsPerBlock": 1024}
+    assert f"{f}:1:17: note: no launch of kernel 'k' found; checked for every launch CUDA allows " \
+        "in the dimensions it reads (blockDim=* gridDim=*, * = any)" in stderr
+    assert code == 0  # d[threadIdx.x + blockIdx.x * blockDim.x] is race-free for every launch
 
 
 def test_order_flags_header_config_host(tmp_path: Path) -> None:
@@ -100,16 +127,22 @@ def test_config_search_stops_at_git(tmp_path: Path) -> None:
     f = repo / "k.cu"
     f.write_text(KERNEL)
     doc, _, _ = _check(f)
-    assert doc["launch"]["source"] == "default"
+    assert doc["launch"]["source"] == "symbolic"
 
 
 def test_launch_bounds_bound_the_block(tmp_path: Path) -> None:
+    """``__launch_bounds__(128)`` bounds a symbolic block to 128 threads: ``s[threadIdx.x %
+    128]`` is then race-free, and racy without the bound (a block of 129 or more threads)."""
+    body = "(int *d) {\n    __shared__ int s[128];\n    s[threadIdx.x % 128] = d[threadIdx.x];\n}\n"
     f = tmp_path / "k.cu"
-    f.write_text(KERNEL.replace("__global__ void", "__global__ void __launch_bounds__(128)"))
-    doc, stderr, _ = _check(f)
-    assert doc["launch"]["blockDim"] == [128, 1, 1]
-    assert "blockDim: __launch_bounds__; gridDim: default" == doc["launch"]["source"]
-    assert "assuming blockDim=128 gridDim=64" in stderr
+    f.write_text("__global__ void __launch_bounds__(128) k" + body)
+    doc, stderr, code = _check(f)
+    assert doc["launch"]["blockDim"] == [None, 1, 1] and doc["launch"]["maxThreadsPerBlock"] == 128
+    assert doc["launch"]["source"] == "symbolic"
+    assert code == 0, doc
+    f.write_text("__global__ void k" + body)
+    doc, _, code = _check(f)
+    assert code == 1 and doc["races"][0]["array"] == "s"
 
 
 def test_host_launch_finds_a_race_the_default_misses(tmp_path: Path) -> None:
@@ -206,3 +239,41 @@ def test_launch_constant_from_an_included_header(tmp_path: Path, header: str, ra
     if "BIG" in header:  # the branch the preprocessor took, not the last #define in the text
         doc, _, code = _check(f, "-D", "BIG")
         assert doc["launch"]["blockDim"] == [128, 1, 1] and code == 1
+
+
+def test_launch_from_another_file_of_the_compilation_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel defined in k.cu and launched from main.cu (which declares it through k.h): its
+    launch, with the relation to ``n``, comes from main.cu, read with main.cu's own flags; the
+    same launch with one block too many is racy.  An edit of main.cu is never answered from the
+    result cache."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "k.h").write_text("__global__ void k(int *d, int n);\n")
+    (tmp_path / "k.cu").write_text('#include "k.h"\n__global__ void k(int *d, int n) {\n'
+                                   "    d[blockIdx.x % n * 64 + threadIdx.x] = blockIdx.x;\n}\n")
+    main = '#include "k.h"\nvoid run(int *d, int n) {\n    k<<<PARTS, 64>>>(d, n);\n}\n'
+    (tmp_path / "main.cu").write_text(main)
+    (tmp_path / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tmp_path), "file": "k.cu", "arguments": ["nvcc", "-c", "k.cu"]},
+        {"directory": str(tmp_path), "file": "main.cu", "arguments": ["nvcc", "-DPARTS=n", "-c", "main.cu"]}]))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AUTOSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    res = CliRunner().invoke(app, ["check", "k.cu", "--format", "json"])
+    doc = json.loads(res.stdout)
+    assert doc["launch"] == {"blockDim": [64, 1, 1], "gridDim": [None, 1, 1], "source": "host launch at main.cu:3",
+                             "assumptions": ["gridDim.x == n"]}
+    assert res.exit_code == 0, doc
+    (tmp_path / "main.cu").write_text(main.replace("PARTS", "PARTS + 1"))
+    res = CliRunner().invoke(app, ["check", "k.cu", "--format", "json"])
+    assert json.loads(res.stdout)["launch"]["assumptions"] == ["gridDim.x == n + 1"]
+    assert res.exit_code == 1
+
+
+def test_dynamic_oracle_says_which_launches_it_ran(tmp_path: Path) -> None:
+    """The dynamic oracle executes numbers: under a symbolic launch it runs representative
+    launches and names them; a race it finds names its launch in the witness."""
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(int *d) {\n    __shared__ int s[40];\n    s[threadIdx.x % 40] = d[threadIdx.x];\n}\n")
+    doc, stderr, code = _check(f, "--oracle", "dynamic", "--no-cache")
+    assert "the dynamic oracle ran only the launches blockDim=64 gridDim=2 and blockDim=33 gridDim=3" in stderr
+    assert code == 1  # 64 threads: thread 40 and thread 0 store to s[0]
+    assert doc["races"][0]["witness"]["blockDim"] == [64, 1, 1]

@@ -303,27 +303,6 @@ def test_sdk_twins(stem: str) -> None:
     assert a.synthesis.oracle_calls == b.synthesis.oracle_calls
 
 
-def test_host_launch_from_clEnqueueNDRangeKernel(tmp_path: Path) -> None:
-    """Constant sizes of a ``clEnqueueNDRangeKernel`` in the same file give the launch; a
-    NULL local size is not a launch we can state (the default then applies)."""
-    kernel = (KERNELS / "local_reverse.cl").read_text().split("\n", 2)[2]  # no header
-    host = ("\n#ifndef __OPENCL_C_VERSION__\n#define N 4096\n"
-            "void host(cl_command_queue q, cl_program p) {\n"
-            "  cl_kernel k = clCreateKernel(p, \"reverse\", NULL);\n"
-            "  size_t global[1] = {N};\n  size_t local[1] = {%s};\n"
-            "  clEnqueueNDRangeKernel(q, k, 1, NULL, global, %s, 0, NULL, NULL);\n}\n#endif\n")
-    path = tmp_path / "host.cl"
-    path.write_text(kernel + host % ("64", "local"))
-    res = invoke("check", path, "--format", "json")
-    assert res.exit_code == 0, res.output
-    launch = json.loads(res.stdout)["kernels"][0]["launch"]
-    assert launch["blockDim"] == [64, 1, 1] and launch["gridDim"] == [64, 1, 1]
-    assert "host launch" in launch["source"]
-    path.write_text(kernel + host % ("64", "NULL"))
-    res = invoke("check", path, "--format", "json")
-    assert "host launch" not in json.loads(res.stdout)["kernels"][0]["launch"]["source"]
-
-
 @pytest.mark.parametrize(("store_at", "racy"), [("g", False), ("g / 2", True)])
 def test_vload_vstore_are_element_accesses(store_at: str, racy: bool) -> None:
     """``vstore4(v, i, p)`` writes ``p[4i .. 4i+3]``: two work-items storing at ``g / 2``

@@ -114,6 +114,8 @@ def cache_slot(file: str, args: list[str], include_dirs: list[str], version: str
         flags = None  # the check itself reports it
     forced = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--include"]
     extra = ([flags.database, *flags.pre_includes] if flags else []) + forced  # hashed with their includes
+    if flags is not None:  # the other files a kernel of this one may be launched from
+        extra += compdb.launching_files(flags.database, file)
     dirs = include_dirs + list(flags.include_dirs if flags else ())
     folder = cache.cache_dir(config.root if config and config.path else None)
     return folder, cache.key(file, args, dirs, config.path if config else None, version, extra)

@@ -47,6 +47,7 @@ from autosync.commands.cli_common import (
     STATE,
     ErrorDocument,
     ExcludeOpt,
+    ExplainOpt,
     FileArg,
     Format,
     FormatOpt,
@@ -197,7 +198,8 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
 @kernel_flags
 def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: TimeoutOpt = DEFAULT_TIMEOUT,
           fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
-          exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False) -> None:
+          exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False,
+          explain: ExplainOpt = False) -> None:
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
     Several files or folders: one summary line, the worst exit code (see autosync.commands.batch).
     Results are cached (autosync.commands.cache) unless --no-cache."""
@@ -205,25 +207,28 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         with guard(None):
-            code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache)
+            code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache,
+                               explain)
         raise typer.Exit(code)
     if not batch.IN_WORKER and not no_cache and not STATE.debug and not cache.disabled():
-        raise typer.Exit(_cached_check(file, flags, oracle, timeout, fmt))
-    _check_file(file, flags, oracle, timeout, fmt)
+        raise typer.Exit(_cached_check(file, flags, oracle, timeout, fmt, explain))
+    _check_file(file, flags, oracle, timeout, fmt, explain)
 
 
-def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> list[str]:
+def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
+                explain: bool = False) -> list[str]:
     """The options of a ``check`` as command-line arguments (a batch worker's, the cache key's)."""
     return flags.argv() + (["--oracle", oracle] if oracle else []) + \
-        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value]
+        (["--timeout", str(timeout)] if timeout else []) + ["--format", fmt.value] + (["--explain"] if explain else [])
 
 
-def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> int:
+def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
+                  explain: bool = False) -> int:
     """``check FILE`` through the result cache (:mod:`autosync.commands.cache`, the entries batch runs
     use): a hit prints the stored output; a miss runs the check, keeping what it prints."""
     from autosync.commands import batch, cache
 
-    folder, digest = batch.cache_slot(file, _check_args(flags, oracle, timeout, fmt), flags.include_dir or [],
+    folder, digest = batch.cache_slot(file, _check_args(flags, oracle, timeout, fmt, explain), flags.include_dir or [],
                                       version())
     hit = cache.get(folder, digest) if digest is not None else None
     if hit is not None:
@@ -232,7 +237,7 @@ def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: fl
         return hit.code
     STATE.record = []
     try:
-        _check_file(file, flags, oracle, timeout, fmt)
+        _check_file(file, flags, oracle, timeout, fmt, explain)
         code = EXIT_OK
     except typer.Exit as exc:
         code = exc.exit_code
@@ -244,7 +249,8 @@ def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: fl
     return code
 
 
-def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format) -> None:
+def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
+                explain: bool = False) -> None:
     """``check`` of one file; raises ``typer.Exit`` with the exit code."""
     from autosync.report import sarif as report_sarif
     from autosync.report import verdicts as report
@@ -265,6 +271,12 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                 name, orc = pipeline.pick_oracle(oracle, k, timeout, file, benign=opts.benign,
                                                  synthesis=False)
                 results.append((LabelLocator(k, file), pipeline.run_oracle(orc, k), name))
+                if k.launch.symbolic and name == "dynamic":  # it ran numbers, not every launch: say which
+                    from kpl.launch import launch_text as sizes
+                    from kpl.launch import representative
+
+                    opts.notes.append(f"{file}: note: kernel '{k.name}': the dynamic oracle ran only the launches "
+                                      + " and ".join(sizes(r) for r in representative(k.launch)))
             return results
 
         results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
@@ -272,30 +284,38 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
         verified = all(v.verified for _, v, _ in results)
         for note in opts.notes:
             err(note)
-        if fmt is Format.json:
-            from autosync.pipeline.launch import add_launches
+        from autosync.pipeline.launch import add_launches, assumptions, launch_text
 
-            emit(report.dumps(add_launches(report.check_json(file, results, seconds), results)))
+        if fmt is Format.json:
+            doc = add_launches(report.check_json(file, results, seconds), results)
+            if explain:
+                for entry, (loc, _, _) in zip(doc.get("kernels", []), results, strict=True):
+                    entry["assumptions"] = assumptions(loc.kernel)
+            emit(report.dumps(doc))
         elif fmt is Format.sarif:
             emit(report.dumps(report_sarif.check_sarif(results, file, version=version())))
         else:
-            from autosync.pipeline.launch import launch_text
-
             names = [loc.kernel.name for loc, _, _ in results]
             for loc, v, name in results:
+                several = names.count(loc.kernel.name) > 1  # one line per launch: say which
+                if explain:
+                    emit(f"{file}: kernel '{loc.kernel.name}'" + (f" ({launch_text(loc.kernel)})" if several else "")
+                         + " assumes:")
+                    for line in assumptions(loc.kernel):
+                        emit(f"  {line}")
                 for line in report.check_lines(loc, v):
                     emit(line)
-                several = names.count(loc.kernel.name) > 1  # one line per launch: say which
                 emit(report.summary_line(file, loc.kernel.name, v, name, launch_text(loc.kernel) if several else None))
     raise typer.Exit(EXIT_OK if verified else EXIT_FAIL)
 
 
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
-                jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool) -> int:
+                jobs: int | None, exclude: list[str] | None, shard: str | None, no_cache: bool,
+                explain: bool = False) -> int:
     """``check`` over many files (:mod:`autosync.commands.batch`); returns the worst exit code."""
     from autosync.commands import batch, cache
 
-    args = _check_args(flags, oracle, timeout, fmt)
+    args = _check_args(flags, oracle, timeout, fmt, explain)
     files = batch.shard(batch.expand(paths, exclude or []), shard)
     results = batch.run(invoke, files, args, jobs=jobs, use_cache=not (no_cache or cache.disabled()), include_dirs=flags.include_dir or [],
                         version=version())

@@ -16,7 +16,9 @@ what changes the kernel it sees:
   then found in a folder, see :func:`cuda_files`).
 
 Command-line ``-D``/``-I`` win over the database; the database wins over nothing else (the
-launch configuration has its own order, :mod:`autosync.pipeline.launch`).
+launch configuration has its own order, :mod:`autosync.pipeline.launch`).  The database's other
+files are where a kernel without a launch in its own file may be launched from
+(:func:`launching_files`).
 """
 
 from __future__ import annotations
@@ -162,4 +164,28 @@ def cuda_files(folder: str) -> list[str]:
     return out
 
 
-__all__ = ["NAME", "CompileFlags", "find_database", "parse_command", "flags_for", "cuda_files"]
+#: how many of the database's other files are read for the launches of one kernel
+MAX_LAUNCH_FILES = 8
+
+
+def launching_files(database: str, file: str) -> list[str]:
+    """The database's other files whose text launches some kernel (``<<<``): where a kernel
+    defined in ``file`` may be launched from (:mod:`autosync.pipeline.launch`); also part of
+    the result cache's key, so an edited launch there is never answered from the cache."""
+    target = os.path.normpath(os.path.abspath(file))
+    out = []
+    for entry in _entries(database):
+        path = _file_of(entry)
+        if path == target or path in out or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as fh:
+                if b"<<<" in fh.read():
+                    out.append(path)
+        except OSError:
+            continue
+    return out
+
+
+__all__ = ["NAME", "CompileFlags", "find_database", "parse_command", "flags_for", "cuda_files",
+           "launching_files", "MAX_LAUNCH_FILES"]

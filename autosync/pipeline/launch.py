@@ -1,63 +1,48 @@
-"""Where a kernel's launch configuration comes from, when the file is real CUDA code.
+"""Where a kernel's launch configuration comes from, and what the proof assumes about it.
 
-A GPUVerify-style kernel file states its launch in a ``//--blockDim=… --gridDim=…`` header; a
-file of a CUDA code base does not, but often launches its kernel itself
-(``k<<<grid, block>>>(…)``).  The lowering needs concrete ``blockDim``/``gridDim`` (they are
-constants of the KPL program), so this module decides them BEFORE the front end lowers a
-kernel, in this order, per dimension:
+No launch is guessed (issue 27).  Per dimension, first wins:
 
 1. the command line (``--blockDim`` / ``--gridDim``);
 2. the GPUVerify header of the file;
 3. the project configuration (``[tool.autosync]`` in ``pyproject.toml`` or ``.autosync.toml``,
    found upward from the file, see :mod:`autosync.pipeline.project`), per kernel or for all kernels;
-4. host-side launches of the kernel in the same translation unit whose arguments are
-   constants (integer expressions, ``dim3(…)`` of constants, variables assigned constants,
-   ``#define``/``const int`` names) -- every distinct configuration is checked;
-5. ``__launch_bounds__(N)``: ``blockDim = N`` (the largest block the kernel accepts);
-6. the default :data:`DEFAULT_BLOCK` / :data:`DEFAULT_GRID`, with a note on stderr.
+4. the host code's launches of the kernel in the same translation unit, read from clang's AST
+   (:mod:`kpl.frontend.host`): every distinct launch is checked, each with its constants and its
+   *relations* to the kernel's scalar parameters (``gridDim.x == (n + 255) / 256``);
+5. otherwise the dimension is *symbolic*: the kernel is proved for every value CUDA allows
+   (at most ``__launch_bounds__`` or 1,024 threads a block; a dimension the kernel never reads
+   is 1, :mod:`kpl.launchfacts`).
 
-The host code is read on the raw text with :mod:`kpl.tokens` (the front end ignores host
-code).  Where each kernel's launch came from is kept in :data:`SOURCES` for the reports.
+Where each kernel's launch came from is kept in :data:`SOURCES` for the reports;
+:func:`assumptions` lists everything a verdict rests on (``check --explain``).
 """
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kpl.ast import Kernel
-from kpl.tokens import Tok, eval_int, match_brackets, split_commas, tokenize
+from kpl import ast as K
+from kpl.launch import dim_text
+from kpl.launchfacts import HostLaunch
 
-Dim3 = tuple[int, int, int]
-
-#: the launch assumed when nothing states one (documented in the README, "Launch configuration")
-DEFAULT_BLOCK: Dim3 = (256, 1, 1)
-DEFAULT_GRID: Dim3 = (64, 1, 1)
-
-
-@dataclass(frozen=True)
-class HostLaunch:
-    """One ``k<<<grid, block, …>>>(…)`` whose dimensions are constants."""
-
-    kernel: str
-    grid_dim: Dim3
-    block_dim: Dim3
-    line: int
-    col: int
+#: the source of a dimension nothing states: proved for all values
+SYMBOLIC = "symbolic"
 
 
 @dataclass(frozen=True)
 class LaunchChoice:
     """The launch a kernel is checked under, and where each dimension came from."""
 
-    block_dim: Dim3
-    grid_dim: Dim3
+    block_dim: K.Dim3
+    grid_dim: K.Dim3
     block_source: str
     grid_source: str
     defines: tuple[tuple[str, str], ...] = ()
+    assumptions: tuple[K.Expr, ...] = ()
+    host: HostLaunch | None = None
 
     @property
     def source(self) -> str:
@@ -65,211 +50,166 @@ class LaunchChoice:
             return self.block_source
         return f"blockDim: {self.block_source}; gridDim: {self.grid_source}"
 
-    def as_json(self) -> dict[str, object]:
-        return {"blockDim": list(self.block_dim), "gridDim": list(self.grid_dim), "source": self.source}
-
 
 #: kernel -> the launch it was lowered under (filled by :func:`autosync.pipeline.project.load`)
-SOURCES: weakref.WeakKeyDictionary[Kernel, LaunchChoice] = weakref.WeakKeyDictionary()
+SOURCES: weakref.WeakKeyDictionary[K.Kernel, LaunchChoice] = weakref.WeakKeyDictionary()
 
 
-def launch_json(kernel: Kernel) -> dict[str, object]:
-    """The ``"launch"`` member of a kernel's JSON result."""
+def _dims_json(dims: K.Dim3) -> list[int | None]:
+    return list(dims)
+
+
+def launch_json(kernel: K.Kernel) -> dict[str, object]:
+    """The ``"launch"`` member of a kernel's JSON result: ``null`` for a symbolic dimension."""
+    launch = kernel.launch
     choice = SOURCES.get(kernel)
-    if choice is not None:
-        return choice.as_json()
-    return {"blockDim": list(kernel.launch.block_dim), "gridDim": list(kernel.launch.grid_dim),
-            "source": "unknown"}
+    out: dict[str, object] = {"blockDim": _dims_json(launch.block_dim), "gridDim": _dims_json(launch.grid_dim),
+                              "source": choice.source if choice is not None else _plain_source(launch)}
+    if None in launch.block_dim:  # the bound of a symbolic block
+        out["maxThreadsPerBlock"] = launch.max_threads
+    if launch.assumptions:
+        out["assumptions"] = [expr_text(a) for a in launch.assumptions]
+    return out
 
 
-def _dims(dim: Dim3) -> str:
-    """A launch argument as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``."""
-    x, y, z = dim
-    return str(x) if (y, z) == (1, 1) else f"dim3({x}, {y})" if z == 1 else f"dim3({x}, {y}, {z})"
+def _plain_source(launch: K.Launch) -> str:
+    return SYMBOLIC if launch.symbolic else "unknown"
 
 
-def launch_text(kernel: Kernel) -> str:
+def _dims(dim: K.Dim3) -> str:
+    """A launch argument as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``; ``*``
+    for a symbolic dimension."""
+    x, y, z = ("*" if d is None else str(d) for d in dim)
+    return x if (y, z) == ("1", "1") else f"dim3({x}, {y})" if z == "1" else f"dim3({x}, {y}, {z})"
+
+
+def launch_text(kernel: K.Kernel) -> str:
     """The launch ``kernel`` was checked under, for a text report that must tell several
     launches of one kernel apart: ``launch <<<4, 32>>> at k.cu:12`` (a host launch) or
     ``launch <<<4, 32>>> from command line`` (any other source)."""
     choice = SOURCES.get(kernel)
-    block, grid = (choice.block_dim, choice.grid_dim) if choice else (kernel.launch.block_dim,
-                                                                      kernel.launch.grid_dim)
-    source = choice.source if choice else "unknown"
+    launch = kernel.launch
+    source = choice.source if choice else _plain_source(launch)
     where = source.removeprefix("host launch ")
-    return f"launch <<<{_dims(grid)}, {_dims(block)}>>> " + (where if where != source else f"from {source}")
+    return (f"launch <<<{_dims(launch.grid_dim)}, {_dims(launch.block_dim)}>>> "
+            + (where if where != source else f"from {source}"))
 
 
-# --------------------------------------------------------------------------- constants of the host code
-
-_DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*?)[ \t]*(?://[^\n]*)?$", re.M)
-_SCALAR_TYPES = {"int", "unsigned", "long", "short", "size_t", "const", "constexpr", "static", "auto",
-                 "uint32_t", "int32_t", "int64_t", "uint64_t", "char", "signed"}
+# --------------------------------------------------------------------------- expressions as C
 
 
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    from kpl.lineindex import LineIndex
-
-    return LineIndex(text).line_col(pos)
+_PREC = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7, "<=": 7, ">=": 7,
+         "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1}
 
 
-class _Consts:
-    """Integer and ``dim3`` constants of the translation unit (a name assigned two different
-    values is dropped: we only trust what is the same everywhere)."""
-
-    def __init__(self, text: str, toks: list[Tok], match: dict[int, int], defines: dict[str, str]) -> None:
-        self.text = text
-        self.toks = toks
-        self.match = match
-        self.ints: dict[str, int | None] = {}
-        self.dims: dict[str, Dim3 | None] = {}
-        raw: dict[str, str] = {m.group(1): m.group(2) for m in _DEFINE_RE.finditer(text)}
-        raw.update(defines)
-        for _ in range(3):  # defines that use other defines
-            for name, body in raw.items():
-                value = self.eval(body)
-                if value is not None:
-                    self.ints[name] = value
-        self._scan()
-
-    def _set(self, table: dict, name: str, value: object) -> None:  # type: ignore[type-arg]
-        if name in table and table[name] != value:
-            table[name] = None
-        else:
-            table[name] = value
-
-    def _scan(self) -> None:
-        toks = self.toks
-        for i, t in enumerate(toks):
-            if t.kind != "id" or i + 2 >= len(toks):
-                continue
-            prev = toks[i - 1].v if i else ""
-            nxt = toks[i + 1].v
-            if prev == "dim3" and nxt in ("(", "{") and i + 1 in self.match:
-                close = self.match[i + 1]
-                self._set(self.dims, t.v, self.dim_args(i + 2, close))
-            elif prev == "dim3" and nxt == "=":
-                end = self._stmt_end(i + 2)
-                self._set(self.dims, t.v, self.dim(i + 2, end))
-            elif nxt == "=" and (prev in _SCALAR_TYPES or prev in (",",)):
-                end = self._stmt_end(i + 2)
-                self._set(self.ints, t.v, self.eval(self._span(i + 2, end)))
-
-    def _stmt_end(self, k: int) -> int:
-        toks = self.toks
-        while k < len(toks) and toks[k].v not in (";", ",", ")", "}"):
-            if toks[k].v in "([{" and k in self.match:
-                k = self.match[k]
-            k += 1
-        return k
-
-    def _span(self, a: int, b: int) -> str:
-        if a >= b:
-            return ""
-        return self.text[self.toks[a].start:self.toks[b - 1].end]
-
-    def eval(self, expr: str) -> int | None:
-        """An integer constant expression over known names (C integer division)."""
-        def sub(m: re.Match[str]) -> str:
-            name = m.group(0)
-            value = self.ints.get(name)
-            return f"({value})" if value is not None else name
-        body = re.sub(r"\b[A-Za-z_]\w*\b", sub, expr)
-        body = re.sub(r"(?<![/])/(?![/])", "//", body)
-        value = eval_int(body)
-        return value if value is not None and value > 0 else None
-
-    def dim_args(self, a: int, b: int) -> Dim3 | None:
-        vals = []
-        for s, e in split_commas(self.toks, a, b, self.match):
-            v = self.eval(self._span(s, e))
-            if v is None:
-                return None
-            vals.append(v)
-        if not 1 <= len(vals) <= 3:
-            return None
-        vals += [1, 1]
-        return (vals[0], vals[1], vals[2])
-
-    def dim(self, a: int, b: int) -> Dim3 | None:
-        """A launch argument: ``dim3(…)``, ``dim3 name``, or an integer expression."""
-        toks = self.toks
-        if a >= b:
-            return None
-        if toks[a].v == "dim3" and a + 1 < b and toks[a + 1].v in ("(", "{") and self.match.get(a + 1) == b - 1:
-            return self.dim_args(a + 2, b - 1)
-        if b == a + 1 and toks[a].kind == "id" and toks[a].v in self.dims:
-            return self.dims[toks[a].v]
-        value = self.eval(self._span(a, b))
-        return (value, 1, 1) if value is not None else None
+def expr_text(e: K.Expr, prec: int = 0) -> str:
+    """A launch fact as C: ``gridDim.x == (n + 255) / 256`` (the KPL of :mod:`kpl.frontend.host`:
+    constants, parameters, built-ins, arithmetic, conversions and ``?:``)."""
+    if isinstance(e, K.Const):
+        return str(e.value)
+    if isinstance(e, K.Var):
+        return e.name
+    if isinstance(e, K.Builtin):
+        return f"{e.name}.{e.dim}" if e.dim else e.name
+    if isinstance(e, K.Cast):
+        inner = expr_text(e.operand, prec)
+        return inner  # integer conversions of launch arithmetic: shown as the C source has them
+    if isinstance(e, K.Unary):
+        return f"{e.op}{expr_text(e.operand, 11)}"
+    if isinstance(e, K.Binary):
+        p = _PREC.get(e.op, 0)
+        text = f"{expr_text(e.left, p)} {e.op} {expr_text(e.right, p + 1)}"
+        return f"({text})" if p < prec else text
+    if isinstance(e, K.Cond):
+        text = f"{expr_text(e.cond, 1)} ? {expr_text(e.then)} : {expr_text(e.els)}"
+        return f"({text})" if prec > 0 else text
+    return "?"
 
 
-def host_launches(text: str, defines: dict[str, str] | None = None) -> tuple[dict[str, list[HostLaunch]],
-                                                                            dict[str, tuple[int, int]]]:
-    """Constant host launches per kernel name, and the position of the first launch of each
-    kernel whose configuration is NOT constant (reported, never guessed)."""
-    toks = tokenize(text)
-    match = match_brackets(toks)
-    consts = _Consts(text, toks, match, defines or {})
-    found: dict[str, list[HostLaunch]] = {}
-    unknown: dict[str, tuple[int, int]] = {}
-    for i in range(1, len(toks) - 1):
-        if not (toks[i].v == "<<" and toks[i + 1].v == "<" and toks[i].end == toks[i + 1].start):
+# --------------------------------------------------------------------------- choices
+
+
+def _host_dims(dims: tuple[Any, Any, Any], name: str) -> tuple[K.Dim3, list[K.Expr]]:
+    """A host launch's dimensions: numbers stay, a relation becomes a symbolic dimension with
+    the assumption ``name.d == expr``, an unknown one a symbolic dimension."""
+    out: list[int | None] = []
+    facts: list[K.Expr] = []
+    for d, value in zip("xyz", dims, strict=True):
+        if isinstance(value, int):
+            out.append(value)
             continue
-        k = i - 1
-        if toks[k].v == ">":  # k<T><<<…>>>: skip the template arguments
-            depth = 0
-            while k > 0:
-                depth += toks[k].v == ">"
-                depth -= toks[k].v == "<"
-                if depth == 0:
-                    break
-                k -= 1
-            k -= 1
-        if k < 0 or toks[k].kind != "id":
-            continue
-        name = toks[k].v
-        end = i + 2
-        while end + 1 < len(toks) and not (toks[end].v == ">>" and toks[end + 1].v == ">"):
-            if toks[end].v == ";":
-                break
-            end += 1
-        line, col = _line_col(text, toks[k].start)
-        args = split_commas(toks, i + 2, end, match)
-        grid = consts.dim(*args[0]) if len(args) >= 2 else None
-        block = consts.dim(*args[1]) if len(args) >= 2 else None
-        if grid is None or block is None:
-            unknown.setdefault(name, (line, col))
-            continue
-        found.setdefault(name, []).append(HostLaunch(name, grid, block, line, col))
-    from autosync.pipeline.opencl_launch import opencl_launches  # OpenCL's clEnqueueNDRangeKernel
-
-    cl_found, cl_unknown = opencl_launches(text, defines)
-    for name, grid, block, pos in cl_found:
-        found.setdefault(name, []).append(HostLaunch(name, grid, block, *_line_col(text, pos)))
-    for name, pos in cl_unknown.items():
-        unknown.setdefault(name, _line_col(text, pos))
-    return found, unknown
+        out.append(None)
+        if value is not None:
+            rhs = value if value.type == K.UINT else K.Cast(K.UINT, value)
+            facts.append(K.Binary("==", K.Builtin(name, d), rhs, K.BOOL))
+    return (out[0], out[1], out[2]), facts
 
 
-def distinct(launches: list[HostLaunch]) -> list[HostLaunch]:
-    """One launch per distinct (gridDim, blockDim), first occurrence kept."""
-    seen: set[tuple[Dim3, Dim3]] = set()
+def host_choices(host: list[HostLaunch], block: tuple[K.Dim3 | None, str], grid: tuple[K.Dim3 | None, str],
+                 defines: tuple[tuple[str, str], ...]) -> list[LaunchChoice]:
+    """One choice per distinct host launch (a dimension the flags, header or configuration give
+    wins over the host's).  Launches with the same sizes and relations are one check; the facts
+    their arguments give on the scalar parameters are those ALL of them share (``k<<<4,
+    256>>>(d, 1)`` and ``k<<<4, 256>>>(d, 2)`` are checked once, for every ``n``: fewer
+    assumptions, so still sound, and no check per call site)."""
+    groups: dict[tuple[object, ...], tuple[LaunchChoice, list[HostLaunch]]] = {}
+    for h in host:
+        at = f"host launch at {h.where}"
+        facts: list[K.Expr] = []
+        bdims, bfacts = _host_dims(h.block, "blockDim")
+        gdims, gfacts = _host_dims(h.grid, "gridDim")
+        facts = (bfacts if block[0] is None else []) + (gfacts if grid[0] is None else [])
+        c = LaunchChoice(block[0] or bdims, grid[0] or gdims, block[1] or at, grid[1] or at, defines,
+                         tuple(facts), h)
+        groups.setdefault((c.block_dim, c.grid_dim, repr(c.assumptions)), (c, []))[1].append(h)
     out = []
-    for launch in launches:
-        key = (launch.grid_dim, launch.block_dim)
-        if key not in seen:
-            seen.add(key)
-            out.append(launch)
+    for c, members in groups.values():
+        shared = [a for a in members[0].args if all(repr(a) in {repr(b) for b in m.args} for m in members[1:])]
+        out.append(replace(c, assumptions=c.assumptions + tuple(shared)))
     return out
 
 
-def with_launch(choice: LaunchChoice, block: Dim3 | None = None, grid: Dim3 | None = None) -> LaunchChoice:
-    return replace(choice, block_dim=block or choice.block_dim, grid_dim=grid or choice.grid_dim)
+# --------------------------------------------------------------------------- assumptions
 
 
-__all__ = ["DEFAULT_BLOCK", "DEFAULT_GRID", "HostLaunch", "LaunchChoice", "SOURCES", "launch_json", "launch_text",
-           "host_launches", "distinct"]
+def assumptions(kernel: K.Kernel) -> list[str]:
+    """Every assumption a verdict on ``kernel`` rests on, one line each, for ``--explain``:
+    the launch and where it came from, the launch's relations, and the semantics the oracles
+    give C (the one list: an oracle that adds an assumption adds its line here)."""
+    launch = kernel.launch
+    choice = SOURCES.get(kernel)
+    source = choice.source if choice else _plain_source(launch)
+    origin = "no launch stated or found" if source == SYMBOLIC else f"from {source}"
+    lines = [f"launch: {dim_text(launch.block_dim, 'blockDim')} {dim_text(launch.grid_dim, 'gridDim')} ({origin})"]
+    if launch.symbolic:
+        ranges = []
+        if None in launch.block_dim:
+            bound = f"__launch_bounds__({launch.max_threads})" if launch.max_threads < K.MAX_THREADS_PER_BLOCK \
+                else str(launch.max_threads)
+            ranges.append(f"1 <= blockDim.x, .y <= 1024, 1 <= blockDim.z <= 64, at most {bound} threads a block")
+        if None in launch.grid_dim:
+            ranges.append("1 <= gridDim.x < 2^31, 1 <= gridDim.y, .z <= 65535")
+        free = [f"blockDim.{d}" for d, v in zip("xyz", launch.block_dim, strict=True) if v is None]
+        free += [f"gridDim.{d}" for d, v in zip("xyz", launch.grid_dim, strict=True) if v is None]
+        lines.append(f"symbolic: {', '.join(free)} take every value CUDA allows ({'; '.join(ranges)})")
+        lines.append("index width: gridDim.d * blockDim.d <= 2^31 (the global thread index of each dimension "
+                     "fits in 31 bits)")
+        ones = [f"blockDim.{d}" for d, v in zip("xyz", launch.block_dim, strict=True) if v == 1
+                and (choice is None or choice.block_source == SYMBOLIC)]
+        ones += [f"gridDim.{d}" for d, v in zip("xyz", launch.grid_dim, strict=True) if v == 1
+                 and (choice is None or choice.grid_source == SYMBOLIC)]
+        if ones:
+            lines.append(f"unused dimensions: {', '.join(ones)} == 1 (the kernel never reads them)")
+    for a in launch.assumptions:
+        lines.append(f"launch relation: {expr_text(a)}")
+    for r in kernel.requires:
+        lines.append(f"__requires: {expr_text(r)}")
+    pointers = [p.name for p in kernel.params if p.mem is not None]
+    if len(pointers) > 1:
+        lines.append(f"no aliasing: the pointer parameters {', '.join(pointers)} point to distinct arrays")
+    lines.append("no signed overflow: signed integer arithmetic does not overflow (undefined behaviour in C); "
+                 "unsigned arithmetic wraps")
+    return lines
 
 
 def add_launches(doc: dict[str, Any], results: Sequence[tuple[Any, Any, str]]) -> dict[str, Any]:
@@ -281,3 +221,7 @@ def add_launches(doc: dict[str, Any], results: Sequence[tuple[Any, Any, str]]) -
     if len(launches) == 1:
         doc["launch"] = launches[0]
     return doc
+
+
+__all__ = ["LaunchChoice", "SOURCES", "SYMBOLIC", "launch_json", "launch_text", "expr_text",
+           "host_choices", "assumptions", "add_launches"]

@@ -75,6 +75,7 @@ def synthesize_named(kernel: Kernel, verdict: Verdict, oracle: Oracle, *,
     rendered = apply_edits(kernel.source_text, edits)
     again = parse_kernel_text(rendered.text, kernel.source_path, kernel=kernel.name,
                               block_dim=kernel.launch.block_dim, grid_dim=kernel.launch.grid_dim)
+    again.launch = kernel.launch  # with its relations to the parameters, as checked before
     checked = oracle.check(again)
     if not checked.verified:
         raise NoNamedFix(f"the named-barrier checker rejects the patched text (bar.arrive/bar.sync {barrier}, "

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from autosync.pipeline.errors import BadInput
+from kpl.ast import MAX_BLOCK_DIM, MAX_GRID_DIM, MAX_THREADS_PER_BLOCK  # CUDA's limits on a launch
 
 if TYPE_CHECKING:
     from kpl.ast import Kernel
@@ -109,10 +110,6 @@ class KernelOptions:
                 "clang": self.clang, "language": self.language, "cl_std": self.cl_std}
 
 
-#: CUDA's limits on a launch (compute capability 2.0 and later)
-MAX_THREADS_PER_BLOCK = 1024
-MAX_BLOCK_DIM = (1024, 1024, 64)
-MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 
 
 def _where(source: str, pattern: str, nth: int = 0) -> tuple[int, int] | None:
@@ -149,7 +146,9 @@ def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
     bad input, at the flag or the header line that asked for it."""
     from kpl.errors import KplError
 
-    block, grid = kernel.launch.block_dim, kernel.launch.grid_dim
+    # a symbolic dimension (None) ranges over legal values only: the stated ones are checked
+    block = tuple(d or 1 for d in kernel.launch.block_dim)
+    grid = tuple(d or 1 for d in kernel.launch.grid_dim)
     problem = None
     flag = "--blockDim"
     threads = block[0] * block[1] * block[2]

@@ -17,6 +17,7 @@ The order of the launch sources is stated in :mod:`autosync.pipeline.launch`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -101,14 +102,12 @@ def _read(path: str) -> str:
 
 
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
-    """The kernels of ``opts.file``, each lowered under its own launch (one Kernel per distinct
-    host launch), with notes for the user appended to ``opts.notes``."""
-    from autosync.pipeline.launch import (  # not at the top: a cache hit needs only find_config
-        SOURCES,
-        host_launches,
-    )
+    """The kernels of ``opts.file``, each under its own launch (one Kernel per distinct host
+    launch), with notes for the user appended to ``opts.notes``."""
+    from autosync.pipeline.launch import SOURCES  # not at the top: a cache hit needs only find_config
     from kpl import frontend
     from kpl.header import parse_header
+    from kpl.launchfacts import restrict_unused
 
     if text is None:
         text = _read(opts.file)
@@ -117,7 +116,8 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     read_compile_command(opts)
     base_kw = opts.frontend_kwargs()
     build = opts.build_defines
-    # a first lowering names the kernels (and their __launch_bounds__)
+    # the front end leaves every dimension the flags and the header do not give symbolic, and
+    # reads the host code's launches; a launch chosen here only fills those dimensions in
     kernels = frontend.load_kernels(opts.file, text, **{**base_kw, "defines": {**build, **config.defines(""),
                                                                                **opts.defines} or None})
     from autosync.pipeline.options import check_unique_names
@@ -125,22 +125,17 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
         kernels = [frontend.select_kernel(kernels, opts.kernel, opts.file)]
-    # launch constants: the macros the preprocessor ended with (headers included), under the flags
-    macros = {name: d.body for name, d in kernels[0].macros.items() if d.body is not None} \
-        if kernels else {}
-    launches, unknown = host_launches(text, {**macros, **build, **header.defines, **config.defines(""),
-                                             **opts.defines})
     out: list[Kernel] = []
     for k in kernels:
-        base = k.name.split("<", 1)[0]
-        for choice in _choices(opts, header, config, k, launches.get(base, []), unknown.get(base)):
-            kw = {**base_kw, "block_dim": choice.block_dim, "grid_dim": choice.grid_dim,
-                  "defines": {**build, **dict(choice.defines), **opts.defines} or None}
-            if (choice.block_dim, choice.grid_dim) == (k.launch.block_dim, k.launch.grid_dim) and \
-                    dict(choice.defines) == config.defines(""):
-                lowered = k
-            else:
-                lowered = frontend.select_kernel(frontend.load_kernels(opts.file, text, **kw), k.name, opts.file)
+        choices = _choices(opts, header, config, k)
+        if dict(choices[0].defines) != config.defines(""):  # the kernel's own defines: lower again
+            kw = {**base_kw, "defines": {**build, **dict(choices[0].defines), **opts.defines} or None}
+            k = frontend.select_kernel(frontend.load_kernels(opts.file, text, **kw), k.name, opts.file)
+        for choice in choices:
+            launch = restrict_unused(dataclasses.replace(k.launch, block_dim=choice.block_dim,
+                                                         grid_dim=choice.grid_dim,
+                                                         assumptions=choice.assumptions), k)
+            lowered = k if launch == k.launch else dataclasses.replace(k, launch=launch)
             SOURCES[lowered] = choice
             out.append(lowered)
     return out
@@ -165,10 +160,11 @@ def read_compile_command(opts: KernelOptions) -> None:
         opts.forced_dirs = [flags.directory]
 
 
-def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel, host: list[Any],
-             unknown_at: tuple[int, int] | None) -> list[LaunchChoice]:
+def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel) -> list[LaunchChoice]:
     """Every launch ``kernel`` is checked under (the order of :mod:`autosync.pipeline.launch`)."""
-    from autosync.pipeline.launch import DEFAULT_BLOCK, DEFAULT_GRID, LaunchChoice, distinct
+    from autosync.pipeline.launch import SYMBOLIC, LaunchChoice, host_choices
+    from kpl.launch import dim_text
+    from kpl.launchfacts import restrict_unused
     name = kernel.name
     defines = tuple(sorted(config.defines(name).items()))
     block: tuple[Dim3 | None, str] = (None, "")
@@ -184,42 +180,56 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
         if value is not None:
             grid = (value, src)
             break
-    choices: list[LaunchChoice] = []
+    host = kernel.host_launches
+    if (block[0] is None or grid[0] is None) and not host:
+        host = _launches_elsewhere(opts, kernel)
     if (block[0] is None or grid[0] is None) and host:
-        for h in distinct(host):
-            at = f"host launch at {opts.file}:{h.line}"
-            choices.append(LaunchChoice(block[0] or h.block_dim, grid[0] or h.grid_dim,
-                                        block[1] or at, grid[1] or at, defines))
-        uniq = {(c.block_dim, c.grid_dim): c for c in choices}
-        return list(uniq.values())
-    missing = []
-    if block[0] is None:
-        bounds = kernel.launch_bounds
-        if bounds is not None:
-            block = ((bounds, 1, 1), "__launch_bounds__")
-        else:
-            block = (DEFAULT_BLOCK, "default")
-            missing.append("blockDim")
-    if grid[0] is None:
-        grid = (DEFAULT_GRID, "default")
-        missing.append("gridDim")
+        return host_choices(host, block, grid, defines)
+    free = (None, None, None)
+    choice = LaunchChoice(block[0] or free, grid[0] or free, block[1] or SYMBOLIC, grid[1] or SYMBOLIC, defines)
+    missing = [n for n, (v, _) in (("blockDim", block), ("gridDim", grid)) if v is None]
     if missing:
-        line, col = unknown_at or _kernel_pos(kernel)
-        what = "launch configuration" if len(missing) == 2 else missing[0]
-        why = f"no constant {what}" if unknown_at else f"no {what}"
+        line, col = _kernel_pos(kernel)
+        launch = restrict_unused(dataclasses.replace(kernel.launch, block_dim=choice.block_dim,
+                                                     grid_dim=choice.grid_dim), kernel)
+        shown = " ".join(dim_text(d, n) for d, n in ((launch.block_dim, "blockDim"), (launch.grid_dim, "gridDim"))
+                         if n in missing)
         opts.notes.append(
-            f"{opts.file}:{line}:{col}: note: {why} found for kernel '{name}'; assuming "
-            f"blockDim={_fmt(block[0])} gridDim={_fmt(grid[0])}; set it with --blockDim/--gridDim, "
-            "a //--blockDim header or [tool.autosync]")
-    assert block[0] is not None and grid[0] is not None
-    return [LaunchChoice(block[0], grid[0], block[1], grid[1], defines)]
+            f"{opts.file}:{line}:{col}: note: no launch of kernel '{name}' found; checked for every launch "
+            f"CUDA allows in the dimensions it reads ({shown}, * = any); set it with --blockDim/--gridDim, a //--blockDim header "
+            "or [tool.autosync]")
+    return [choice]
 
 
-def _fmt(dim: Dim3 | None) -> str:
-    if dim is None:
-        return "?"
-    x, y, z = dim
-    return str(x) if (y, z) == (1, 1) else f"[{x},{y}]" if z == 1 else f"[{x},{y},{z}]"
+def _launches_elsewhere(opts: KernelOptions, kernel: Kernel) -> list[Any]:
+    """The launches of ``kernel`` in the compilation database's other files (a kernel defined in
+    ``k.cu`` and launched from ``main.cu``): the files whose text names the kernel before a
+    ``<<<``, each read with its own flags, at most :data:`compdb.MAX_LAUNCH_FILES` of them.  A
+    file clang cannot read adds nothing (the launch then stays symbolic: sound)."""
+    import re
+
+    from autosync.pipeline import compdb
+    from autosync.pipeline.files import read_source
+    from kpl import frontend
+
+    try:
+        database = compdb.find_database(opts.file, opts.build_dir)
+    except Exception:  # noqa: BLE001 - a bad -p was reported when the flags were read
+        return []
+    if database is None or "<" in kernel.name:
+        return []
+    call = re.compile(r"\b" + re.escape(kernel.name) + r"\s*<<<")
+    found: list[Any] = []
+    files = [f for f in compdb.launching_files(database, opts.file) if call.search(read_source(f))]
+    for path in files[:compdb.MAX_LAUNCH_FILES]:
+        flags = compdb.flags_for(path, opts.build_dir)
+        try:
+            found += frontend.launches_elsewhere(
+                os.path.relpath(path), kernel, defines=dict(flags.defines) if flags else None,
+                include_dirs=list(flags.include_dirs) if flags else None, clang=opts.clang)
+        except KplError:
+            continue
+    return found
 
 
 def _head(kernel: Kernel) -> str:

@@ -83,6 +83,11 @@ def sarif_results_for_verdict(loc: LabelLocator, verdict: Verdict) -> list[Sarif
         rule = "assertion" if finding.kind == "assertion" else "finding"
         out.append(SarifResult(rule, f"{finding.message} [{finding.kind}]", finding_location(loc, finding),
                                properties={"kernel": loc.kernel.name, "kind": finding.kind}))
+    from autosync.pipeline.launch import launch_json
+
+    launch = launch_json(loc.kernel)  # the launch (and where it came from) each result is for
+    for res in out:
+        res.properties["launch"] = launch
     return out
 
 

@@ -110,8 +110,11 @@ def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str, launch: 
 def witness_json(w: Witness | None) -> dict[str, Any] | None:
     if w is None:
         return None
-    return {"thread1": list(w.thread1), "thread2": list(w.thread2), "block1": list(w.block1),
-            "block2": list(w.block2), "index": w.index, "description": w.describe()}
+    out = {"thread1": list(w.thread1), "thread2": list(w.thread2), "block1": list(w.block1),
+           "block2": list(w.block2), "index": w.index, "description": w.describe()}
+    if w.launch is not None:  # the sizes of a symbolic launch under which it happens
+        out["blockDim"], out["gridDim"] = list(w.launch[0]), list(w.launch[1])
+    return out
 
 
 def _pos(loc: Location | None, label: int | None, main: str | None = None) -> dict[str, Any]:
@@ -255,8 +258,8 @@ def _preorder(tree: LabelTree) -> list[int]:
 def tree_text(kdata: dict[str, Any]) -> str:
     """``parse``'s text: the label tree indented by depth, one label per line."""
     launch = kdata["launch"]
-    dims = "blockDim=[{}] gridDim=[{}]".format(",".join(map(str, launch["block_dim"])),
-                                              ",".join(map(str, launch["grid_dim"])))
+    dims = "blockDim=[{}] gridDim=[{}]".format(",".join("*" if d is None else str(d) for d in launch["block_dim"]),
+                                              ",".join("*" if d is None else str(d) for d in launch["grid_dim"]))
     if launch["warp_sync"]:
         dims += f" warp-sync={launch['warp_sync']}"
     out = [f"kernel {kdata['name']} ({kdata['file']}, {dims})"]

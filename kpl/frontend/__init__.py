@@ -21,6 +21,7 @@ dependency order into :class:`kpl.frontend.kernels.Translator`:
 * :mod:`~kpl.frontend.objects` -- constructors: values they build, objects holding references;
 * :mod:`~kpl.frontend.consteval` -- ``constexpr`` code evaluated to its value;
 * :mod:`~kpl.frontend.diagnostics` -- which of clang's errors stop a kernel;
+* :mod:`~kpl.frontend.host` -- the host code's launches of a kernel (``k<<<grid, block>>>``);
 * :mod:`~kpl.frontend.asm`, :mod:`~kpl.frontend.gotos`, :mod:`~kpl.frontend.stmts` --
   inline PTX barriers, ``goto`` regions, statements and blocks.
 
@@ -30,10 +31,11 @@ May import: ``kpl`` only (and the clang binary of the ``ziglang`` wheel).
 from kpl.frontend.kernels import (
     Dim,
     kernel_names,
+    launches_elsewhere,
     load_kernel,
     load_kernels,
     parse_kernel_text,
     select_kernel,
 )
 
-__all__ = ["Dim", "kernel_names", "load_kernel", "load_kernels", "parse_kernel_text", "select_kernel"]
+__all__ = ["Dim", "kernel_names", "launches_elsewhere", "load_kernel", "load_kernels", "parse_kernel_text", "select_kernel"]

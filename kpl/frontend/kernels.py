@@ -22,18 +22,20 @@ from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
+from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
 from kpl.frontend.state import PointerBinding, PointsTo, RetryTranslation, ScalarMemory, Split, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
 from kpl.frontend.types import TypeTable, UnsupportedType
 from kpl.header import KernelHeader, parse_header
+from kpl.launchfacts import HostLaunch, restrict_unused
 from kpl.macros import scan_macros
 from kpl.spans import SourceText
 from kpl.textio import encode_source, read_source
 
 #: A launch dimension as the API takes it: ``256``, ``(16, 16)`` or ``(16, 16, 1)``.
-Dim = int | Sequence[int] | None
+Dim = int | Sequence[int | None] | None
 
 
 class Translator(StmtsTranslation):
@@ -105,15 +107,17 @@ class Translator(StmtsTranslation):
 MAX_ATTEMPTS = 32
 
 
-def translate(unit: Unit, func: Node, launch: K.Launch, name: str, header: KernelHeader) -> K.Kernel:
+def translate(unit: Unit, func: Node, launch: K.Launch, name: str,
+              header: KernelHeader) -> tuple[K.Kernel, Translator]:
     """Translate ``func``, again while the points-to facts of its pointers grow
-    (:mod:`kpl.frontend.pointers`): the last translation saw every base of every pointer."""
+    (:mod:`kpl.frontend.pointers`): the last translation saw every base of every pointer.
+    Returns the kernel and the translator that made it (host launches are read with it)."""
     points = PointsTo()
     for _ in range(MAX_ATTEMPTS):
         translator = Translator(unit, func, launch, name)
         translator.points_to = points
         try:
-            return translator.translate(header)
+            return translator.translate(header), translator
         except RetryTranslation:
             continue
     raise translator.error(f"unsupported: the pointers of '{name}' need more than "
@@ -234,22 +238,23 @@ def launch_bounds(func: Node, index: tree.DeclIndex) -> int | None:
     return None
 
 
-def _launch(header: KernelHeader, func: Node, bound: int | None, block_dim: Dim, grid_dim: Dim,
+def _launch(header: KernelHeader, bound: int | None, block_dim: Dim, grid_dim: Dim,
             warp_sync: int | None) -> K.Launch:
-    def dims(value: Dim | tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """The launch the caller or the header states; every dimension neither states is symbolic
+    (None: any value CUDA allows, :mod:`kpl.launch`), with at most ``__launch_bounds__``
+    threads a block."""
+    def dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
         if value is None:
             return None
         if isinstance(value, int):
             return (value, 1, 1)
-        vals = list(value) + [1, 1]
-        return (int(vals[0]), int(vals[1]), int(vals[2]))
+        vals = [None if v is None else int(v) for v in value] + [1, 1]  # None: symbolic
+        return (vals[0], vals[1], vals[2])
 
-    block = dims(block_dim) or dims(header.block_dim)
-    if block is None and bound is not None:
-        block = (bound, 1, 1)
-    grid = dims(grid_dim) or dims(header.grid_dim)
-    return K.Launch(block or (256, 1, 1), grid or (64, 1, 1),
-                    warp_sync if warp_sync is not None else header.warp_sync)
+    block = dims(block_dim) or dims(header.block_dim) or (None, None, None)
+    grid = dims(grid_dim) or dims(header.grid_dim) or (None, None, None)
+    return K.Launch(block, grid, warp_sync if warp_sync is not None else header.warp_sync,
+                    max_threads=min(bound, K.MAX_THREADS_PER_BLOCK) if bound else K.MAX_THREADS_PER_BLOCK)
 
 
 def _token_reader(text: str, main: str, files: dict[str, str]) -> Callable[[dict[str, Any]], str]:
@@ -317,13 +322,16 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         if name in macros and not macros[name].function_like:
             macros[name] = dataclasses.replace(macros[name], body=body)
     kernels = []
+    calls = host_calls(unit)
     for func, name in _kernels(unit):
         check_errors(result, unit, func, path)
         bound = launch_bounds(func, unit.index)
-        launch = _launch(header, func, bound, block_dim, grid_dim, warp_sync)
-        kernel = translate(unit, func, launch, name, header)
+        launch = _launch(header, bound, block_dim, grid_dim, warp_sync)
+        kernel, translator = translate(unit, func, launch, name, header)
         kernel.macros = dict(macros)
         kernel.launch_bounds = bound
+        kernel.host_launches = launches_of(translator, func, kernel, calls)
+        kernel.launch = restrict_unused(kernel.launch, kernel)
         kernels.append(kernel)
     if not kernels:
         first = result.errors[0] if result.errors else None
@@ -332,6 +340,19 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         what = "__kernel" if language == "opencl" else "__global__"
         raise KplError(f"no {what} function with a body in this file", path, 1, 1)
     return kernels
+
+
+def launches_elsewhere(path: str, kernel: K.Kernel, *, defines: dict[str, str] | None = None,
+                       include_dirs: list[str] | None = None, clang: str | None = None) -> list[HostLaunch]:
+    """The launches of ``kernel`` in the host code of another file ``path`` (of the project's
+    compilation database, with its flags): :func:`kpl.frontend.host.foreign_launches`."""
+    text = read_source(path)
+    result = run_clang(path, text, defines=defines, include_dirs=include_dirs, clang=clang)
+    index = tree.DeclIndex(result.ast)
+    unit = Unit(path=path, text=text, clang_main=result.main_file, tu=result.ast, index=index,
+                types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
+                bundled_dir=INCLUDE_DIR, files=result.files)
+    return foreign_launches(unit, kernel)
 
 
 def kernel_names(kernels: list[K.Kernel]) -> list[str]:

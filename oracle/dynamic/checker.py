@@ -64,12 +64,13 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kpl.ast import Binary, Cast, CType, Expr, Kernel, NamedBarrier, Var, walk_stmts
 from kpl.ctypes import convert
 from kpl.labels import LabelTree
+from kpl.launch import representative
 from oracle.base import OracleBase, Unknown, Verdict, assertion_finding
 from oracle.dynamic.executor import AssumeFailed, StepLimit, Unsupported, _Run
 from oracle.dynamic.values import det_hash, truthy
@@ -119,12 +120,14 @@ class DynamicOracle(OracleBase):
         self.options = options
         #: the scalar inputs and final global memory of the last run (for tests and reports)
         self.last_params: dict[str, Any] = {}
+        #: the concrete launches the last check ran (several for a symbolic launch)
+        self.last_launches: list[Any] = []
         self.last_globals: dict[str, dict[int, Any]] = {}
 
     # ------------------------------------------------------------------ inputs
 
     def _candidates(self, kernel: Kernel, ptype: CType, rng: random.Random) -> Any:
-        bx = kernel.launch.block_dim[0]
+        bx = kernel.launch.concrete_block()[0]
         n = kernel.launch.threads_per_block
         total = n * kernel.launch.blocks
         if ptype.kind == "float":
@@ -201,6 +204,34 @@ class DynamicOracle(OracleBase):
     # ------------------------------------------------------------------ check
 
     def check(self, kernel: Kernel) -> Verdict:
+        """Run ``kernel`` under its launch; a symbolic launch (:mod:`kpl.launch`) under each of
+        its representative concrete launches (:attr:`last_launches` names them), with the
+        launch's relations among the conditions on the inputs."""
+        launches = representative(kernel.launch)
+        self.last_launches = launches
+        if len(launches) == 1 and not kernel.launch.symbolic and not kernel.launch.assumptions:
+            return self._check_one(kernel)
+        total = Verdict()
+        seen: set[object] = set()
+        for launch in launches:
+            v = self._check_one(replace(kernel, launch=launch,
+                                                    requires=[*kernel.requires, *launch.assumptions]))
+            if kernel.launch.symbolic:  # name the concrete launch each witness ran under
+                dims = (launch.concrete_block(), launch.concrete_grid())
+                v.races = [replace(r, witness=replace(r.witness, launch=dims)) if r.witness else r
+                           for r in v.races]
+            for race in v.races:
+                if race.key not in seen:
+                    seen.add(race.key)
+                    total.races.append(race)
+            total.divergences += [d for d in v.divergences if d.label not in {e.label for e in total.divergences}]
+            total.unknowns += [u for u in v.unknowns if u not in total.unknowns]
+            total.findings += [f for f in v.findings if f not in total.findings]
+            total.queries += v.queries
+            total.seconds += v.seconds
+        return total
+
+    def _check_one(self, kernel: Kernel) -> Verdict:
         start = time.perf_counter()
         verdict = Verdict(queries=1)
         named = [s for s in walk_stmts(kernel.body) if isinstance(s, NamedBarrier)]

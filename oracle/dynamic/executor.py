@@ -111,8 +111,8 @@ class _Run(AnnotationChecks):
         self.stop_at_divergence = stop_at_divergence
         launch = kernel.launch
         self.T = launch.threads_per_block
-        self.block_dim = launch.block_dim
-        self.grid_dim = launch.grid_dim
+        self.block_dim = launch.concrete_block()  # the checker runs representative launches
+        self.grid_dim = launch.concrete_grid()
         self.tids = [linear_to_dim3(i, self.block_dim) for i in range(self.T)]
         ws = launch.warp_sync
         self.warp_sync = ws

@@ -162,6 +162,11 @@ class NamedBarrierOracle(OracleBase):
     def check(self, kernel: Kernel) -> Verdict:
         start = time.perf_counter()
         verdict = Verdict(queries=1)
+        if kernel.launch.symbolic:  # it emulates every thread: it needs numbers (kpl.launch)
+            verdict.unknowns.append(Unknown(
+                "the named-barrier oracle needs a concrete launch, and none is known for this kernel: "
+                "give one with --blockDim/--gridDim, a //--blockDim header or [tool.autosync]"))
+            return verdict
         self.stats = NamedStats(threads=kernel.launch.threads_per_block)
         warp = kernel.launch.warp_sync or 32
         lockstep = self.warp_sync if self.warp_sync is not None else (
@@ -183,7 +188,7 @@ class NamedBarrierOracle(OracleBase):
                 break
             self.stats.blocks += 1
             if done == 1 and prog.block_dependent_line is not None and kernel.launch.blocks > 1:
-                gx, gy, gz = kernel.launch.grid_dim
+                gx, gy, gz = kernel.launch.concrete_grid()
                 if kernel.launch.blocks > self.max_blocks:
                     line = prog.block_dependent_line
                     verdict.unknowns.append(Unknown(

@@ -226,7 +226,7 @@ class RaceIntervals:
         key = (a.label, b.label, a.mem.name)
         if key in found:
             return
-        bx, by, _ = self.kernel.launch.block_dim
+        bx, by, _ = self.kernel.launch.concrete_block()
 
         def tid3(t: int) -> tuple[int, int, int]:
             return (t % bx, (t // bx) % by, t // (bx * by))

@@ -94,6 +94,11 @@ class Executor(LoopExecutor):
                     self.q.add(to_bool(self.ev(r, t, TRUE)))
                 except (Unsupported, KeyError):
                     pass
+        for fact in self.kernel.launch.assumptions:  # the host launch's relations (kpl.launch)
+            try:
+                self.q.add(to_bool(self.ev(fact, 0, TRUE)))
+            except (Unsupported, KeyError):
+                pass  # an assumption not modelled is dropped: fewer assumptions, still sound
         self.exec_block(self.kernel.body)
 
     # ------------------------------------------------------------------ slicing

@@ -97,9 +97,9 @@ class ExprEvaluator(Machine):
         if e.name == "blockIdx":
             return self.bid[t][i]
         if e.name == "blockDim":
-            return z3.BitVecVal(self.block_dim[i], 32)
+            return self.bdim[i]
         if e.name == "gridDim":
-            return z3.BitVecVal(self.grid_dim[i], 32)
+            return self.gdim[i]
         if e.name == "warpSize":
             return z3.BitVecVal(32, 32)
         raise Unsupported(f"builtin {e.name}")

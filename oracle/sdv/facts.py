@@ -48,8 +48,7 @@ def guard_candidates(tree: LabelTree) -> set[int]:
 
 def uniform_guards(ex: Machine, tree: LabelTree) -> frozenset[int]:
     """The ``if`` labels whose guard holds for every thread that evaluates it (proved)."""
-    bx, by, bz = ex.block_dim
-    if bx * by * bz < 2:  # two distinct threads cannot exist: every query would be vacuous
+    if ex.kernel.launch.threads_per_block < 2:  # two distinct threads cannot exist: every query would be vacuous
         return frozenset()
     hits: dict[int, list[z3.BoolRef]] = {}
     for label, path, guard in ex.guards:

@@ -250,8 +250,7 @@ def same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:
     ``unknown`` counts as "crosses"."""
     if not ex.same:
         return False
-    bx, by, bz = ex.block_dim
-    if bx * by * bz <= WARP_SIZE:
+    if not ex.kernel.launch.symbolic and ex.kernel.launch.threads_per_block <= WARP_SIZE:
         return True
     sw = ex.same_warp()
     if not z3.is_true(model.eval(sw, model_completion=True)):

@@ -6,6 +6,10 @@ declared once here (:class:`Machine`, one comment per field; the log's :class:`A
 what all stages use -- the z3 query engine, predicate combinators that fold constants, the
 snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
 a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
+The launch is part of that state: ``blockDim``/``gridDim`` as constants or, for a symbolic
+launch (:mod:`kpl.launch`), as variables over every launch CUDA allows
+(:meth:`Machine.launch_constraints`).  Why one piece (over 400 lines): the state and the
+primitives every stage uses are declared once, below every stage.
 """
 
 from __future__ import annotations
@@ -277,6 +281,11 @@ def _conjuncts(x: z3.BoolRef) -> list[z3.BoolRef]:
     return list(x.children()) if z3.is_and(x) else [x]  # type: ignore[arg-type]
 
 
+def _dim_value(n: int | None, name: str) -> z3.BitVecRef:
+    """A launch dimension for the solver: its number, or the variable ``name`` when symbolic."""
+    return z3.BitVecVal(n, 32) if n is not None else z3.BitVec(name, 32)
+
+
 class Machine:
     """The executor's state, for two symbolic threads in one mode (``same`` or ``cross``).
 
@@ -294,8 +303,12 @@ class Machine:
         self.q = engine                      # the solver: path facts are added to it
         self.max_unroll = max_unroll         # most iterations unrolled exactly per loop
         self.unroll_budget = unroll_budget   # iterations left to unroll in the whole run
-        self.block_dim = launch.block_dim
+        self.block_dim = launch.block_dim    # numbers, None where symbolic (kpl.launch)
         self.grid_dim = launch.grid_dim
+        # blockDim/gridDim as the solver sees them: a constant, or a variable ranging over every
+        # value CUDA allows (base_constraints) where the launch leaves the dimension symbolic
+        self.bdim = tuple(_dim_value(n, f"blockDim.{d}") for n, d in zip(launch.block_dim, dims, strict=True))
+        self.gdim = tuple(_dim_value(n, f"gridDim.{d}") for n, d in zip(launch.grid_dim, dims, strict=True))
         self.accesses: list[Access] = []     # the log of shared/global accesses
         self.barriers: list[BarrierHit] = []  # executed barriers, with both predicates
         self.guards: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (if label, t1's path, guard)
@@ -318,7 +331,8 @@ class Machine:
             self.bid = [b, b]
         else:
             self.bid = [tuple(z3.BitVec(f"b{t + 1}.{d}", 32) for d in dims) for t in range(2)]
-        self.launch_syms = {str(x) for ids in self.tid + self.bid for x in ids}
+        self.launch_syms = {str(x) for ids in self.tid + self.bid for x in ids} | \
+            {str(x) for x in self.bdim + self.gdim if not z3.is_bv_value(x)}
         self.th = [ThreadState({}), ThreadState({})]  # the two threads' states
         # memory values (oracle.sdv.memory): (array, concrete epoch) pairs each thread may
         # have written, results of repetition-free atomics, abstracted loops entered
@@ -338,18 +352,66 @@ class Machine:
     def base_constraints(self) -> list[z3.BoolRef]:
         cs: list[z3.BoolRef] = []
         for t in range(2):
-            for x, n in zip(self.tid[t], self.block_dim, strict=False):
+            for x, n in zip(self.tid[t], self.bdim, strict=True):
                 cs.append(z3.ULT(x, n))
-            for x, n in zip(self.bid[t], self.grid_dim, strict=False):
+            for x, n in zip(self.bid[t], self.gdim, strict=True):
                 cs.append(z3.ULT(x, n))
+        cs.extend(self.launch_constraints())
         cs.append(z3.Or([a != b for a, b in zip(self.tid[0], self.tid[1], strict=False)])
                   if self.same else
                   z3.Or([a != b for a, b in zip(self.bid[0], self.bid[1], strict=False)]))
         return cs
 
+    def launch_constraints(self) -> list[z3.BoolRef]:
+        """The range of a symbolic launch: every launch CUDA allows (1 <= blockDim.d, x and y
+        <= 1024, z <= 64, at most ``max_threads`` threads a block -- 1,024 or
+        ``__launch_bounds__``; 1 <= gridDim.x < 2^31, y and z <= 65535), and a global thread
+        index that fits in 31 bits in each dimension (gridDim.d * blockDim.d <= 2^31: no launch of
+        2^31 threads or more in one dimension, the assumption issue 27 allows when stated)."""
+        launch = self.kernel.launch
+        if not launch.symbolic:
+            return []
+        cs: list[z3.BoolRef] = []
+        for x, top in zip(self.bdim, K.MAX_BLOCK_DIM, strict=True):
+            if not z3.is_bv_value(x):
+                cs += [z3.UGE(x, 1), z3.ULE(x, top)]
+        for x, top in zip(self.gdim, K.MAX_GRID_DIM, strict=True):
+            if not z3.is_bv_value(x):
+                cs += [z3.UGE(x, 1), z3.ULE(x, top)]
+        if None in launch.block_dim:
+            bx, by, bz = (z3.ZeroExt(32, v) for v in self.bdim)
+            cs.append(z3.ULE(bx * by * bz, launch.max_threads))
+        for b, g in zip(self.bdim, self.gdim, strict=True):
+            if not (z3.is_bv_value(b) and z3.is_bv_value(g)):
+                cs.append(z3.ULE(z3.ZeroExt(32, b) * z3.ZeroExt(32, g), 2 ** 31))
+        cs.extend(self.global_id_lemmas())
+        return cs
+
+    def global_id_lemmas(self) -> list[z3.BoolRef]:
+        """Facts that follow from the constraints above but that a bit-vector solver finds
+        only by search through a multiplier: the global index ``blockIdx.d * blockDim.d +
+        threadIdx.d`` of two threads is equal only for one thread (no overflow: it is below
+        gridDim.d * blockDim.d <= 2^31).  With a symbolic blockDim the product is non-linear;
+        stated once here, the solver refutes the usual ``d[blockIdx.x * blockDim.x +
+        threadIdx.x]`` race query by propagation instead of timing out."""
+        cs: list[z3.BoolRef] = []
+        for i, n in enumerate(self.bdim):
+            if z3.is_bv_value(n):
+                continue
+            g = [self.bid[t][i] * n + self.tid[t][i] for t in range(2)]
+            h = [self.tid[t][i] + self.bid[t][i] * n for t in range(2)]
+            same = z3.And(self.bid[0][i] == self.bid[1][i], self.tid[0][i] == self.tid[1][i])
+            cs += [z3.Implies(g[0] == g[1], same), z3.Implies(h[0] == h[1], same)]
+        return cs
+
+    def block_may_be_single(self) -> bool:
+        """Whether a block may have one thread only (then no two threads of a block exist)."""
+        return self.block_dim == (1, 1, 1) or (None in self.block_dim and
+                                                all(d in (None, 1) for d in self.block_dim))
+
     def linear_tid(self, t: int) -> z3.BitVecRef:
         x, y, z = self.tid[t]
-        bx, by, _ = self.block_dim
+        bx, by, _ = self.bdim
         return x + y * bx + z * (bx * by)  # type: ignore[no-any-return]
 
     def fresh_name(self, base: str) -> str:

@@ -167,13 +167,12 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
                     self.barriers.append(BarrierHit(s.label, (p1, p2)))
                 self.epoch = simp(z3.If(mk_or(p1, p2), self.epoch + 1, self.epoch))
             return
-        bx, by, bz = self.block_dim
-        if s.kind.warp and self.same and bx * by * bz > WARP_SIZE:
+        if s.kind.warp and self.same and self.kernel.launch.threads_per_block > WARP_SIZE:
             # a warp barrier orders the two threads only when they are lanes of one warp;
             # for two warps it is no barrier at all (and cannot diverge between them).  A
             # block of one warp: any two of its threads are lanes of it -- the barrier is the
             # block's, its epoch stays a constant (issue 28, item 5: sum0/sum1 with
-            # __syncwarp())
+            # __syncwarp()); a symbolic block counts by the most threads it may have
             sw = self.same_warp()
             p1, p2 = mk_and(p1, sw), mk_and(p2, sw)
         if self.same:
@@ -203,7 +202,7 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
         (and all of them for one-thread blocks, where ``same`` mode has no pair): every
         other assertion is about one thread and ``same`` mode checks it for any thread of
         any block."""
-        if not (self.same or pair_assert(s) or self.block_dim == (1, 1, 1)):
+        if not (self.same or pair_assert(s) or self.block_may_be_single()):
             return  # checked in ``same`` mode
         na = len(self.accesses)
         conds: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (thread, predicate, condition)

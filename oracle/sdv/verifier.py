@@ -293,7 +293,8 @@ class SDVOracle(OracleBase):
             val = m.eval(idx, model_completion=True)
             if z3.is_bv_value(val):
                 index = val.as_signed_long()  # type: ignore[attr-defined]
-        return Witness(t1, t2, b1, b2, index)
+        launch = (ids(ex.bdim), ids(ex.gdim)) if ex.kernel.launch.symbolic else None
+        return Witness(t1, t2, b1, b2, index, launch)
 
     def _divergences(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
         by_label: dict[int, list[tuple[z3.BoolRef, z3.BoolRef]]] = {}
