@@ -62,19 +62,54 @@ module chooses the inputs and turns one run into a :class:`~oracle.base.Verdict`
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from kpl.ast import Binary, Cast, CType, Expr, Kernel, NamedBarrier, Var, walk_stmts
 from kpl.ctypes import convert
 from kpl.labels import LabelTree
-from oracle.base import OracleBase, Unknown, Verdict, assertion_finding
+from oracle.base import OracleBase, Race, Unknown, Verdict, Witness, assertion_finding
+from oracle.dynamic.evaluator import SignedOverflow
 from oracle.dynamic.executor import AssumeFailed, StepLimit, Unsupported, _Run
 from oracle.dynamic.values import det_hash, truthy
 
 __all__ = ["DynamicOracle"]
+
+
+# --------------------------------------------------------------------------- verdict
+
+
+def _classify_blocks(races: list[Race]) -> list[Race]:
+    """Races between blocks are their own class (no barrier orders them), decided as in
+    ``sdv``: a label pair the run saw race inside one block is an intra-block race, and its
+    records from two different blocks are dropped (a barrier may order the first; the second
+    shows again once it does); a pair seen only between blocks is marked ``cross_block``."""
+    inside = {r.key for r in races if r.witness is None or not r.witness.inter_block}
+    out = []
+    for r in races:
+        if r.witness is not None and r.witness.inter_block:
+            if r.key in inside:
+                continue
+            r = dataclasses.replace(r, cross_block=True)
+        out.append(r)
+    return out
+
+
+@overload
+def _replayable(w: Witness, kernel: Kernel, params: dict[str, Any]) -> Witness: ...
+@overload
+def _replayable(w: None, kernel: Kernel, params: dict[str, Any]) -> None: ...
+def _replayable(w: Witness | None, kernel: Kernel, params: dict[str, Any]) -> Witness | None:
+    """``w`` with the run's launch and scalar inputs, so that a person can replay it."""
+    if w is None:
+        return None
+    values = tuple((p.name, params[p.name]) for p in kernel.params
+                   if p.name in params and isinstance(params[p.name], (int, float, bool)))
+    return dataclasses.replace(w, block_dim=kernel.launch.block_dim,
+                               grid_dim=kernel.launch.grid_dim, params=values)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -230,6 +265,12 @@ class DynamicOracle(OracleBase):
                 run.run_block(b)
         except StepLimit as exc:
             verdict.unknowns.append(Unknown("step limit", exc.label, self._line(tree, exc.label)))
+        except SignedOverflow as exc:
+            verdict.unknowns.append(Unknown(
+                "signed integer overflow (undefined behaviour) in this run, "
+                f"{_replayable(Witness(exc.thread, exc.thread, exc.block, exc.block), kernel, choice.params).describe()}; "
+                "the run was cut there",
+                exc.label, self._line(tree, exc.label)))
         except AssumeFailed as exc:
             verdict.unknowns.append(Unknown(
                 "an assumption is false in this run; the run was cut there", exc.label,
@@ -239,10 +280,14 @@ class DynamicOracle(OracleBase):
             verdict.unknowns.append(Unknown(str(exc), exc.label, line))
         self.last_globals = run.glob
         self.last_racy_read = run.racy_read
-        verdict.races = sorted(run.races.values(), key=lambda r: (
+        races = [dataclasses.replace(r, witness=_replayable(r.witness, kernel, choice.params))
+                 for r in _classify_blocks(list(run.races.values()))]
+        verdict.races = sorted(races, key=lambda r: (
             tree.order(r.first), tree.order(r.second), r.array, r.kinds,
             -1 if r.loop_depth is None else r.loop_depth))
-        verdict.divergences = sorted(run.divergences.values(), key=lambda d: tree.order(d.label))
+        verdict.divergences = sorted(
+            (dataclasses.replace(d, witness=_replayable(d.witness, kernel, choice.params))
+             for d in run.divergences.values()), key=lambda d: tree.order(d.label))
         for label in sorted(run.failed_asserts, key=tree.order):
             kind, witness = run.failed_asserts[label]
             verdict.findings.append(assertion_finding(kind, label, witness))

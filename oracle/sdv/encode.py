@@ -3,7 +3,17 @@
 Integers are bit-vectors of their declared width; the signedness lives in the KPL
 :class:`~kpl.ast.CType` and selects the operation (``bvsdiv`` vs ``bvudiv``, arithmetic vs
 logical ``>>``, signed vs unsigned comparison), so index arithmetic is exact, including
-unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").  Which type an operation
+unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").
+
+Signed overflow is undefined behaviour (C11 6.5p5, C++ [expr.pre]p4): ``+``, ``-``, ``*``, ``/``
+and unary ``-`` in a signed type have no defined result when the exact one does not fit, so
+an execution that overflows is no execution of the program, and a race that needs one is no
+race.  :func:`no_signed_overflow` is the condition that the operation is defined; the
+expression stage assumes it on the path that evaluates the operation (as ``__assume``),
+which is what lets ``int i = t * s`` with ``s > 0`` give distinct threads distinct indices.
+Unsigned arithmetic wraps (defined), and so does a conversion to a signed type of a value
+that does not fit (implementation-defined in C, modular in C++20 and in nvcc): neither is
+assumed away, so a race that needs unsigned wrap-around is still found.  Which type an operation
 is done in (promotion, the usual arithmetic conversions, shift counts) is decided by
 :mod:`kpl.ctypes`, the one definition shared with the front end and the concrete oracles.
 
@@ -275,6 +285,38 @@ def fresh(ct: CType, name: str) -> Val:
     return z3.FreshConst(s, name)
 
 
+def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) -> z3.BoolRef | None:
+    """The condition under which the signed operation ``x op y`` (``y`` None: unary ``op x``)
+    has a defined result -- the exact result fits in the operands' width -- or None for an
+    operation that cannot overflow (``%``, bitwise operators).  ``INT_MIN / -1`` and
+    ``-INT_MIN`` overflow; shifts are not covered (nvcc clamps their counts, see
+    :mod:`kpl.ctypes`)."""
+    if y is None:
+        return z3.BVSNegNoOverflow(x) if op == "-" else None
+    if op == "+":
+        return z3.And(z3.BVAddNoOverflow(x, y, True), z3.BVAddNoUnderflow(x, y))
+    if op == "-":
+        return z3.And(z3.BVSubNoOverflow(x, y), z3.BVSubNoUnderflow(x, y, True))
+    if op == "*":
+        return z3.And(z3.BVMulNoOverflow(x, y, True), z3.BVMulNoUnderflow(x, y))
+    if op == "/":
+        return z3.BVSDivNoOverflow(x, y)
+    return None
+
+
+def launch_fits(block: int | z3.BitVecRef, grid: int | z3.BitVecRef) -> z3.BoolRef | None:
+    """The stated launch assumption of one dimension (``oracle.base.ASSUMPTIONS``): fewer than
+    2^31 threads, ``blockDim * gridDim <= 2^31``, so that the unsigned built-in index
+    arithmetic converted to ``int`` stays non-negative.  None for constant sizes: the exact
+    arithmetic needs no assumption there (a constant launch that breaks it is checked as it
+    is, never assumed away)."""
+    if isinstance(block, int) and isinstance(grid, int):
+        return None
+    def wide(x: int | z3.BitVecRef) -> z3.BitVecRef:
+        return z3.BitVecVal(x, 64) if isinstance(x, int) else z3.ZeroExt(64 - x.size(), x)
+    return z3.ULE(wide(block) * wide(grid), z3.BitVecVal(1 << 31, 64))
+
+
 def index64(v: Val, ct: CType) -> z3.BitVecRef:
     """An array index as a 64-bit bit-vector (sign- or zero-extended per its C type)."""
     if isinstance(v, z3.BitVecRef):
@@ -285,5 +327,5 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
 
 
 __all__ = ["BOOL", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
-           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "resize",
-           "same_sort", "sort_of", "to_bool", "values_equal"]
+           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "launch_fits", "no_signed_overflow",
+           "resize", "same_sort", "sort_of", "to_bool", "values_equal"]

@@ -6,6 +6,10 @@ declared once here (:class:`Machine`, one comment per field; the log's :class:`A
 what all stages use -- the z3 query engine, predicate combinators that fold constants, the
 snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
 a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
+
+Why one piece a little over 400 lines: the machine state is declared in ONE class, one
+commented field each, so that every stage reads the same definition of it; the primitives
+here are the few that every stage shares.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import z3
 
 from kpl import ast as K
 from oracle.base import AccessKind, OracleError
-from oracle.sdv.encode import Val, is_false, is_true, ite
+from oracle.sdv.encode import Val, is_false, is_true, ite, launch_fits
 
 #: calls whose value depends on other threads or on time: a fresh value per call and thread
 IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
@@ -297,6 +301,11 @@ class Machine:
         self.block_dim = launch.block_dim
         self.grid_dim = launch.grid_dim
         self.accesses: list[Access] = []     # the log of shared/global accesses
+        self.params: dict[str, Val] = {}     # scalar parameters' values (shared by both threads)
+        self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
+        # (node id, thread) -> the node's last signed product / sum, for the lemmas there
+        self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
+        self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.barriers: list[BarrierHit] = []  # executed barriers, with both predicates
         self.guards: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (if label, t1's path, guard)
         self.unknowns: list[tuple[str, int | None]] = []  # (reason, label) not modelled
@@ -335,7 +344,8 @@ class Machine:
     # ------------------------------------------------------------------ setup
 
     def base_constraints(self) -> list[z3.BoolRef]:
-        cs: list[z3.BoolRef] = []
+        cs: list[z3.BoolRef] = [c for b, g in zip(self.block_dim, self.grid_dim, strict=False)
+                                if (c := launch_fits(b, g)) is not None]
         for t in range(2):
             for x, n in zip(self.tid[t], self.block_dim, strict=False):
                 cs.append(z3.ULT(x, n))

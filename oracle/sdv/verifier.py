@@ -27,7 +27,8 @@ What is decided, and how:
   accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
   iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
   the race occurs (found by re-querying with the found depths excluded),
-  ``Race.cross_block`` says it also happens between threads of two blocks and
+  ``Race.cross_block`` says it happens only between threads of two different blocks (a
+  pair with a same-block witness is an intra-block race, :func:`_add_inter_block`) and
   ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query when the
   witness is such a pair; option ``warp_facts``, off for ``check``): a ``__syncwarp()`` may fix it;
   ``Verdict.uniform_guards`` names the ``if`` guards proved true for every thread
@@ -91,6 +92,7 @@ from oracle.sdv.pairs import (
 )
 from oracle.sdv.state import stmt_exprs
 from oracle.sdv.stmt import AssertFailure
+from oracle.sdv.witness import witness
 
 
 class SDVOracle(OracleBase):
@@ -169,11 +171,7 @@ class SDVOracle(OracleBase):
             verdict.divergences.extend(d for d in cres.divergences if d.label not in seen_div)
             verdict.unknowns.extend(Unknown(reason, label, self._line(tree, label))
                                     for reason, label in cres.query_unknowns)
-            for race in cres.races:
-                old = found.get(race.key)
-                depths = old.loop_depths if old is not None else ()
-                found[race.key] = Race(race.first, race.second, race.array, race.kinds,
-                                       race.space, race.witness, None, depths, True, False)
+            _add_inter_block(found, cres.races)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
             failed.extend(cres.failed_asserts)
         seen_asserts: set[int] = set()
@@ -267,20 +265,6 @@ class SDVOracle(OracleBase):
                 seen.add((reason, label))
                 verdict.unknowns.append(Unknown(reason, label, self._line(tree, label)))
 
-    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
-        def ids(xs: tuple[Any, ...]) -> tuple[int, int, int]:
-            v = [m.eval(x, model_completion=True).as_long() for x in xs]
-            return (v[0], v[1], v[2])
-
-        t1, t2 = ids(ex.tid[0]), ids(ex.tid[1])
-        b1, b2 = ids(ex.bid[0]), ids(ex.bid[1])
-        index = None
-        if idx is not None:
-            val = m.eval(idx, model_completion=True)
-            if z3.is_bv_value(val):
-                index = val.as_signed_long()  # type: ignore[attr-defined]
-        return Witness(t1, t2, b1, b2, index)
-
     def _divergences(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
         by_label: dict[int, list[tuple[z3.BoolRef, z3.BoolRef]]] = {}
         for hit in ex.barriers:
@@ -296,7 +280,7 @@ class SDVOracle(OracleBase):
                 continue
             r, m = ex.q.check(z3.Or([p1 != p2 for p1, p2 in hits]))
             if r == z3.sat and m is not None:
-                verdict.divergences.append(Divergence(label, self._witness(ex, m, None)))
+                verdict.divergences.append(Divergence(label, witness(ex, m, None)))
             elif r == z3.unknown:
                 verdict.unknowns.append(Unknown("solver gave up on the divergence query for "
                                                 "this barrier", label, self._line(tree, label)))
@@ -416,7 +400,7 @@ class SDVOracle(OracleBase):
         first, second = (l2, l1) if swap else (l1, l2)
         kinds = (res.kind2, res.kind1) if swap else (res.kind1, res.kind2)
         w = res.witness
-        witness = Witness(w.thread2, w.thread1, w.block2, w.block1, w.index) if swap else w
+        witness = w.swapped() if swap else w
         return Race(first, second, mem.name, kinds, mem.space, witness, res.loop_depth,
                     res.depths, not ex.same, same_warp=res.same_warp)
 
@@ -529,7 +513,7 @@ class SDVOracle(OracleBase):
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
-        return PairResult(False, c1.kind, c2.kind, self._witness(ex, best, shown_index(c1)),
+        return PairResult(False, c1.kind, c2.kind, witness(ex, best, shown_index(c1)),
                            loop_depth, depths)
 
 
@@ -559,6 +543,19 @@ def _shape(x: Any) -> Any:
         return tuple(_shape(y) for y in x
                      if not isinstance(y, K.Barrier) or y.kind is BarrierKind.GRID)
     return repr(x)
+
+
+def _add_inter_block(found: dict[tuple[int, int, str], Race], races: list[Race]) -> None:
+    """Races between blocks are their own class: no barrier orders two blocks.  A pair in
+    ``found`` has a same-block witness (the ``same`` run asked for one first), so it is an
+    intra-block race -- a barrier may order that part, and a part that crosses blocks shows
+    again, as inter-block, once it does; a pair that races only between blocks is added with
+    ``cross_block`` (the ``cross`` run's races are between two different blocks by
+    construction, :func:`oracle.sdv.state.Machine.base_constraints`)."""
+    for race in races:
+        if race.key not in found:
+            found[race.key] = dataclasses.replace(race, cross_block=True, loop_depth=None,
+                                                  same_warp=False)
 
 
 def _values_follow_barriers(kernel: Kernel) -> bool:
