@@ -13,9 +13,10 @@ verification of one candidate kernel, races and divergences together.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import Protocol, overload, runtime_checkable
 
 from kpl.ast import Kernel, Space
 
@@ -161,6 +162,22 @@ class Race:
     @property
     def key(self) -> tuple[int, int, str]:
         return (self.first, self.second, self.array)
+
+
+@overload
+def replayable(w: Witness, kernel: Kernel, params: Mapping[str, object]) -> Witness: ...
+@overload
+def replayable(w: None, kernel: Kernel, params: Mapping[str, object]) -> None: ...
+def replayable(w: Witness | None, kernel: Kernel, params: Mapping[str, object]) -> Witness | None:
+    """``w`` from a concrete run of ``kernel`` (the ``dynamic`` and ``named`` oracles) with
+    the run's launch and the scalar parameter values it used (``params``; values that are not
+    numbers, a parameter the run left symbolic, are not listed), so that a person can replay it."""
+    if w is None:
+        return None
+    values = tuple((p.name, v) for p in kernel.params
+                   if isinstance(v := params.get(p.name), (int, float, bool)))
+    return dataclasses.replace(w, block_dim=kernel.launch.block_dim,
+                               grid_dim=kernel.launch.grid_dim, params=values)
 
 
 def inter_block_message(race: Race) -> str:

@@ -128,7 +128,7 @@ def test_dynamic_cuts_a_run_at_signed_overflow() -> None:
     assert not verdict.verified and not verdict.races
     (unknown,) = verdict.unknowns
     assert "signed integer overflow" in unknown.reason and "when s = 134217728" in unknown.reason
-    assert unknown.line == LabelTree(kernel).line(unknown.label) == 8
+    assert unknown.label is not None and unknown.line == LabelTree(kernel).line(unknown.label) == 8
     assert DynamicOracle(inputs={"s": 3}).check(kernel).verified
 
 
@@ -149,3 +149,46 @@ def test_dynamic_grid_stride_twins() -> None:
     assert racy.races and all(r.cross_block for r in racy.races)
     w = racy.races[0].witness
     assert w is not None and w.block1 != w.block2 and ("n", 1024) in w.params
+
+
+def test_no_vacuous_proof_when_every_execution_overflows() -> None:
+    """A kernel whose every thread overflows has no defined execution; proving it race-free
+    would be vacuous (the write races under wrap-around), so both oracles say unknown."""
+    kernel = parse_kernel_text(
+        "//--blockDim=64 --gridDim=1\n"
+        "__global__ void k(int *a) {\n"
+        "  int big = 2147483647;\n"
+        "  int i = big + (int)threadIdx.x + 1;\n"
+        "  a[i & 7] = threadIdx.x;\n"
+        "}\n", "k.cu")
+    verdict = SDVOracle().check(kernel)
+    assert not verdict.verified
+    assert any("every execution overflows a signed integer" in u.reason for u in verdict.unknowns)
+    dyn = DynamicOracle().check(kernel)
+    assert not dyn.verified and "signed integer overflow" in dyn.unknowns[0].reason
+
+
+def test_front_end_types_are_faithful() -> None:
+    """The built-ins are unsigned, so the global index is unsigned arithmetic converted to
+    ``int``; ``i += blockDim.x * gridDim.x`` adds in unsigned; ``t * s`` of two ints is signed."""
+    from kpl import ast as K
+
+    kernel = load_kernel(str(KERNELS / "grid_stride_ok.cu"))
+    decl = next(s for s in K.walk_stmts(kernel.body) if isinstance(s, K.Decl) and s.var.name == "i")
+    init = decl.init
+    assert isinstance(init, K.Cast) and init.type.signed and init.type.bits == 32
+    gid = init.operand
+    assert isinstance(gid, K.Binary) and gid.op == "+" and not gid.type.signed
+    assert all(isinstance(x, K.Builtin) and not x.type.signed
+               for x in K.walk_expr(gid) if isinstance(x, K.Builtin))
+    loop = next(s for s in K.walk_stmts(kernel.body) if isinstance(s, K.Loop))
+    (step,) = loop.latch
+    assert isinstance(step, K.Assign) and isinstance(step.value, K.Cast) and step.value.type.signed
+    add = step.value.operand
+    assert isinstance(add, K.Binary) and add.op == "+" and not add.type.signed
+    scaled = load_kernel(str(KERNELS / "signed_index_ok.cu"))
+    store = next(s for s in K.walk_stmts(scaled.body)
+                 if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem))
+    assert isinstance(store.target, K.MemElem)
+    index = store.target.index
+    assert isinstance(index, K.Binary) and index.op == "*" and index.type.signed

@@ -52,7 +52,11 @@ run at the first divergence so that every reported race precedes it.
 Inputs: scalar parameters are drawn (seeded) from small values, values derived from the launch
 and random ones, until ``kernel.requires`` holds; failing that, the ``==`` conjuncts of the
 requirements are solved by substitution.  Never-written memory cells and uninitialised
-locals read as deterministic pseudo-random values (memory) or 0 (locals).
+locals read as deterministic pseudo-random values (memory) or 0 (locals).  A run whose signed
+arithmetic overflows is no defined execution (undefined behaviour; ``sdv`` assumes it away,
+:mod:`oracle.dynamic.evaluator`): it is cut there, and while some scalar input is free the
+run is repeated with other inputs (data that grows with ``n`` iterations overflows for a
+large ``n`` only); the last cut run says "unknown", never "verified".
 
 Stages (one module each): :mod:`kpl.ctypes` (C arithmetic), :mod:`oracle.dynamic.values`
 (defaults, opaque calls), :mod:`oracle.dynamic.evaluator` (expressions, memory),
@@ -66,12 +70,21 @@ import dataclasses
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from kpl.ast import Binary, Cast, CType, Expr, Kernel, NamedBarrier, Var, walk_stmts
 from kpl.ctypes import convert
 from kpl.labels import LabelTree
-from oracle.base import OracleBase, Race, Unknown, Verdict, Witness, assertion_finding
+from oracle.base import (
+    OracleBase,
+    Race,
+    Unknown,
+    Verdict,
+    Witness,
+    assertion_finding,
+    dim3_id,
+    replayable,
+)
 from oracle.dynamic.evaluator import SignedOverflow
 from oracle.dynamic.executor import AssumeFailed, StepLimit, Unsupported, _Run
 from oracle.dynamic.values import det_hash, truthy
@@ -80,6 +93,9 @@ __all__ = ["DynamicOracle"]
 
 
 # --------------------------------------------------------------------------- verdict
+
+#: runs tried with other scalar inputs after one whose signed arithmetic overflowed
+_INPUT_TRIES = 8
 
 
 def _classify_blocks(races: list[Race]) -> list[Race]:
@@ -97,19 +113,6 @@ def _classify_blocks(races: list[Race]) -> list[Race]:
         out.append(r)
     return out
 
-
-@overload
-def _replayable(w: Witness, kernel: Kernel, params: dict[str, Any]) -> Witness: ...
-@overload
-def _replayable(w: None, kernel: Kernel, params: dict[str, Any]) -> None: ...
-def _replayable(w: Witness | None, kernel: Kernel, params: dict[str, Any]) -> Witness | None:
-    """``w`` with the run's launch and scalar inputs, so that a person can replay it."""
-    if w is None:
-        return None
-    values = tuple((p.name, params[p.name]) for p in kernel.params
-                   if p.name in params and isinstance(params[p.name], (int, float, bool)))
-    return dataclasses.replace(w, block_dim=kernel.launch.block_dim,
-                               grid_dim=kernel.launch.grid_dim, params=values)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -215,10 +218,12 @@ class DynamicOracle(OracleBase):
                             break
         return out
 
-    def choose_inputs(self, kernel: Kernel) -> _InputChoice:
+    def choose_inputs(self, kernel: Kernel, attempt: int = 0) -> _InputChoice:
+        """Scalar inputs satisfying ``__requires``; ``attempt`` > 0 draws another choice (after
+        a run whose signed arithmetic overflowed, see :meth:`check`)."""
         scalars = {p.name: p.type for p in kernel.params if p.var is not None and p.mem is None}
         given = {k: convert(v, scalars[k]) for k, v in self.inputs.items() if k in scalars}
-        rng = random.Random(det_hash(self.seed, kernel.name))
+        rng = random.Random(det_hash(self.seed, kernel.name, *([attempt] if attempt else [])))
         free = [n for n in scalars if n not in given]
         if not kernel.requires:
             return _InputChoice(given | {n: self._candidates(kernel, scalars[n], rng) for n in free}, True)
@@ -247,52 +252,73 @@ class DynamicOracle(OracleBase):
                 "use --oracle named", label, line))
             verdict.seconds = time.perf_counter() - start
             return verdict
-        choice = self.choose_inputs(kernel)
-        self.last_params = dict(choice.params)
-        if not choice.ok:
-            verdict.unknowns.append(Unknown("no scalar inputs satisfying __requires were found"))
-            verdict.seconds = time.perf_counter() - start
-            return verdict
         tree = LabelTree(kernel)
-        memory_inputs = {k: v for k, v in self.inputs.items()
-                         if isinstance(v, (list, tuple, dict))}
-        run = _Run(kernel, tree, choice.params, memory_inputs, self.seed, self.max_steps,
-                   self.stop_at_divergence)
-        run.benign = self.benign
-        nblocks = min(self.blocks, kernel.launch.blocks)
-        try:
-            for b in range(nblocks):
-                run.run_block(b)
-        except StepLimit as exc:
-            verdict.unknowns.append(Unknown("step limit", exc.label, self._line(tree, exc.label)))
-        except SignedOverflow as exc:
-            verdict.unknowns.append(Unknown(
-                "signed integer overflow (undefined behaviour) in this run, "
-                f"{_replayable(Witness(exc.thread, exc.thread, exc.block, exc.block), kernel, choice.params).describe()}; "
-                "the run was cut there",
-                exc.label, self._line(tree, exc.label)))
-        except AssumeFailed as exc:
-            verdict.unknowns.append(Unknown(
-                "an assumption is false in this run; the run was cut there", exc.label,
-                self._line(tree, exc.label)))
-        except Unsupported as exc:
-            line = self._line(tree, exc.label) if exc.label is not None else None
-            verdict.unknowns.append(Unknown(str(exc), exc.label, line))
+        free = any(p.var is not None and p.mem is None and p.name not in self.inputs
+                   for p in kernel.params)
+        for attempt in range(_INPUT_TRIES if free else 1):
+            choice = self.choose_inputs(kernel, attempt)
+            if not choice.ok and attempt:
+                break  # keep the last run: its inputs satisfied __requires
+            self.last_params = dict(choice.params)
+            if not choice.ok:
+                verdict.unknowns.append(Unknown("no scalar inputs satisfying __requires were found"))
+                verdict.seconds = time.perf_counter() - start
+                return verdict
+            run, stop = self._run(kernel, tree, choice)
+            used = choice
+            # inputs under which signed arithmetic overflows make no defined execution (data
+            # that grows with ``n`` iterations): other inputs, as long as some are free
+            if not isinstance(stop, SignedOverflow):
+                break
+        if stop is not None:
+            verdict.unknowns.append(self._stopped(stop, kernel, tree, used))
         self.last_globals = run.glob
         self.last_racy_read = run.racy_read
-        races = [dataclasses.replace(r, witness=_replayable(r.witness, kernel, choice.params))
+        races = [dataclasses.replace(r, witness=replayable(r.witness, kernel, used.params))
                  for r in _classify_blocks(list(run.races.values()))]
         verdict.races = sorted(races, key=lambda r: (
             tree.order(r.first), tree.order(r.second), r.array, r.kinds,
             -1 if r.loop_depth is None else r.loop_depth))
         verdict.divergences = sorted(
-            (dataclasses.replace(d, witness=_replayable(d.witness, kernel, choice.params))
+            (dataclasses.replace(d, witness=replayable(d.witness, kernel, used.params))
              for d in run.divergences.values()), key=lambda d: tree.order(d.label))
         for label in sorted(run.failed_asserts, key=tree.order):
             kind, witness = run.failed_asserts[label]
             verdict.findings.append(assertion_finding(kind, label, witness))
         verdict.seconds = time.perf_counter() - start
         return verdict
+
+    def _run(self, kernel: Kernel, tree: LabelTree,
+             choice: _InputChoice) -> tuple[_Run, Exception | None]:
+        """One concrete run under ``choice``, and the exception that cut it (None: none)."""
+        memory_inputs = {k: v for k, v in self.inputs.items()
+                         if isinstance(v, (list, tuple, dict))}
+        run = _Run(kernel, tree, choice.params, memory_inputs, self.seed, self.max_steps,
+                   self.stop_at_divergence)
+        run.benign = self.benign
+        try:
+            for b in range(min(self.blocks, kernel.launch.blocks)):
+                run.run_block(b)
+        except (StepLimit, SignedOverflow, AssumeFailed, Unsupported) as exc:
+            return run, exc
+        return run, None
+
+    def _stopped(self, exc: Exception, kernel: Kernel, tree: LabelTree,
+                 choice: _InputChoice) -> Unknown:
+        """The "unknown" of a run cut by ``exc``."""
+        label = getattr(exc, "label", None)
+        line = self._line(tree, label)
+        if isinstance(exc, StepLimit):
+            return Unknown("step limit", label, line)
+        if isinstance(exc, SignedOverflow):
+            return Unknown(
+                "signed integer overflow (undefined behaviour) in this run, for thread "
+                f"{dim3_id(exc.thread)} of block {dim3_id(exc.block)}; "
+                f"{replayable(Witness(exc.thread, exc.thread), kernel, choice.params).conditions()}; "
+                "the run was cut there", label, line)
+        if isinstance(exc, AssumeFailed):
+            return Unknown("an assumption is false in this run; the run was cut there", label, line)
+        return Unknown(str(exc), label, line)
 
     @staticmethod
     def _line(tree: LabelTree, label: int | None) -> int | None:

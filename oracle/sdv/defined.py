@@ -7,7 +7,9 @@ whose exact result does not fit undefined (C11 6.5p5), so an execution that over
 execution of the program and a race that needs one is no race (issue 27, item 2; the
 condition itself is :func:`oracle.sdv.encode.no_signed_overflow`).  Every such operation a
 thread evaluates adds "pred ⇒ no overflow" to the path facts, exactly as an ``__assume`` would
-(:meth:`DefinedArithmetic.assume_no_overflow`).  Unsigned arithmetic wraps and adds nothing,
+(:meth:`DefinedArithmetic.assume_no_overflow`).  A run whose every execution overflows is
+not proved vacuously: :meth:`DefinedArithmetic.vacuous` finds it and the verifier answers
+"unknown".  Unsigned arithmetic wraps and adds nothing,
 so a race that needs unsigned wrap-around is still found.
 
 Why lemmas: bit-blasting proves ``t * s != t' * s`` (``t != t'``, ``s > 0``, no overflow) or
@@ -26,7 +28,7 @@ from __future__ import annotations
 import z3
 
 from kpl import ast as K
-from oracle.sdv.encode import Val, conv, is_true, no_signed_overflow
+from oracle.sdv.encode import DEFINED, Val, conv, is_true, no_signed_overflow
 from oracle.sdv.state import Machine, simp
 
 
@@ -46,7 +48,18 @@ class DefinedArithmetic(Machine):
             return
         c = simp(c)
         if not is_true(c):
-            self.q.add(c if is_true(pred) else z3.Implies(pred, c))
+            self.q.add(z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c))
+            self.ub_facts += 1
+
+    def vacuous(self) -> bool:
+        """Every execution of the run needs a signed overflow: its path facts are
+        satisfiable, but not with the no-overflow facts.  Proving anything about such a
+        run would be vacuous (an ``int`` hash that always overflows decides an index), so
+        the verifier says "unknown" instead (a solver that gives up claims nothing)."""
+        if not self.ub_facts:
+            return False
+        r, _ = self.q.check()
+        return r == z3.unsat and self.q.check(defined=False)[0] == z3.sat
 
     def product_lemmas(self, node: tuple[int, int], x: z3.BitVecRef, y: z3.BitVecRef) -> None:
         """The signed product ``x * y`` of expression node ``node`` = (id, thread): recorded,

@@ -285,6 +285,13 @@ def fresh(ct: CType, name: str) -> Val:
     return z3.FreshConst(s, name)
 
 
+#: the literal every no-overflow fact is conditioned on (``DEFINED ⇒ fact``) and every query
+#: assumes (:meth:`oracle.sdv.state.QueryEngine.check`): asking without it tells whether the
+#: run's paths are feasible only through an overflow -- then no execution is defined, and
+#: the verifier says so instead of proving the kernel vacuously
+DEFINED = z3.Bool("no-signed-overflow")
+
+
 def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) -> z3.BoolRef | None:
     """The condition under which the signed operation ``x op y`` (``y`` None: unary ``op x``)
     has a defined result -- the exact result fits in the operands' width -- or None for an
@@ -326,6 +333,6 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
     return c
 
 
-__all__ = ["BOOL", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
+__all__ = ["BOOL", "DEFINED", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
            "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "launch_fits", "no_signed_overflow",
            "resize", "same_sort", "sort_of", "to_bool", "values_equal"]

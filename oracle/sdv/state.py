@@ -23,7 +23,7 @@ import z3
 
 from kpl import ast as K
 from oracle.base import AccessKind, OracleError
-from oracle.sdv.encode import Val, is_false, is_true, ite, launch_fits
+from oracle.sdv.encode import DEFINED, Val, is_false, is_true, ite, launch_fits
 
 #: calls whose value depends on other threads or on time: a fresh value per call and thread
 IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
@@ -184,11 +184,12 @@ class QueryEngine:
             self.solver.add(f)
 
     def check(self, *fs: z3.BoolRef, limit_ms: int | None = None,
-              rlimit: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+              rlimit: int | None = None, defined: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """Ask ``fs`` on top of the solver's assertions; ``limit_ms`` bounds a query whose
         ``unknown`` the caller turns into the sound answer (an optional fact not claimed);
         ``rlimit`` bounds it by z3's resource count instead, so that the answer does not
-        depend on how loaded the machine is."""
+        depend on how loaded the machine is; ``defined``: with the no-overflow facts
+        (``encode.DEFINED``)."""
         ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
@@ -200,7 +201,7 @@ class QueryEngine:
         if rlimit is not None:  # z3 counts it from the start of this check
             self.solver.set("rlimit", min(rlimit, self.rlimit) if self.rlimit else rlimit)
         self.solver.push()
-        for f in fs:
+        for f in (DEFINED, *fs) if defined else fs:
             self.solver.add(f)
         r = self.solver.check()
         model = self.solver.model() if r == z3.sat else None
@@ -303,6 +304,7 @@ class Machine:
         self.accesses: list[Access] = []     # the log of shared/global accesses
         self.params: dict[str, Val] = {}     # scalar parameters' values (shared by both threads)
         self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
+        self.ub_facts = 0  # no-overflow facts added
         # (node id, thread) -> the node's last signed product / sum, for the lemmas there
         self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}

@@ -152,6 +152,10 @@ class SDVOracle(OracleBase):
         same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
                         unroll_budget=self.unroll_budget, memo=memo)
         same.run()
+        if same.vacuous():
+            verdict.unknowns.append(Unknown(
+                "every execution overflows a signed integer (undefined behaviour): nothing "
+                "is proved for it"))
         self._divergences(same, tree, verdict)
         across = None
         if memo is not None:
