@@ -144,3 +144,51 @@ def test_witness_names_the_parameters_of_a_divergence(tmp_path: Path) -> None:
     assert "launch <<<1, 64>>> when n = " in line
     n = int(line.split("when n = ")[1].rstrip(")"))
     assert 0 < n < 64  # some threads of the block pass the guard, some do not
+
+
+TWO_LAUNCHES = """\
+__global__ void k(int *d, int *h) {
+    __shared__ int s[64];
+    s[threadIdx.x] = d[blockIdx.x * 64 + threadIdx.x];
+    d[blockIdx.x * 64 + threadIdx.x] = s[(threadIdx.x + 1) % 64];
+    h[threadIdx.x] = blockIdx.x;
+}
+int main() { int *d, *h; k<<<1, 64>>>(d, h); k<<<4, 64>>>(d, h); }
+"""
+
+
+def test_fix_under_every_launch_reports_the_blocks_of_the_second(tmp_path: Path) -> None:
+    """One placement for both launches: the race on 's' gets its barrier; the race on 'h'
+    exists only in the launch of 4 blocks, between blocks, and is reported, not fixed."""
+    f = tmp_path / "k.cu"
+    f.write_text(TWO_LAUNCHES)
+    res = CliRunner().invoke(app, ["fix", str(f)])
+    assert res.exit_code == 1, res.stdout + res.stderr
+    assert "2 launch configurations" in res.stdout
+    assert f"{f}:5:5: error: race between blocks " in res.stdout and "on 'h'" in res.stdout
+    lines = f.read_text().splitlines()
+    assert [i for i, line in enumerate(lines, 1) if "__syncthreads" in line] == [4]
+
+
+BLOCKS_FIRST = """\
+__global__ void k(int *d, int *h) {
+    __shared__ int s[64];
+    s[threadIdx.x] = d[threadIdx.x];
+    d[threadIdx.x] = s[(threadIdx.x + 32) % 64];
+    h[threadIdx.x] = blockIdx.x;
+}
+int main() { int *d, *h; k<<<4, 32>>>(d, h); k<<<1, 64>>>(d, h); }
+"""
+
+
+def test_races_between_blocks_of_one_launch_do_not_hide_another_launch(tmp_path: Path) -> None:
+    """The first launch (4 blocks of 32) races only between blocks; the second (one block of
+    64) races inside the block on 's'.  The barrier for the second is still synthesized."""
+    f = tmp_path / "k.cu"
+    f.write_text(BLOCKS_FIRST)
+    res = CliRunner().invoke(app, ["fix", str(f), "--format", "json"])
+    assert res.exit_code == 1, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["status"] == "fixed" and doc["races_remain"] and len(doc["barriers"]) == 1
+    assert {r["array"] for r in doc["kernels"][0]["inter_block"]} == {"d", "h"}
+    assert [i for i, line in enumerate(f.read_text().splitlines(), 1) if "__syncthreads" in line] == [4]
