@@ -192,3 +192,22 @@ def test_races_between_blocks_of_one_launch_do_not_hide_another_launch(tmp_path:
     assert doc["status"] == "fixed" and doc["races_remain"] and len(doc["barriers"]) == 1
     assert {r["array"] for r in doc["kernels"][0]["inter_block"]} == {"d", "h"}
     assert [i for i, line in enumerate(f.read_text().splitlines(), 1) if "__syncthreads" in line] == [4]
+
+
+def test_naive_baseline_leaves_races_between_blocks_too(tmp_path: Path) -> None:
+    f = tmp_path / "mixed.cu"
+    shutil.copy(KERNELS / "mixed_racy.cu", f)
+    res = CliRunner().invoke(app, ["fix", str(f), "--naive"])
+    assert res.exit_code == 1
+    assert "on 'hist': no barrier can order it" in res.stdout
+    assert f.read_text().count("__syncthreads();") == 1
+
+
+def test_editor_offers_no_quick_fix_for_a_race_between_blocks() -> None:
+    from autosync.lsp.analysis import Options, analyze
+
+    path = Path(__file__).resolve().parent / "kernels" / "overflow" / "grid_stride_racy.cu"
+    result = analyze(str(path), path.read_text(), Options(oracle="sdv"))
+    (problem,) = result.problems
+    assert problem.kind == "race-between-blocks" and not problem.fixable and not result.fixable
+    assert "no barrier can order it" in problem.message and "launch <<<64, 256>>>" in problem.message
