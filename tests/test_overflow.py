@@ -192,3 +192,26 @@ def test_front_end_types_are_faithful() -> None:
     assert isinstance(store.target, K.MemElem)
     index = store.target.index
     assert isinstance(index, K.Binary) and index.op == "*" and index.type.signed
+
+
+def test_constant_operand_rule_is_the_general_rule() -> None:
+    """With one constant operand the condition is a range of the other (cheap); it is the
+    same condition as z3's general one, for every constant tried."""
+    x = z3.BitVec("x", 32)
+    consts = [0, 1, -1, 2, -2, 3, -3, 7, 16, 255, 46341, -46341, 2**30, 2**31 - 1, -2**31]
+    for op, c in itertools.product(("+", "-", "*"), consts):
+        cv = z3.BitVecVal(c, 32)
+        fast = no_signed_overflow(op, x, cv)
+        assert fast is not None
+        general = {"+": z3.And(z3.BVAddNoOverflow(x, cv, True), z3.BVAddNoUnderflow(x, cv)),
+                   "-": z3.And(z3.BVSubNoOverflow(x, cv), z3.BVSubNoUnderflow(x, cv, True)),
+                   "*": z3.And(z3.BVMulNoOverflow(x, cv, True), z3.BVMulNoUnderflow(x, cv))}[op]
+        s = z3.Solver()
+        s.add(fast != general)
+        assert s.check() == z3.unsat, (op, c)
+        if op != "-":  # the constant on the left
+            left = no_signed_overflow(op, cv, x)
+            assert left is not None
+            s = z3.Solver()
+            s.add(left != general)
+            assert s.check() == z3.unsat, (op, c, "left")

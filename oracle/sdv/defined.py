@@ -29,7 +29,7 @@ import z3
 
 from kpl import ast as K
 from oracle.sdv.encode import DEFINED, Val, conv, is_true, no_signed_overflow
-from oracle.sdv.state import Machine, simp
+from oracle.sdv.state import Machine
 
 
 class DefinedArithmetic(Machine):
@@ -43,10 +43,13 @@ class DefinedArithmetic(Machine):
         hypothetical evaluation (``assume_defined`` off, :meth:`ExprEvaluator.eval_in`)."""
         if not self.assume_defined:
             return
-        c = no_signed_overflow(op, x, y)
+        key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
+        if key in self.assumed:  # the same terms again (an unrolled loop): the same fact
+            return
+        self.assumed.add(key)
+        c = no_signed_overflow(op, x, y)  # constants and ranges come out decided or minimal
         if c is None:
             return
-        c = simp(c)
         if not is_true(c):
             self.q.add(z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c))
             self.ub_facts += 1

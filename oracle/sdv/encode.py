@@ -300,6 +300,18 @@ def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) 
     :mod:`kpl.ctypes`)."""
     if y is None:
         return z3.BVSNegNoOverflow(x) if op == "-" else None
+    if z3.is_bv_value(x) and z3.is_bv_value(y):  # two constants: decided here, no term
+        n = bv_size(x)
+        a, b = x.as_signed_long(), y.as_signed_long()  # type: ignore[attr-defined]
+        if op == "/":
+            exact = 0 if b == 0 else abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        else:
+            exact = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else 0
+        return z3.BoolVal(-(1 << (n - 1)) <= exact < (1 << (n - 1)))
+    if op in ("+", "*") and z3.is_bv_value(x):
+        x, y = y, x
+    if op in ("+", "-", "*") and z3.is_bv_value(y):
+        return _fits_with_constant(op, x, y.as_signed_long())  # type: ignore[attr-defined]
     if op == "+":
         return z3.And(z3.BVAddNoOverflow(x, y, True), z3.BVAddNoUnderflow(x, y))
     if op == "-":
@@ -322,6 +334,28 @@ def launch_fits(block: int | z3.BitVecRef, grid: int | z3.BitVecRef) -> z3.BoolR
     def wide(x: int | z3.BitVecRef) -> z3.BitVecRef:
         return z3.BitVecVal(x, 64) if isinstance(x, int) else z3.ZeroExt(64 - x.size(), x)
     return z3.ULE(wide(block) * wide(grid), z3.BitVecVal(1 << 31, 64))
+
+
+def _fits_with_constant(op: str, x: z3.BitVecRef, c: int) -> z3.BoolRef:
+    """:func:`no_signed_overflow` of ``x op c`` for a constant ``c``, as a range of ``x``: two
+    comparisons instead of the double-width multiplier z3 builds for ``BVMulNoOverflow``
+    (``row * 16``, ``i + 1``: most signed index arithmetic has a constant operand, and the
+    general condition made every query of a matrix kernel slower)."""
+    half = 1 << (bv_size(x) - 1)     # |MIN|; MAX = half - 1
+    if op == "-":
+        op, c = "+", -c
+    if op == "+":
+        lo, hi = max(-half, -half - c), min(half - 1, half - 1 - c)
+    elif c == 0:
+        return z3.BoolVal(True)
+    elif c > 0:
+        lo, hi = -(half // c), (half - 1) // c
+    else:
+        lo, hi = -((half - 1) // -c), half // -c
+    if lo > hi:
+        return z3.BoolVal(False)
+    parts = ([x >= lo] if lo > -half else []) + ([x <= hi] if hi < half - 1 else [])
+    return z3.And(parts) if len(parts) > 1 else (parts[0] if parts else z3.BoolVal(True))
 
 
 def index64(v: Val, ct: CType) -> z3.BitVecRef:

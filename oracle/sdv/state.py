@@ -305,6 +305,7 @@ class Machine:
         self.params: dict[str, Val] = {}     # scalar parameters' values (shared by both threads)
         self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
         self.ub_facts = 0  # no-overflow facts added
+        self.assumed: set[tuple[str, int, int, int]] = set()  # (op, x, y, pred) ids of those
         # (node id, thread) -> the node's last signed product / sum, for the lemmas there
         self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}
@@ -387,6 +388,7 @@ class Machine:
         del self.unknowns[nu:]
         del self.named[nn:]
         self.unroll_budget = budget
+        self.assumed.clear()  # facts of the popped scopes are gone with them
         now = self.q.solver.num_scopes()
         self.q.solver.pop(now - scopes + 1)
 
