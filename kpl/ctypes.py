@@ -37,7 +37,7 @@ from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
 
 __all__ = [
     "COMPARISONS", "LOGICAL", "SHIFTS", "alignof", "arith", "leaf_paths", "member", "sizeof", "binary_type", "common_type", "convert",
-    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "to_int", "unary_type", "wrap_int",
+    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "signed_overflows", "to_int", "unary_type", "wrap_int",
 ]
 
 #: operators whose result is ``int`` 0/1 whatever the operand types
@@ -179,6 +179,34 @@ def convert(v: Any, t: CType) -> Any:
         parts = list(v[:n]) + [0] * (n - len(v)) if isinstance(v, tuple) else [v] * n
         return tuple(convert(p, elem) for p in parts)
     return v
+
+
+def signed_overflows(op: str, a: Any, b: Any, t: CType) -> bool:
+    """Would ``a op b`` (``b`` None: unary ``op a``) overflow in the signed integer type
+    ``t``?  Signed overflow is undefined behaviour (C11 6.5p5): the symbolic verifier assumes
+    it does not happen and the concrete interpreters treat a run where it happens as no
+    defined execution (``oracle.sdv.encode.no_signed_overflow`` is the same rule on
+    bit-vectors).  ``+``, ``-``, ``*``, ``/`` (``INT_MIN / -1``) and unary ``-``; unsigned
+    types and every other operator never overflow (they wrap or cannot)."""
+    if t.kind != "int" or not t.signed or op not in ("+", "-", "*", "/"):
+        return False
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return False
+    bits = t.bits or 32
+    ia = wrap_int(to_int(a), bits, True)
+    if b is None:
+        r = -ia if op == "-" else ia
+    else:
+        ib = wrap_int(to_int(b), bits, True)
+        if op == "+":
+            r = ia + ib
+        elif op == "-":
+            r = ia - ib
+        elif op == "*":
+            r = ia * ib
+        else:
+            r = int_div(ia, ib)
+    return not -(1 << (bits - 1)) <= r < (1 << (bits - 1))
 
 
 def int_div(a: int, b: int) -> int:

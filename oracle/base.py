@@ -12,9 +12,11 @@ verification of one candidate kernel, races and divergences together.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import Protocol, overload, runtime_checkable
 
 from kpl.ast import Kernel, Space
 
@@ -46,35 +48,76 @@ def conflicts(a: AccessKind | str, b: AccessKind | str) -> bool:
     return not (a is AccessKind.ATOMIC and b is AccessKind.ATOMIC)
 
 
+Dim3 = tuple[int, int, int]
+#: a scalar parameter's value in a witness (a float only where an oracle knows it)
+ParamValue = int | float | bool
+
+
+def dim3_text(d: Dim3) -> str:
+    """A launch dimension as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``."""
+    if d[1:] == (1, 1):
+        return str(d[0])
+    return f"dim3({d[0]}, {d[1]})" if d[2] == 1 else f"dim3({d[0]}, {d[1]}, {d[2]})"
+
+
+def launch_text(grid_dim: Dim3, block_dim: Dim3) -> str:
+    """A launch as CUDA code writes it: ``<<<64, 256>>>``, ``<<<dim3(4, 4), dim3(16, 16)>>>``."""
+    return f"<<<{dim3_text(grid_dim)}, {dim3_text(block_dim)}>>>"
+
+
+def _value_text(v: ParamValue) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
 @dataclass(frozen=True)
 class Witness:
-    """A concrete counterexample taken from the solver's model (or the concrete run)."""
+    """A concrete counterexample taken from the solver's model (or the concrete run): two
+    threads with their blocks, the element they meet at, and what a person needs to replay
+    it -- the launch (``block_dim``, ``grid_dim``; None when the oracle does not say) and the
+    values of the kernel's scalar parameters (``params``, in parameter order; pointers and
+    values an oracle leaves uninterpreted, as floats in ``sdv``, are not listed: any value
+    does)."""
 
-    thread1: tuple[int, int, int]
-    thread2: tuple[int, int, int]
-    block1: tuple[int, int, int] = (0, 0, 0)
-    block2: tuple[int, int, int] = (0, 0, 0)
+    thread1: Dim3
+    thread2: Dim3
+    block1: Dim3 = (0, 0, 0)
+    block2: Dim3 = (0, 0, 0)
     index: int | None = None
-    #: (blockDim, gridDim) of the witness when the launch was symbolic (kpl.launch): the
-    #: sizes under which the race happens; None when the launch was given
-    launch: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+    block_dim: Dim3 | None = None
+    grid_dim: Dim3 | None = None
+    params: tuple[tuple[str, ParamValue], ...] = ()
+
+    @property
+    def inter_block(self) -> bool:
+        """The two threads are in different blocks."""
+        return self.block1 != self.block2
+
+    def swapped(self) -> Witness:
+        """The same witness with the two threads exchanged."""
+        return dataclasses.replace(self, thread1=self.thread2, thread2=self.thread1,
+                                   block1=self.block2, block2=self.block1)
+
+    def conditions(self) -> str:
+        """The launch and the parameter values: ``launch <<<64, 256>>> when n = 3, pitch = 0``
+        (empty when the oracle gave neither)."""
+        parts = []
+        if self.block_dim is not None and self.grid_dim is not None:
+            parts.append(f"launch {launch_text(self.grid_dim, self.block_dim)}")
+        if self.params:
+            parts.append("when " + ", ".join(f"{n} = {_value_text(v)}" for n, v in self.params))
+        return " ".join(parts)
 
     def describe(self) -> str:
-        def tid(t: tuple[int, int, int]) -> str:
-            return str(t[0]) if t[1:] == (0, 0) else "(" + ",".join(map(str, t)) + ")"
-
-        same_block = self.block1 == self.block2
-        where = f"of block {tid(self.block1)}" if same_block else (
-            f"of blocks {tid(self.block1)} and {tid(self.block2)}")
+        tid = dim3_id
+        where = f"of blocks {tid(self.block1)} and {tid(self.block2)}" if self.inter_block \
+            else f"of block {tid(self.block1)}"
         text = f"threads {tid(self.thread1)} and {tid(self.thread2)} {where}"
         if self.index is not None:
             text += f", index {self.index}"
-        if self.launch is not None:
-            def dims(d: tuple[int, int, int]) -> str:
-                return str(d[0]) if d[1:] == (1, 1) else "[" + ",".join(map(str, d)) + "]"
-
-            text += f", blockDim={dims(self.launch[0])} gridDim={dims(self.launch[1])}"
-        return text
+        cond = self.conditions()
+        return f"{text}; {cond}" if cond else text
 
 
 @dataclass(frozen=True)
@@ -86,8 +129,11 @@ class Race:
     without them): ``loop_depth`` is 0 for an intra-iteration race, j ≥ 1 for an
     inter-iteration race carried by the j-th shared enclosing loop (outermost = 1), None when
     the oracle does not say; ``loop_depths`` lists every depth at which the pair races (empty
-    when unknown); ``cross_block`` says the race is between threads of two different blocks,
-    which no barrier can order; ``same_warp`` is True when EVERY racing pair of threads the
+    when unknown); ``cross_block`` says the race is *inter-block*: it happens only between
+    threads of two different blocks (global memory), which no barrier can order -- an oracle
+    that finds a same-block witness for the pair reports it as an intra-block race instead
+    (a barrier may order that; a part that crosses blocks is reported again, as inter-block,
+    on the kernel with the barrier); ``same_warp`` is True when EVERY racing pair of threads the
     oracle found is two lanes of one warp (same block, equal linear thread id / 32), so a
     ``__syncwarp()`` may fix it, False when some pair crosses warps (only ``__syncthreads()``
     can), None when the oracle does not say (treated as False).
@@ -116,6 +162,39 @@ class Race:
     @property
     def key(self) -> tuple[int, int, str]:
         return (self.first, self.second, self.array)
+
+
+@overload
+def replayable(w: Witness, kernel: Kernel, params: Mapping[str, object]) -> Witness: ...
+@overload
+def replayable(w: None, kernel: Kernel, params: Mapping[str, object]) -> None: ...
+def replayable(w: Witness | None, kernel: Kernel, params: Mapping[str, object]) -> Witness | None:
+    """``w`` from a concrete run of ``kernel`` (the ``dynamic`` and ``named`` oracles) with
+    the run's launch and the scalar parameter values it used (``params``; values that are not
+    numbers, a parameter the run left symbolic, are not listed), so that a person can replay it."""
+    if w is None:
+        return None
+    values = tuple((p.name, v) for p in kernel.params
+                   if isinstance(v := params.get(p.name), (int, float, bool)))
+    launch = kernel.launch  # a concrete run's launch is concrete (kpl.launch.representative)
+    return dataclasses.replace(w, block_dim=None if launch.symbolic else launch.concrete_block(),
+                               grid_dim=None if launch.symbolic else launch.concrete_grid(),
+                               params=values)
+
+
+def inter_block_message(race: Race) -> str:
+    """``race between blocks 3 and 5 on 'x': no barrier can order it`` -- what ``fix`` says
+    of a race between blocks (``Race.cross_block``) instead of trying a barrier."""
+    w = race.witness
+    if w is None or not w.inter_block:
+        return f"race between blocks on '{race.array}': no barrier can order it"
+    return (f"race between blocks {dim3_id(w.block1)} and {dim3_id(w.block2)} on '{race.array}': "
+            "no barrier can order it")
+
+
+def dim3_id(d: Dim3) -> str:
+    """A thread or block id as messages write it: ``5``, or ``(1,2,0)`` for 2-D and 3-D."""
+    return str(d[0]) if d[1:] == (0, 0) else "(" + ",".join(map(str, d)) + ")"
 
 
 @dataclass(frozen=True)
@@ -173,10 +252,7 @@ def assertion_finding(kind: str, label: int, witness: Witness | None) -> Finding
     what = ASSERTION_WHAT.get(kind, "assertion")
     text = f"{what} might not hold"
     if witness is not None:
-        t, b = witness.thread1, witness.block1
-        tid = str(t[0]) if t[1:] == (0, 0) else "(" + ",".join(map(str, t)) + ")"
-        bid = str(b[0]) if b[1:] == (0, 0) else "(" + ",".join(map(str, b)) + ")"
-        text += f": it fails for thread {tid} of block {bid}"
+        text += f": it fails for thread {dim3_id(witness.thread1)} of block {dim3_id(witness.block1)}"
     return Finding("assertion", text, (label,))
 
 
@@ -204,6 +280,22 @@ class Verdict:
     def verified(self) -> bool:
         return not (self.races or self.divergences or self.unknowns or self.findings)
 
+    @property
+    def inter_block(self) -> list[Race]:
+        """The races between blocks only (``Race.cross_block``): no barrier can order them."""
+        return [r for r in self.races if r.cross_block]
+
+    @property
+    def intra_block(self) -> list[Race]:
+        """The races a block barrier may order (two threads of one block)."""
+        return [r for r in self.races if not r.cross_block]
+
+    @property
+    def verified_within_blocks(self) -> bool:
+        """Nothing is left that a barrier could fix or that stops a verdict: every remaining
+        problem is an inter-block race."""
+        return not (self.intra_block or self.divergences or self.unknowns or self.findings)
+
 
 class OracleError(Exception):
     """The oracle cannot analyse this kernel at all (unsupported construct, time-out)."""
@@ -214,6 +306,18 @@ class OracleError(Exception):
         self.line = line
         self.col = col
         self.timeout = timeout
+
+
+#: what every oracle assumes about the executions it judges, beyond the launch and the
+#: ``__requires`` of the kernel: one line each, for ``--explain`` (and the README).  A race
+#: that needs one of these to be false is no race of a defined execution.
+ASSUMPTIONS: tuple[str, ...] = (
+    "no signed integer overflow: signed +, -, *, / and unary - never overflow (undefined "
+    "behaviour in C and C++); unsigned arithmetic wraps modulo 2^N, and a conversion to a "
+    "signed type keeps the low bits",
+    "a launch has fewer than 2^31 threads in each dimension (blockDim * gridDim <= 2^31), so "
+    "a global thread index such as blockIdx.x * blockDim.x + threadIdx.x fits in an int",
+)
 
 
 @runtime_checkable

@@ -248,7 +248,8 @@ def test_check_racy_and_clean_microbench(oracle: str) -> None:
     res = invoke("check", RACY, *args)
     assert res.exit_code == 1, res.output
     pattern = (rf"^{re.escape(str(RACY))}:11:5: error: possible read-write race on 'A' with "
-               rf"{re.escape(str(RACY))}:9:5\b.*\(threads \d+ and \d+ of block 0, index \d+\)$")
+               rf"{re.escape(str(RACY))}:9:5\b.*\(threads \d+ and \d+ of block 0, index \d+; "
+               r"launch <<<1, 64>>> when n = -?\d+\)$")  # the witness replays (issue 27, item 4)
     assert any(re.match(pattern, ln) for ln in res.stdout.splitlines()), res.stdout
     assert "verified" not in res.stdout.splitlines()[-1]
     res = invoke("check", CLEAN, *args)

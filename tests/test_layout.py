@@ -223,11 +223,11 @@ def test_cycle_finder_finds_a_circle_through_a_function_body() -> None:
 #: the layers of ``oracle.sdv``, bottom first (its package docstring says what each holds)
 SDV_LAYERS = [
     ("state and encoding", {"encode", "state"}),
-    ("expressions", {"expr"}),
+    ("expressions", {"defined", "expr"}),
     ("memory", {"memfacts", "memory"}),
     ("statements", {"stmt"}),
     ("loops and invariants", {"slice", "loopinfo", "invariants", "loops"}),
-    ("the verifier", {"executor", "facts", "pairs", "verifier"}),
+    ("the verifier", {"executor", "facts", "pairs", "shapes", "verifier", "witness"}),
 ]
 
 

@@ -4,7 +4,8 @@ Every fenced block of README.md whose lines start with ``$ autosync`` is a trans
 command is run from the repository root (stdout and stderr interleaved, as on a terminal) and
 its output compared with the lines shown under it.  Only what honestly varies between runs and
 machines is normalised (:func:`normalise`): timings and the solver's query counts (speed
-figures), the witness threads of a race (any pair the solver's model picks), the machine
+figures), the witness threads of a race and its parameter values (any the solver's model
+picks), the machine
 description, whether ``nvcc`` is installed.  A line ``…`` in the README stands for any number of lines (an elided table).
 ``$ echo $?`` shows the previous command's exit code.
 """
@@ -64,6 +65,8 @@ NORMALISE = [
     (re.compile(r"\b\d+ queries\b"), "<N> queries"),  # z3 queries inside the oracle: a speed figure
     # the witness of a race: any pair of threads the solver's model picks
     (re.compile(r"threads \d+ and \d+ of block \d+, index \d+"), "threads <W>"),
+    # ... and the scalar parameter values of that model (``when n = 3``)
+    (re.compile(r"(?<= when )[^()]*(?=\))"), "<P>"),
     (re.compile(r"(?<=\s)\d+\.\d\d(?=\s|$)"), "<T>"),  # the bench table's time columns
     (re.compile(r"nvcc --ptx: ok|nvcc not found: compile check skipped"), "<nvcc>"),
     (re.compile(r"; [^;()]*, \d+ cores, Python [\d.]+\)"), "; <machine>)"),  # bench's machine

@@ -76,17 +76,25 @@ class AllLaunches:
         return moved, back
 
     def check(self, kernel: Kernel) -> Verdict:
+        """The first launch's verdict when it has a problem inside a block, else the first
+        other launch's that has one; otherwise the races between blocks of every launch
+        (no barrier orders them, so they never stop the search, but they are reported)."""
         verdict = self.oracle.check(kernel)
-        if not verdict.verified:
+        if not verdict.verified_within_blocks:
             return verdict
+        between = list(verdict.inter_block)
         for other in self.others:
             moved, back = self._transplant(kernel, other)
             found = self.oracle.check(moved)
             if found.verified:
                 continue
-            self.refuted_by_others += 1
-            return _relabel(found, back)
-        return verdict
+            found = _relabel(found, back)
+            if not found.verified_within_blocks:
+                self.refuted_by_others += 1
+                return found
+            keys = {r.key for r in between}
+            between += [r for r in found.inter_block if r.key not in keys]
+        return replace(verdict, races=between)
 
     def races(self, kernel: Kernel) -> list[Race]:
         return self.check(kernel).races

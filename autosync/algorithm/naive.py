@@ -10,7 +10,9 @@ methods are compared on the same search space.  Divergent barriers are dropped i
 the oracle reports none (an oracle may report only some of them per call).  Then each barrier,
 in text order, is tentatively removed: one oracle call each; the removal is kept when the
 candidate verifies.  The result is verified (every accepted state was), not necessarily
-optimal: it depends on the removal order and ignores the cost model.
+optimal: it depends on the removal order and ignores the cost model.  Races between blocks
+(``Race.cross_block``) are left as they are, as in Algorithm 1: no barrier orders them, so
+"verifies" means "nothing is left inside blocks" and the result lists them.
 
 Every ``oracle.check`` call counts, including the initial one on the input (as for
 :func:`autosync.algorithm.synthesis.synthesize`).
@@ -22,7 +24,15 @@ import time
 from fractions import Fraction
 
 from autosync.algorithm.cost import CostModel
-from autosync.algorithm.synthesis import FIXED, UNFIXABLE, UNKNOWN, VERIFIED, SynthesisResult, _unknown_reason
+from autosync.algorithm.synthesis import (
+    FIXED,
+    UNFIXABLE,
+    UNKNOWN,
+    VERIFIED,
+    SynthesisResult,
+    _unknown_reason,
+    inter_block_reason,
+)
 from kpl.ast import Kernel
 from kpl.labels import LabelTree
 from kpl.placement import Placement
@@ -58,6 +68,8 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
     if verdict0.divergences or verdict0.findings:
         return result(UNFIXABLE, reason="the input has errors that barriers cannot fix "
                       "(divergent barriers or oracle findings)")
+    if not verdict0.intra_block:  # races between blocks only: no barrier orders them
+        return result(UNFIXABLE, reason=inter_block_reason(tree, verdict0.inter_block))
 
     current = costs.placement(lab for lab in tree.labels() if tree.placeable(lab))
     # step 1+2: a barrier after every statement, minus the divergent ones (repeat until none)
@@ -74,8 +86,8 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
         current = Placement(tuple(a for a in current if a.label not in divergent))
     if verdict.unknowns:
         return result(UNKNOWN, reason=_unknown_reason(None, verdict))
-    if not verdict.verified:
-        keys = ", ".join(f"⟨{tree.name(r.first)}, {tree.name(r.second)}⟩" for r in verdict.races)
+    if not verdict.verified_within_blocks:  # races between blocks stay whatever the barriers
+        keys = ", ".join(f"⟨{tree.name(r.first)}, {tree.name(r.second)}⟩" for r in verdict.intra_block)
         return result(UNFIXABLE, reason="races remain with a barrier at every non-divergent "
                       f"position: {keys or 'oracle findings'}")
     best = (cand, mapping, verdict)
@@ -86,7 +98,7 @@ def naive_synthesize(kernel: Kernel, oracle: Oracle, *, lc: int | float | str | 
         verdict = oracle.check(cand)
         calls += 1
         checks += 1
-        if verdict.verified:
+        if verdict.verified_within_blocks:
             current = trial
             best = (cand, mapping, verdict)
     cand, mapping, verdict = best

@@ -17,6 +17,11 @@ which alternates between the MaxSAT solver (least-cost placement 𝓛, line 19) 
   add its lines 6–12 constraints now;
 * no races, no divergence -> kernel' is the answer.
 
+Races between blocks (``Race.cross_block``) are their own class: no ``__syncthreads()``
+orders two blocks, so they never become constraints; a candidate whose only races are
+between blocks is accepted, and the result lists them (``SynthesisResult.inter_block``) --
+the barriers for the races inside blocks are still synthesized.
+
 UNSAT (line 18) is explained race by race (:meth:`ConstraintSystem.explain`): a self-race
 ⟨ℓ, ℓ⟩, a race inside a thread-dependent block, or a race whose every option was refuted.
 
@@ -56,7 +61,7 @@ from kpl.ast import Barrier, Kernel, Space, walk_stmts
 from kpl.labels import LabelTree
 from kpl.placement import EMPTY, BarrierKind, Placement
 from kpl.transform import insert_barriers
-from oracle.base import Oracle, Race, Verdict
+from oracle.base import Oracle, Race, Verdict, inter_block_message
 
 VERIFIED = "verified"
 FIXED = "fixed"
@@ -140,6 +145,13 @@ class SynthesisResult:
         return self.status in (VERIFIED, FIXED)
 
     @property
+    def inter_block(self) -> list[Race]:
+        """The races between blocks left in the result (of the final candidate when
+        ``fixed``, of the input otherwise): no barrier orders them, so they remain after
+        any fix and make ``fix`` exit 1."""
+        return self.verdict.inter_block if self.verdict is not None else []
+
+    @property
     def cost_float(self) -> float:
         return float(self.cost)
 
@@ -220,6 +232,18 @@ def _describe_label(tree: LabelTree, label: int) -> str:
     return str(where) if where is not None else tree.name(label)
 
 
+def inter_block_reason(tree: LabelTree, races: list[Race]) -> str:
+    """Why races between blocks stay: ``k.cu:5:5: race between blocks 0 and 1 on 'A': no
+    barrier can order it (with k.cu:4:5)`` for each (issue 27, item 3)."""
+    lines: list[str] = []
+    for r in races:
+        other = f" (with {_describe_label(tree, r.first)})" if r.first != r.second else ""
+        line = f"{_describe_label(tree, r.second)}: {inter_block_message(r)}{other}"
+        if line not in lines:
+            lines.append(line)
+    return "; ".join(lines)
+
+
 def _unknown_reason(tree: LabelTree | None, verdict: Verdict) -> str:
     parts = []
     for u in verdict.unknowns:
@@ -296,7 +320,7 @@ class Synthesizer:
         self.input_facts(self.verdict0)
         outcome = self.refuse_input()
         if outcome is None:
-            self.add_races(self.verdict0.races)  # lines 5–12
+            self.add_races(self.verdict0.intra_block)  # lines 5–12
         while outcome is None and len(self.trace) < self.max_iterations:  # line 16
             model = self.solve()  # line 17
             if model is None:  # line 18: "No solution"
@@ -310,9 +334,9 @@ class Synthesizer:
                 outcome = self.on_divergence(step)
             elif verdict.findings:
                 outcome = self.undecided(step)
-            elif verdict.races:  # lines 27–29
+            elif verdict.intra_block:  # lines 27–29
                 self.on_races(step)
-            else:  # races = ∅: return kernel'
+            else:  # races = ∅ (but those between blocks, which no barrier orders): kernel'
                 outcome = self.accepted(step)
         return outcome or self.result(UNKNOWN, reason=f"iteration limit ({self.max_iterations}) "
                                       "reached")
@@ -342,12 +366,8 @@ class Synthesizer:
                                f"{names}; inserting barriers cannot remove that")
         if v0.findings:
             return self.result(UNFIXABLE, reason=_findings_reason(v0))
-        across = [r for r in v0.races if r.cross_block]
-        if across:
-            return self.result(UNFIXABLE, reason="; ".join(
-                f"race between {_describe_label(tree, r.first)} and {_describe_label(tree, r.second)} on "
-                f"global array '{r.array}' is between threads of different blocks: barriers "
-                "order only the threads of one block" for r in across))
+        if not v0.intra_block:  # races between blocks only: nothing for a barrier to do
+            return self.result(UNFIXABLE, reason=inter_block_reason(tree, v0.inter_block))
         return None
 
     def add_races(self, races: list[Race]) -> list[Clause]:
@@ -419,7 +439,7 @@ class Synthesizer:
         """Lines 27–29: block the refuted P-assignment of each known race location (line 29);
         a location not seen before (an oracle may report only some races at first) gets its
         lines 6–12 constraints now."""
-        races = step.candidate.verdict.races
+        races = step.candidate.verdict.intra_block
         groups = _by_key(self.tree, races)
         keys = list(groups)
         step.record.races = keys

@@ -463,6 +463,8 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
         written = output
         write_file(output, outcome.original)
     code = {"verified": EXIT_OK, "fixed": EXIT_OK, "unfixable": EXIT_FAIL}.get(outcome.status, EXIT_INTERNAL)
+    if code == EXIT_OK and outcome.races_remain:  # races between blocks: no barrier orders them
+        code = EXIT_FAIL
     if dry and changes:
         code = EXIT_FAIL
     locs = report_fix.locators(outcome, opts.file)
@@ -471,7 +473,7 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
         emit(report.dumps(report_fix.fix_json(outcome, locs, rows, written, diff_text, target)))
         return code
     if fmt is Format.sarif:
-        ok = outcome.status in ("verified", "fixed")
+        ok = outcome.status in ("verified", "fixed") and not outcome.races_remain
         emit(report.dumps(report_fix.fix_sarif(outcome, locs, rows, target, version=version(),
                                                invocation=report_sarif.invocation(ok))))
         return code

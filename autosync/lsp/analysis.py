@@ -355,6 +355,12 @@ def _race_problems(kernel: Any, loc: _Locator, race: Any, path: str) -> Problem:
     witness = f" ({race.witness.describe()})" if race.witness is not None else ""
     space = "" if str(getattr(race.space, "value", race.space)) == "shared" else f" {race.space.value}"
     start, end = loc.range(race.second)
+    if race.cross_block:  # between blocks: no barrier orders them, so no quick-fix either
+        other = loc.line(race.first) if race.first != race.second else None
+        where = f" with line {other}" if other is not None else ""
+        return Problem("race-between-blocks", ERROR,
+                       f"possible {race.kind} race between blocks on{space} '{race.array}'{where}"
+                       f"{witness}; no barrier can order it", start, end, kernel=kernel.name)
     if race.first == race.second:
         return Problem("self-race", ERROR,
                        f"{race.kind} race on{space} '{race.array}' between two threads executing this "

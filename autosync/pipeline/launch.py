@@ -27,6 +27,7 @@ from typing import Any
 from kpl import ast as K
 from kpl.launch import dim_text
 from kpl.launchfacts import HostLaunch
+from oracle.base import ASSUMPTIONS
 
 #: the source of a dimension nothing states: proved for all values
 SYMBOLIC = "symbolic"
@@ -207,8 +208,7 @@ def assumptions(kernel: K.Kernel) -> list[str]:
     pointers = [p.name for p in kernel.params if p.mem is not None]
     if len(pointers) > 1:
         lines.append(f"no aliasing: the pointer parameters {', '.join(pointers)} point to distinct arrays")
-    lines.append("no signed overflow: signed integer arithmetic does not overflow (undefined behaviour in C); "
-                 "unsigned arithmetic wraps")
+    lines.append(ASSUMPTIONS[0])  # the oracles' semantics of C arithmetic (oracle.base)
     return lines
 
 

@@ -49,3 +49,9 @@ class FixOutcome:
     target: str | None = None
     seconds: float = 0.0
     solver: str = "rc2"
+
+    @property
+    def races_remain(self) -> bool:
+        """Races between blocks are left (no barrier orders them; ``status`` may still be
+        ``fixed`` for the races inside blocks): ``fix`` exits 1."""
+        return any(f.result.inter_block for f in self.fixes)

@@ -9,6 +9,7 @@ formats, so text, JSON and SARIF can never disagree on where a barrier went.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Callable
 from fractions import Fraction
@@ -19,7 +20,7 @@ from autosync.report import sarif as report_sarif
 from autosync.report import verdicts as report
 from kpl.lineindex import LineIndex
 from kpl.locations import LabelLocator
-from oracle.base import Divergence, Verdict
+from oracle.base import Divergence, Verdict, inter_block_message
 
 if TYPE_CHECKING:
     from autosync.algorithm.synthesis import SynthesisResult
@@ -117,21 +118,39 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         # the count is of the barriers WRITTEN (rows), not of the labels the synthesizer chose
         say(f"{head}: total cost {fmt_cost(report.number(res.cost))}, "
             f"{report.plural(len(mine), 'barrier')} inserted")
+        for line in inter_block_lines(loc, res):
+            say(line)
     if outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
         say(outcome.reason or "error: cannot patch the file")  # found, but the text cannot hold it
     for note in outcome.rewrites:
         say(note)
     if outcome.status == "fixed":
-        say(f"end-to-end check: patched text re-parsed and verified; {'; '.join(outcome.notes)}")
+        inside = " inside blocks" if outcome.races_remain else ""
+        say(f"end-to-end check: patched text re-parsed and verified{inside}; {'; '.join(outcome.notes)}")
     elif outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
         say(f"{file}: error: cannot fix: {outcome.reason}")  # e.g. a template text shared by instantiations
 
 
+def inter_block_lines(loc: LabelLocator, res: SynthesisResult) -> list[str]:
+    """The races between blocks a fixed kernel keeps, one error each: ``k.cu:5:5: error: race
+    between blocks 0 and 1 on 'A': no barrier can order it``."""
+    lines: list[str] = []
+    for r in res.inter_block:
+        first = loc.location(r.first)
+        other = f" (with {first})" if r.first != r.second and first is not None else ""
+        line = f"{loc.prefix(loc.location(r.second) or first)}error: {inter_block_message(r)}{other}"
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
 def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) -> str:
     """``fix --check``'s one line: would the file change, and how."""
+    between = sum(len(f.result.inter_block) for f in outcome.fixes)
+    left = f"; {report.plural(between, 'race')} between blocks would remain" if between else ""
     if outcome.status == "fixed" and outcome.patched != outcome.original:
         written = len({(r["line"], r["column"]) for r in rows})  # template instances share their text
-        return f"{file}: would insert {report.plural(written, 'barrier')} (run 'autosync fix {file}')"
+        return f"{file}: would insert {report.plural(written, 'barrier')} (run 'autosync fix {file}'){left}"
     if outcome.status == "verified":
         return f"{file}: verified, nothing to change"
     return f"{file}: error: cannot fix: {outcome.reason or outcome.status}"
@@ -151,6 +170,8 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
             "divergences": [report.divergence_json(loc, d) for d in verdict.divergences],
             "unknowns": [report.unknown_json(loc, u) for u in verdict.unknowns],
             "barriers": [r for r in rows if r["kernel"] == f.kernel.name],
+            "inter_block": [report.race_json(loc, r) | {"message": inter_block_message(r)}
+                            for r in (res.inter_block if res.status == "fixed" else [])],
             "cost": report.number(res.cost), "oracle_calls": res.oracle_calls, "iterations": res.iterations,
             "seconds": round(res.seconds, 4), "method": res.method,
         })
@@ -163,6 +184,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
         "divergences": [d for p in per for d in p["divergences"]],
         "unknowns": [u for p in per for u in p["unknowns"]],
         "barriers": rows,
+        "races_remain": outcome.races_remain,
         "cost": report.number(_total_cost(outcome)),
         "oracle_calls": sum(f.result.oracle_calls for f in outcome.fixes),
         "iterations": sum(f.result.iterations for f in outcome.fixes),
@@ -206,9 +228,12 @@ def fix_sarif(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], t
     results: list[report_sarif.SarifResult] = []
     for f in outcome.fixes:
         loc = locs[f.kernel.name]
-        for res in report_sarif.sarif_results_for_verdict(loc, initial_verdict(f.result)):
-            if f.result.status == "fixed":
-                res.fixes = fixes
+        verdict = initial_verdict(f.result)
+        if f.result.status == "fixed":  # races between blocks: those the fixed kernel keeps
+            verdict = dataclasses.replace(verdict, races=verdict.intra_block + f.result.inter_block)
+        for res in report_sarif.sarif_results_for_verdict(loc, verdict):
+            if f.result.status == "fixed" and res.rule != "race-between-blocks":
+                res.fixes = fixes  # no barrier orders two blocks: nothing to apply there
             results.append(res)
         if f.result.status not in ("verified", "fixed"):
             results.append(report_sarif.SarifResult(

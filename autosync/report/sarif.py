@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autosync.report.verdicts import (
-    DIVERGENCE_MESSAGE,
+    divergence_message,
     finding_location,
+    race_class,
     race_message,
     unknown_location,
     witness_json,
@@ -36,6 +37,8 @@ TOOL_URI = "https://github.com/autosync/autosync"
 #: SARIF rules: one per kind of problem AutoSync reports
 RULES: dict[str, str] = {
     "race": "Possible data race between two threads (no barrier orders the two accesses).",
+    "race-between-blocks": "Possible data race between threads of two different blocks (global "
+                           "memory); no barrier can order it.",
     "divergence": "Barrier may be reached by non-uniform control flow (barrier divergence).",
     "unknown": "The oracle could not verify this kernel; an unknown is never a pass.",
     "finding": "Named-barrier or other error reported by the oracle.",
@@ -70,12 +73,12 @@ def sarif_results_for_verdict(loc: LabelLocator, verdict: Verdict) -> list[Sarif
         first = loc.location(race.first)
         # the result's own location is the second access; the first one is related
         related = [(first, f"first access ({race.kinds[0]} of '{race.array}')")] if first else []
-        out.append(SarifResult("race", text, where, related,
+        out.append(SarifResult("race-between-blocks" if race.cross_block else "race", text, where, related,
                                properties={"kernel": loc.kernel.name, "array": race.array, "kind": race.kind,
-                                           "witness": witness_json(race.witness)}))
+                                           "class": race_class(race), "witness": witness_json(race.witness)}))
     for div in verdict.divergences:
-        out.append(SarifResult("divergence", DIVERGENCE_MESSAGE, loc.location(div.label),
-                               properties={"kernel": loc.kernel.name}))
+        out.append(SarifResult("divergence", divergence_message(div), loc.location(div.label),
+                               properties={"kernel": loc.kernel.name, "witness": witness_json(div.witness)}))
     for unknown in verdict.unknowns:
         out.append(SarifResult("unknown", f"cannot verify: {unknown.reason}", unknown_location(loc, unknown),
                                properties={"kernel": loc.kernel.name}))

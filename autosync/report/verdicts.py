@@ -14,6 +14,10 @@ Text messages follow the compiler convention so editors can jump to them::
 
 A race is reported at its *second* label in text order (where the conflicting access
 happens), naming the first; ``kind`` is ``<first>-<second>`` access kinds (``Race.kind``).
+Races between blocks (``Race.cross_block``: no barrier orders them) are their own class:
+listed after the races inside blocks, worded ``race between blocks``, with ``"class":
+"inter-block"`` in JSON.  A witness names the launch and the scalar parameter values that
+replay it (``Witness.describe``).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ def race_message(loc: LabelLocator, race: Race) -> tuple[Location | None, str]:
     """(where, message) of a race: reported at the second access, naming the first."""
     first, second = loc.location(race.first), loc.location(race.second)
     where = second or first
-    text = f"possible {race.kind} race on '{race.array}'"
+    between = " between blocks" if race.cross_block else ""
+    text = f"possible {race.kind} race{between} on '{race.array}'"
     if race.first == race.second:
         text += " (the statement races with itself)"
     elif first is not None:
@@ -57,6 +62,11 @@ def race_message(loc: LabelLocator, race: Race) -> tuple[Location | None, str]:
 DIVERGENCE_MESSAGE = "barrier may be reached by non-uniform control flow"
 
 
+def divergence_message(div: Divergence) -> str:
+    """A divergent barrier's message, with its witness (threads, launch, parameter values)."""
+    return DIVERGENCE_MESSAGE + (f" ({div.witness.describe()})" if div.witness is not None else "")
+
+
 def unknown_location(loc: LabelLocator, unknown: Unknown) -> Location | None:
     return loc.location(unknown.label) or loc.at_line(unknown.line)
 
@@ -72,12 +82,11 @@ def finding_location(loc: LabelLocator, finding: Finding) -> Location | None:
 def check_lines(loc: LabelLocator, verdict: Verdict) -> list[str]:
     """Compiler-style ``file:line:col: error: …`` lines for everything in ``verdict``."""
     lines: list[str] = []
-    for race in verdict.races:
+    for race in verdict.intra_block + verdict.inter_block:  # races between blocks apart, last
         where, text = race_message(loc, race)
         lines.append(f"{loc.prefix(where)}error: {text}")
     for div in verdict.divergences:
-        lines.append(f"{loc.prefix(loc.location(div.label))}error: {DIVERGENCE_MESSAGE}"
-                     + (f" ({div.witness.describe()})" if div.witness is not None else ""))
+        lines.append(f"{loc.prefix(loc.location(div.label))}error: {divergence_message(div)}")
     for unknown in verdict.unknowns:
         lines.append(f"{loc.prefix(unknown_location(loc, unknown))}error: cannot verify: {unknown.reason}")
     for finding in verdict.findings:
@@ -96,7 +105,10 @@ def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str, launch: 
     stats = f"(oracle {oracle}, {plural(verdict.queries, 'query', 'queries')}, {verdict.seconds:.2f} s)"
     if verdict.verified:
         return f"{head}: verified {stats}"
-    parts = [plural(len(verdict.races), "race"), plural(len(verdict.divergences), "divergent barrier")]
+    races = plural(len(verdict.races), "race")
+    if verdict.inter_block:
+        races += f" ({len(verdict.inter_block)} between blocks)"
+    parts = [races, plural(len(verdict.divergences), "divergent barrier")]
     if verdict.unknowns:
         parts.append(plural(len(verdict.unknowns), "unknown"))
     if verdict.findings:
@@ -110,11 +122,17 @@ def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str, launch: 
 def witness_json(w: Witness | None) -> dict[str, Any] | None:
     if w is None:
         return None
-    out = {"thread1": list(w.thread1), "thread2": list(w.thread2), "block1": list(w.block1),
-           "block2": list(w.block2), "index": w.index, "description": w.describe()}
-    if w.launch is not None:  # the sizes of a symbolic launch under which it happens
-        out["blockDim"], out["gridDim"] = list(w.launch[0]), list(w.launch[1])
-    return out
+    return {"thread1": list(w.thread1), "thread2": list(w.thread2), "block1": list(w.block1),
+            "block2": list(w.block2), "index": w.index,
+            "launch": ({"blockDim": list(w.block_dim), "gridDim": list(w.grid_dim)}
+                       if w.block_dim is not None and w.grid_dim is not None else None),
+            "params": {name: value for name, value in w.params},
+            "description": w.describe()}
+
+
+def race_class(race: Race) -> str:
+    """``intra-block`` (a barrier may order it) or ``inter-block`` (two blocks: none can)."""
+    return "inter-block" if race.cross_block else "intra-block"
 
 
 def _pos(loc: Location | None, label: int | None, main: str | None = None) -> dict[str, Any]:
@@ -140,6 +158,7 @@ def race_json(loc: LabelLocator, race: Race) -> dict[str, Any]:
         "kind": race.kind,
         "kinds": list(race.kinds),
         "space": race.space.value,
+        "class": race_class(race),
         "loop_depth": race.loop_depth,
         "witness": witness_json(race.witness),
         "message": race_message(loc, race)[1],
@@ -148,7 +167,7 @@ def race_json(loc: LabelLocator, race: Race) -> dict[str, Any]:
 
 def divergence_json(loc: LabelLocator, div: Divergence) -> dict[str, Any]:
     return {"kernel": loc.kernel.name, **_pos(loc.location(div.label), div.label),
-            "witness": witness_json(div.witness)}
+            "witness": witness_json(div.witness), "message": divergence_message(div)}
 
 
 def unknown_json(loc: LabelLocator, unknown: Unknown) -> dict[str, Any]:
@@ -169,6 +188,7 @@ def verdict_json(loc: LabelLocator, verdict: Verdict, oracle: str) -> dict[str, 
         "oracle": oracle,
         "verified": verdict.verified,
         "races": [race_json(loc, r) for r in verdict.races],
+        "inter_block_races": len(verdict.inter_block),
         "divergences": [divergence_json(loc, d) for d in verdict.divergences],
         "unknowns": [unknown_json(loc, u) for u in verdict.unknowns],
         "findings": [finding_json(loc, f) for f in verdict.findings],
@@ -187,6 +207,7 @@ def check_json(file: str, results: Sequence[tuple[LabelLocator, Verdict, str]], 
         "oracle": ",".join(sorted({name for _, _, name in results})),
         "verified": all(v.verified for _, v, _ in results),
         "races": [r for p in per for r in p["races"]],
+        "inter_block_races": sum(p["inter_block_races"] for p in per),
         "divergences": [d for p in per for d in p["divergences"]],
         "unknowns": [u for p in per for u in p["unknowns"]],
         "findings": [f for p in per for f in p["findings"]],

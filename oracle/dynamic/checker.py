@@ -52,7 +52,11 @@ run at the first divergence so that every reported race precedes it.
 Inputs: scalar parameters are drawn (seeded) from small values, values derived from the launch
 and random ones, until ``kernel.requires`` holds; failing that, the ``==`` conjuncts of the
 requirements are solved by substitution.  Never-written memory cells and uninitialised
-locals read as deterministic pseudo-random values (memory) or 0 (locals).
+locals read as deterministic pseudo-random values (memory) or 0 (locals).  A run whose signed
+arithmetic overflows is no defined execution (undefined behaviour; ``sdv`` assumes it away,
+:mod:`oracle.dynamic.evaluator`): it is cut there, and while some scalar input is free the
+run is repeated with other inputs (data that grows with ``n`` iterations overflows for a
+large ``n`` only); the last cut run says "unknown", never "verified".
 
 Stages (one module each): :mod:`kpl.ctypes` (C arithmetic), :mod:`oracle.dynamic.values`
 (defaults, opaque calls), :mod:`oracle.dynamic.evaluator` (expressions, memory),
@@ -62,6 +66,7 @@ module chooses the inputs and turns one run into a :class:`~oracle.base.Verdict`
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass, replace
@@ -71,11 +76,44 @@ from kpl.ast import Binary, Cast, CType, Expr, Kernel, NamedBarrier, Var, walk_s
 from kpl.ctypes import convert
 from kpl.labels import LabelTree
 from kpl.launch import representative
-from oracle.base import OracleBase, Unknown, Verdict, assertion_finding
+from oracle.base import (
+    OracleBase,
+    Race,
+    Unknown,
+    Verdict,
+    Witness,
+    assertion_finding,
+    dim3_id,
+    replayable,
+)
+from oracle.dynamic.evaluator import SignedOverflow
 from oracle.dynamic.executor import AssumeFailed, StepLimit, Unsupported, _Run
 from oracle.dynamic.values import det_hash, truthy
 
 __all__ = ["DynamicOracle"]
+
+
+# --------------------------------------------------------------------------- verdict
+
+#: runs tried with other scalar inputs after one whose signed arithmetic overflowed
+_INPUT_TRIES = 8
+
+
+def _classify_blocks(races: list[Race]) -> list[Race]:
+    """Races between blocks are their own class (no barrier orders them), decided as in
+    ``sdv``: a label pair the run saw race inside one block is an intra-block race, and its
+    records from two different blocks are dropped (a barrier may order the first; the second
+    shows again once it does); a pair seen only between blocks is marked ``cross_block``."""
+    inside = {r.key for r in races if r.witness is None or not r.witness.inter_block}
+    out = []
+    for r in races:
+        if r.witness is not None and r.witness.inter_block:
+            if r.key in inside:
+                continue
+            r = dataclasses.replace(r, cross_block=True)
+        out.append(r)
+    return out
+
 
 
 # --------------------------------------------------------------------------- inputs
@@ -183,10 +221,12 @@ class DynamicOracle(OracleBase):
                             break
         return out
 
-    def choose_inputs(self, kernel: Kernel) -> _InputChoice:
+    def choose_inputs(self, kernel: Kernel, attempt: int = 0) -> _InputChoice:
+        """Scalar inputs satisfying ``__requires``; ``attempt`` > 0 draws another choice (after
+        a run whose signed arithmetic overflowed, see :meth:`check`)."""
         scalars = {p.name: p.type for p in kernel.params if p.var is not None and p.mem is None}
         given = {k: convert(v, scalars[k]) for k, v in self.inputs.items() if k in scalars}
-        rng = random.Random(det_hash(self.seed, kernel.name))
+        rng = random.Random(det_hash(self.seed, kernel.name, *([attempt] if attempt else [])))
         free = [n for n in scalars if n not in given]
         if not kernel.requires:
             return _InputChoice(given | {n: self._candidates(kernel, scalars[n], rng) for n in free}, True)
@@ -216,10 +256,6 @@ class DynamicOracle(OracleBase):
         for launch in launches:
             v = self._check_one(replace(kernel, launch=launch,
                                                     requires=[*kernel.requires, *launch.assumptions]))
-            if kernel.launch.symbolic:  # name the concrete launch each witness ran under
-                dims = (launch.concrete_block(), launch.concrete_grid())
-                v.races = [replace(r, witness=replace(r.witness, launch=dims)) if r.witness else r
-                           for r in v.races]
             for race in v.races:
                 if race.key not in seen:
                     seen.add(race.key)
@@ -243,42 +279,73 @@ class DynamicOracle(OracleBase):
                 "use --oracle named", label, line))
             verdict.seconds = time.perf_counter() - start
             return verdict
-        choice = self.choose_inputs(kernel)
-        self.last_params = dict(choice.params)
-        if not choice.ok:
-            verdict.unknowns.append(Unknown("no scalar inputs satisfying __requires were found"))
-            verdict.seconds = time.perf_counter() - start
-            return verdict
         tree = LabelTree(kernel)
-        memory_inputs = {k: v for k, v in self.inputs.items()
-                         if isinstance(v, (list, tuple, dict))}
-        run = _Run(kernel, tree, choice.params, memory_inputs, self.seed, self.max_steps,
-                   self.stop_at_divergence)
-        run.benign = self.benign
-        nblocks = min(self.blocks, kernel.launch.blocks)
-        try:
-            for b in range(nblocks):
-                run.run_block(b)
-        except StepLimit as exc:
-            verdict.unknowns.append(Unknown("step limit", exc.label, self._line(tree, exc.label)))
-        except AssumeFailed as exc:
-            verdict.unknowns.append(Unknown(
-                "an assumption is false in this run; the run was cut there", exc.label,
-                self._line(tree, exc.label)))
-        except Unsupported as exc:
-            line = self._line(tree, exc.label) if exc.label is not None else None
-            verdict.unknowns.append(Unknown(str(exc), exc.label, line))
+        free = any(p.var is not None and p.mem is None and p.name not in self.inputs
+                   for p in kernel.params)
+        for attempt in range(_INPUT_TRIES if free else 1):
+            choice = self.choose_inputs(kernel, attempt)
+            if not choice.ok and attempt:
+                break  # keep the last run: its inputs satisfied __requires
+            self.last_params = dict(choice.params)
+            if not choice.ok:
+                verdict.unknowns.append(Unknown("no scalar inputs satisfying __requires were found"))
+                verdict.seconds = time.perf_counter() - start
+                return verdict
+            run, stop = self._run(kernel, tree, choice)
+            used = choice
+            # inputs under which signed arithmetic overflows make no defined execution (data
+            # that grows with ``n`` iterations): other inputs, as long as some are free
+            if not isinstance(stop, SignedOverflow):
+                break
+        if stop is not None:
+            verdict.unknowns.append(self._stopped(stop, kernel, tree, used))
         self.last_globals = run.glob
         self.last_racy_read = run.racy_read
-        verdict.races = sorted(run.races.values(), key=lambda r: (
+        races = [dataclasses.replace(r, witness=replayable(r.witness, kernel, used.params))
+                 for r in _classify_blocks(list(run.races.values()))]
+        verdict.races = sorted(races, key=lambda r: (
             tree.order(r.first), tree.order(r.second), r.array, r.kinds,
             -1 if r.loop_depth is None else r.loop_depth))
-        verdict.divergences = sorted(run.divergences.values(), key=lambda d: tree.order(d.label))
+        verdict.divergences = sorted(
+            (dataclasses.replace(d, witness=replayable(d.witness, kernel, used.params))
+             for d in run.divergences.values()), key=lambda d: tree.order(d.label))
         for label in sorted(run.failed_asserts, key=tree.order):
             kind, witness = run.failed_asserts[label]
             verdict.findings.append(assertion_finding(kind, label, witness))
         verdict.seconds = time.perf_counter() - start
         return verdict
+
+    def _run(self, kernel: Kernel, tree: LabelTree,
+             choice: _InputChoice) -> tuple[_Run, Exception | None]:
+        """One concrete run under ``choice``, and the exception that cut it (None: none)."""
+        memory_inputs = {k: v for k, v in self.inputs.items()
+                         if isinstance(v, (list, tuple, dict))}
+        run = _Run(kernel, tree, choice.params, memory_inputs, self.seed, self.max_steps,
+                   self.stop_at_divergence)
+        run.benign = self.benign
+        try:
+            for b in range(min(self.blocks, kernel.launch.blocks)):
+                run.run_block(b)
+        except (StepLimit, SignedOverflow, AssumeFailed, Unsupported) as exc:
+            return run, exc
+        return run, None
+
+    def _stopped(self, exc: Exception, kernel: Kernel, tree: LabelTree,
+                 choice: _InputChoice) -> Unknown:
+        """The "unknown" of a run cut by ``exc``."""
+        label = getattr(exc, "label", None)
+        line = self._line(tree, label)
+        if isinstance(exc, StepLimit):
+            return Unknown("step limit", label, line)
+        if isinstance(exc, SignedOverflow):
+            return Unknown(
+                "signed integer overflow (undefined behaviour) in this run, for thread "
+                f"{dim3_id(exc.thread)} of block {dim3_id(exc.block)}; "
+                f"{replayable(Witness(exc.thread, exc.thread), kernel, choice.params).conditions()}; "
+                "the run was cut there", label, line)
+        if isinstance(exc, AssumeFailed):
+            return Unknown("an assumption is false in this run; the run was cut there", label, line)
+        return Unknown(str(exc), label, line)
 
     @staticmethod
     def _line(tree: LabelTree, label: int | None) -> int | None:

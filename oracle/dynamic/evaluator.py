@@ -6,6 +6,13 @@ lock-step instruction happen before its writes, as on the hardware).  Memory rea
 writes go through :meth:`Evaluator._read` / :meth:`Evaluator._write`, which log each access
 of a shared or global cell to the race detector (:class:`oracle.dynamic.races.RaceLog`).  The
 C arithmetic is :mod:`kpl.ctypes`.
+
+Signed overflow is undefined behaviour: ``sdv`` assumes it never happens (a race that needs it
+is no race of a defined execution), so a run in which an enabled thread's signed ``+ - * /``
+or unary ``-`` overflows is no defined execution from that instruction on.  It raises
+:class:`SignedOverflow` and the checker cuts the run there, like a false ``__assume``: the
+races found before it stay reported (each happened before the undefined operation) and the
+verdict says "unknown", never "verified", so the two oracles cannot disagree about it.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from kpl.ctypes import (
     common_type,
     convert,
     promote,
+    signed_overflows,
     sizeof,
     to_int,
     unary_type,
@@ -47,9 +55,9 @@ from kpl.ctypes import (
 )
 from oracle.base import AccessKind
 from oracle.dynamic.races import UNKNOWN, RaceLog
-from oracle.dynamic.values import COMPARE, call_value, default_value, truthy
+from oracle.dynamic.values import COMPARE, Dim3, call_value, default_value, truthy
 
-__all__ = ["Evaluator", "Unsupported"]
+__all__ = ["Evaluator", "SignedOverflow", "Unsupported"]
 
 
 class Unsupported(Exception):
@@ -58,6 +66,17 @@ class Unsupported(Exception):
     def __init__(self, message: str, label: int | None) -> None:
         super().__init__(message)
         self.label = label
+
+
+class SignedOverflow(Exception):
+    """A signed operation overflowed for an enabled thread (undefined behaviour): the run is
+    cut at ``label`` (see the module docstring)."""
+
+    def __init__(self, label: int | None, thread: Dim3, block: Dim3) -> None:
+        super().__init__("signed integer overflow")
+        self.label = label
+        self.thread = thread
+        self.block = block
 
 
 class Evaluator(RaceLog, NodeVisitor):
@@ -72,6 +91,8 @@ class Evaluator(RaceLog, NodeVisitor):
     shared: dict[str, dict[int, Any]]
     #: thread-local arrays: name -> thread -> index -> value
     local: dict[str, dict[int, dict[int, Any]]]
+    tids: list[Dim3]
+    block_id: Dim3
 
     def ev(self, e: Expr, act: list[int]) -> list[Any]:
         """The values of ``e`` for the enabled threads ``act`` (aligned with ``act``)."""
@@ -106,6 +127,7 @@ class Evaluator(RaceLog, NodeVisitor):
             return [0 if truthy(v) else 1 for v in vals]
         t = e.type if e.type.kind in ("int", "float", "vec") else _numeric(unary_type(e.op, e.operand.type))
         if e.op == "-":
+            self._defined("-", act, vals, None, t)
             return [arith("-", convert(0, t), convert(v, t), t) for v in vals]
         if e.op == "~":
             return [wrap_int(~to_int(convert(v, t)), t.bits or 32, t.signed) for v in vals]
@@ -175,7 +197,19 @@ class Evaluator(RaceLog, NodeVisitor):
                     for a, b in zip(left, right, strict=True)]
         if op == ",":
             return right
+        self._defined(op, act, left, right, ct)
         return [arith(op, convert(a, ct), convert(b, ct), ct) for a, b in zip(left, right, strict=True)]
+
+    def _defined(self, op: str, act: list[int], left: list[Any], right: list[Any] | None,
+                 t: CType) -> None:
+        """Raise :class:`SignedOverflow` when ``op`` overflows in the signed type ``t`` for
+        one of the enabled threads ``act`` (``right`` None: unary)."""
+        if t.kind != "int" or not t.signed:
+            return
+        rights: list[Any] = right if right is not None else [None] * len(left)
+        for k, (a, b) in enumerate(zip(left, rights, strict=True)):
+            if signed_overflows(op, convert(a, t), None if b is None else convert(b, t), t):
+                raise SignedOverflow(self.label, self.tids[act[k]], self.block_id)
 
     def visit_Atomic(self, e: Atomic, act: list[int]) -> list[Any]:
         idx = self.ev(e.index, act)

@@ -39,6 +39,7 @@ schedule's own state (units, generations, pending registrations).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Iterable
@@ -55,6 +56,7 @@ from oracle.base import (
     Race,
     Unknown,
     Verdict,
+    replayable,
 )
 from oracle.named.emulate import (
     NUM_BARRIERS,
@@ -62,6 +64,7 @@ from oracle.named.emulate import (
     Emulator,
     OpEvent,
     Programs,
+    requires_equalities,
 )
 from oracle.named.races import Generation, RaceIntervals
 
@@ -226,6 +229,12 @@ class NamedBarrierOracle(OracleBase):
             for d in sub.divergences:
                 if all(d.label != x.label for x in verdict.divergences):
                     verdict.divergences.append(d)
+        # witnesses a person can replay: the launch and the parameters the emulation fixed
+        fixed = dict(self.params or {}) | requires_equalities(kernel)
+        verdict.races = [dataclasses.replace(r, witness=replayable(r.witness, kernel, fixed))
+                         for r in verdict.races]
+        verdict.divergences = [dataclasses.replace(d, witness=replayable(d.witness, kernel, fixed))
+                               for d in verdict.divergences]
         verdict.seconds = time.perf_counter() - start
         self.stats.seconds = verdict.seconds
         return verdict

@@ -10,12 +10,14 @@ only its own layer or those above it in this list (``tests/test_layout.py`` chec
 
 1. state and encoding -- ``encode`` (values as z3 terms), ``state`` (machine state, access
    log, solver, predicates, visitor dispatch);
-2. expressions -- ``expr``;
+2. expressions -- ``defined`` (signed overflow is undefined: the assumption and its lemmas),
+   ``expr``;
 3. memory -- ``memfacts`` (what may be assumed about values), ``memory`` (locations,
    ``Load``/``Atomic``);
 4. statements -- ``stmt``;
 5. loops and invariants -- ``slice``, ``loopinfo``, ``invariants``, ``loops``;
-6. the verifier -- ``executor``, ``facts``, ``pairs``, ``verifier``.
+6. the verifier -- ``executor``, ``facts``, ``pairs``, ``verifier``, ``witness`` (a model read
+   back as a witness with the launch and the parameter values).
 
 Statements and loops recurse into each other through one dispatch on the node class: the
 loop layer adds ``visit_Loop`` to the statement visitor it extends, and hands itself to

@@ -3,7 +3,17 @@
 Integers are bit-vectors of their declared width; the signedness lives in the KPL
 :class:`~kpl.ast.CType` and selects the operation (``bvsdiv`` vs ``bvudiv``, arithmetic vs
 logical ``>>``, signed vs unsigned comparison), so index arithmetic is exact, including
-unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").  Which type an operation
+unsigned wrap-around (issue 3, item 2: "exact `>>`, `/`, `%`").
+
+Signed overflow is undefined behaviour (C11 6.5p5, C++ [expr.pre]p4): ``+``, ``-``, ``*``, ``/``
+and unary ``-`` in a signed type have no defined result when the exact one does not fit, so
+an execution that overflows is no execution of the program, and a race that needs one is no
+race.  :func:`no_signed_overflow` is the condition that the operation is defined; the
+expression stage assumes it on the path that evaluates the operation (as ``__assume``),
+which is what lets ``int i = t * s`` with ``s > 0`` give distinct threads distinct indices.
+Unsigned arithmetic wraps (defined), and so does a conversion to a signed type of a value
+that does not fit (implementation-defined in C, modular in C++20 and in nvcc): neither is
+assumed away, so a race that needs unsigned wrap-around is still found.  Which type an operation
 is done in (promotion, the usual arithmetic conversions, shift counts) is decided by
 :mod:`kpl.ctypes`, the one definition shared with the front end and the concrete oracles.
 
@@ -294,6 +304,66 @@ def fresh(ct: CType, name: str) -> Val:
     return z3.FreshConst(s, name)
 
 
+#: the literal every no-overflow fact is conditioned on (``DEFINED ⇒ fact``) and every query
+#: assumes (:meth:`oracle.sdv.state.QueryEngine.check`): asking without it tells whether the
+#: run's paths are feasible only through an overflow -- then no execution is defined, and
+#: the verifier says so instead of proving the kernel vacuously
+DEFINED = z3.Bool("no-signed-overflow")
+
+
+def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) -> z3.BoolRef | None:
+    """The condition under which the signed operation ``x op y`` (``y`` None: unary ``op x``)
+    has a defined result -- the exact result fits in the operands' width -- or None for an
+    operation that cannot overflow (``%``, bitwise operators).  ``INT_MIN / -1`` and
+    ``-INT_MIN`` overflow; shifts are not covered (nvcc clamps their counts, see
+    :mod:`kpl.ctypes`)."""
+    if y is None:
+        return z3.BVSNegNoOverflow(x) if op == "-" else None
+    if z3.is_bv_value(x) and z3.is_bv_value(y):  # two constants: decided here, no term
+        n = bv_size(x)
+        a, b = x.as_signed_long(), y.as_signed_long()  # type: ignore[attr-defined]
+        if op == "/":
+            exact = 0 if b == 0 else abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        else:
+            exact = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else 0
+        return z3.BoolVal(-(1 << (n - 1)) <= exact < (1 << (n - 1)))
+    if op in ("+", "*") and z3.is_bv_value(x):
+        x, y = y, x
+    if op in ("+", "-", "*") and z3.is_bv_value(y):
+        return _fits_with_constant(op, x, y.as_signed_long())  # type: ignore[attr-defined]
+    if op == "+":
+        return z3.And(z3.BVAddNoOverflow(x, y, True), z3.BVAddNoUnderflow(x, y))
+    if op == "-":
+        return z3.And(z3.BVSubNoOverflow(x, y), z3.BVSubNoUnderflow(x, y, True))
+    if op == "*":
+        return z3.And(z3.BVMulNoOverflow(x, y, True), z3.BVMulNoUnderflow(x, y))
+    if op == "/":
+        return z3.BVSDivNoOverflow(x, y)
+    return None
+
+
+def _fits_with_constant(op: str, x: z3.BitVecRef, c: int) -> z3.BoolRef:
+    """:func:`no_signed_overflow` of ``x op c`` for a constant ``c``, as a range of ``x``: two
+    comparisons instead of the double-width multiplier z3 builds for ``BVMulNoOverflow``
+    (``row * 16``, ``i + 1``: most signed index arithmetic has a constant operand, and the
+    general condition made every query of a matrix kernel slower)."""
+    half = 1 << (bv_size(x) - 1)     # |MIN|; MAX = half - 1
+    if op == "-":
+        op, c = "+", -c
+    if op == "+":
+        lo, hi = max(-half, -half - c), min(half - 1, half - 1 - c)
+    elif c == 0:
+        return z3.BoolVal(True)
+    elif c > 0:
+        lo, hi = -(half // c), (half - 1) // c
+    else:
+        lo, hi = -((half - 1) // -c), half // -c
+    if lo > hi:
+        return z3.BoolVal(False)
+    parts = ([x >= lo] if lo > -half else []) + ([x <= hi] if hi < half - 1 else [])
+    return z3.And(parts) if len(parts) > 1 else (parts[0] if parts else z3.BoolVal(True))
+
+
 def index64(v: Val, ct: CType) -> z3.BitVecRef:
     """An array index as a 64-bit bit-vector (sign- or zero-extended per its C type)."""
     if isinstance(v, z3.BitVecRef):
@@ -303,6 +373,6 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
     return c
 
 
-__all__ = ["BOOL", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
-           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "resize",
-           "same_sort", "sort_of", "to_bool", "values_equal"]
+__all__ = ["BOOL", "DEFINED", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
+           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
+           "resize", "same_sort", "sort_of", "to_bool", "values_equal"]

@@ -84,6 +84,8 @@ class Executor(LoopExecutor):
                 v = fresh(p.var.type, f"param.{p.name}")
                 for t in range(2):
                     self.th[t].vars[p.var.name] = v
+                if p.var.type.kind in ("int", "bool"):
+                    self.params[p.name] = v  # for witnesses (SDVOracle._witness)
         in_body = {id(s.cond) for s in K.walk_stmts(self.kernel.body) if isinstance(s, K.Assume)}
         body_conds = [s.cond for s in K.walk_stmts(self.kernel.body) if isinstance(s, K.Assume)]
         for r in self.kernel.requires:

@@ -7,6 +7,11 @@ nodes ``Load``/``Atomic`` are visited by :mod:`oracle.sdv.memory` (the layer abo
 bit-vectors with C's conversions, floats and opaque calls uninterpreted functions
 (:mod:`oracle.sdv.encode`).  ``&&``, ``||`` and ``?:`` evaluate their right operand/arms under
 the predicate that they are evaluated (short-circuit reads, [LockStep]).
+
+Signed overflow is undefined behaviour: every signed ``+``, ``-``, ``*``, ``/`` and unary ``-``
+a thread evaluates adds "pred ⇒ the operation does not overflow" to the path facts, as an
+``__assume`` would, so the verdict is about the defined executions only
+(:mod:`oracle.sdv.defined`).  Unsigned operations wrap and add nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import z3
 from kpl import ast as K
 from kpl.ast import CType
 from kpl.ctypes import binary_type, common_type, promote
+from oracle.sdv.defined import DefinedArithmetic
 from oracle.sdv.encode import (
     FLOAT_SORT,
     Val,
@@ -33,7 +39,6 @@ from oracle.sdv.encode import (
 )
 from oracle.sdv.state import (
     IMPURE_PREFIXES,
-    Machine,
     Unsupported,
     method_for,
     mk_and,
@@ -43,7 +48,7 @@ from oracle.sdv.state import (
 )
 
 
-class ExprEvaluator(Machine):
+class ExprEvaluator(DefinedArithmetic):
     """Stage: the value of an expression for one thread, reads logged under a predicate."""
 
     def ev(self, e: K.Expr, t: int, pred: z3.BoolRef) -> Val:
@@ -56,13 +61,15 @@ class ExprEvaluator(Machine):
 
     def eval_in(self, e: K.Expr, t: int, vars_: dict[str, Val], pred: z3.BoolRef) -> Val:
         """Evaluate the memory-free ``e`` in the given state of thread ``t`` (no logging)."""
-        saved = self.th[t].vars
+        saved, defined = self.th[t].vars, self.assume_defined
         na = len(self.accesses)
         self.th[t].vars = dict(vars_)
+        self.assume_defined = False  # a hypothetical state: its overflow is no UB of the run
         try:
             return self.ev(e, t, pred)
         finally:
             self.th[t].vars = saved
+            self.assume_defined = defined
             del self.accesses[na:]
 
     # ------------------------------------------------------------------ leaves
@@ -142,11 +149,11 @@ class ExprEvaluator(Machine):
         if e.op == "!":
             return conv(mk_not(to_bool(v)), K.BOOL, e.type)
         if isinstance(v, dict):
-            return {k: self._unary_scalar(e.op, x, vec_elem(src), vec_elem(e.type))
+            return {k: self._unary_scalar(e.op, x, vec_elem(src), vec_elem(e.type), pred)
                     for k, x in v.items()}
-        return self._unary_scalar(e.op, v, src, e.type)
+        return self._unary_scalar(e.op, v, src, e.type, pred)
 
-    def _unary_scalar(self, op: str, v: Val, src: CType, dst: CType) -> Val:
+    def _unary_scalar(self, op: str, v: Val, src: CType, dst: CType, pred: z3.BoolRef) -> Val:
         if dst.kind == "float" or (src.kind == "float"):
             x = conv(v, src, K.FLOAT if dst.kind != "float" else dst)
             if op == "+":
@@ -157,6 +164,8 @@ class ExprEvaluator(Machine):
         if not isinstance(x, z3.BitVecRef):
             return fresh(dst, "unary")
         if op == "-":
+            if ct.signed:
+                self.assume_no_overflow(pred, op, x)
             r: z3.ExprRef = -x
         elif op == "~":
             r = ~x
@@ -188,13 +197,18 @@ class ExprEvaluator(Machine):
                 out[k] = self._binary_scalar(op, da[k] if da else a, db[k] if db else b,
                                              vec_elem(lt) if da else lt,
                                              vec_elem(rt) if db else rt,
-                                             vec_elem(e.type) if e.type.kind == "vec" else e.type)
+                                             vec_elem(e.type) if e.type.kind == "vec" else e.type,
+                                             pred)
             if op in ("<", "<=", ">", ">=", "==", "!="):
                 return fresh(e.type, "veccmp")
             return out
-        return self._binary_scalar(op, a, b, lt, rt, e.type)
+        r = self._binary_scalar(op, a, b, lt, rt, e.type, pred, (id(e), t))
+        if op == "+":
+            self.row_major_lemma(e, t, a, b, r)
+        return r
 
-    def _binary_scalar(self, op: str, a: Val, b: Val, lt: CType, rt: CType, dst: CType) -> Val:
+    def _binary_scalar(self, op: str, a: Val, b: Val, lt: CType, rt: CType, dst: CType,
+                       pred: z3.BoolRef, node: tuple[int, int] | None = None) -> Val:
         cmp = op in ("<", "<=", ">", ">=", "==", "!=")
         if op in ("<<", ">>"):
             # shift counts as kpl.ctypes.shift: the count's bit pattern in the promoted left
@@ -250,6 +264,10 @@ class ExprEvaluator(Machine):
             else:
                 c = x >= y if s else z3.UGE(x, y)
             return conv(simp(c), K.BOOL, dst)
+        if s:
+            self.assume_no_overflow(pred, op, x, y)
+            if op == "*" and node is not None:
+                self.product_lemmas(node, x, y)
         if op == "+":
             r = x + y
         elif op == "-":

@@ -8,8 +8,11 @@ snapshot/restore of a speculative run, and the dispatch of visitor methods on th
 a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
 The launch is part of that state: ``blockDim``/``gridDim`` as constants or, for a symbolic
 launch (:mod:`kpl.launch`), as variables over every launch CUDA allows
-(:meth:`Machine.launch_constraints`).  Why one piece (over 400 lines): the state and the
-primitives every stage uses are declared once, below every stage.
+(:meth:`Machine.launch_constraints`).
+
+Why one piece over 400 lines: the machine state is declared in ONE class, one commented field
+each, so that every stage reads the same definition of it; the primitives here are the few
+that every stage shares.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import z3
 
 from kpl import ast as K
 from oracle.base import AccessKind, OracleError
-from oracle.sdv.encode import Val, is_false, is_true, ite
+from oracle.sdv.encode import DEFINED, Val, is_false, is_true, ite
 
 #: calls whose value depends on other threads or on time: a fresh value per call and thread
 IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
@@ -184,11 +187,12 @@ class QueryEngine:
             self.solver.add(f)
 
     def check(self, *fs: z3.BoolRef, limit_ms: int | None = None,
-              rlimit: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+              rlimit: int | None = None, defined: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """Ask ``fs`` on top of the solver's assertions; ``limit_ms`` bounds a query whose
         ``unknown`` the caller turns into the sound answer (an optional fact not claimed);
         ``rlimit`` bounds it by z3's resource count instead, so that the answer does not
-        depend on how loaded the machine is."""
+        depend on how loaded the machine is; ``defined``: with the no-overflow facts
+        (``encode.DEFINED``)."""
         ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
@@ -200,7 +204,7 @@ class QueryEngine:
         if rlimit is not None:  # z3 counts it from the start of this check
             self.solver.set("rlimit", min(rlimit, self.rlimit) if self.rlimit else rlimit)
         self.solver.push()
-        for f in fs:
+        for f in (DEFINED, *fs) if defined else fs:
             self.solver.add(f)
         r = self.solver.check()
         model = self.solver.model() if r == z3.sat else None
@@ -310,6 +314,13 @@ class Machine:
         self.bdim = tuple(_dim_value(n, f"blockDim.{d}") for n, d in zip(launch.block_dim, dims, strict=True))
         self.gdim = tuple(_dim_value(n, f"gridDim.{d}") for n, d in zip(launch.grid_dim, dims, strict=True))
         self.accesses: list[Access] = []     # the log of shared/global accesses
+        self.params: dict[str, Val] = {}     # scalar parameters' values (shared by both threads)
+        self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
+        self.ub_facts = 0  # no-overflow facts added
+        self.assumed: set[tuple[str, int, int, int]] = set()  # (op, x, y, pred) ids of those
+        # (node id, thread) -> the node's last signed product / sum, for the lemmas there
+        self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
+        self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.barriers: list[BarrierHit] = []  # executed barriers, with both predicates
         self.guards: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (if label, t1's path, guard)
         self.unknowns: list[tuple[str, int | None]] = []  # (reason, label) not modelled
@@ -438,6 +449,7 @@ class Machine:
         del self.unknowns[nu:]
         del self.named[nn:]
         self.unroll_budget = budget
+        self.assumed.clear()  # facts of the popped scopes are gone with them
         now = self.q.solver.num_scopes()
         self.q.solver.pop(now - scopes + 1)
 

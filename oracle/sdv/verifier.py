@@ -27,7 +27,8 @@ What is decided, and how:
   accesses are in different iterations of the j-th shared loop, outermost = 1) comes from the
   iteration numbers of the two instances; ``Race.loop_depths`` lists every depth at which
   the race occurs (found by re-querying with the found depths excluded),
-  ``Race.cross_block`` says it also happens between threads of two blocks and
+  ``Race.cross_block`` says it happens only between threads of two different blocks (a
+  pair with a same-block witness is an intra-block race, :func:`_add_inter_block`) and
   ``Race.same_warp`` that every racing pair is two lanes of one warp (one more query when the
   witness is such a pair; option ``warp_facts``, off for ``check``): a ``__syncwarp()`` may fix it;
   ``Verdict.uniform_guards`` names the ``if`` guards proved true for every thread
@@ -56,7 +57,6 @@ import z3
 from kpl import ast as K
 from kpl.ast import Kernel, Space
 from kpl.labels import LabelTree
-from kpl.placement import BarrierKind
 from oracle.base import (
     AccessKind,
     Divergence,
@@ -92,8 +92,10 @@ from oracle.sdv.pairs import (
     pair_candidates,
     same_warp_only,
 )
+from oracle.sdv.shapes import barrier_free_key, has_grid_barrier
 from oracle.sdv.state import stmt_exprs
 from oracle.sdv.stmt import AssertFailure, fence_views
+from oracle.sdv.witness import witness
 
 
 class SDVOracle(OracleBase):
@@ -139,7 +141,7 @@ class SDVOracle(OracleBase):
         engine = QueryEngine(deadline, self.query_ms, self.rlimit)
         found: dict[tuple[int, int, str], Race] = {}
 
-        key = _barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
+        key = barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
             if self.cross_cache else None
         memo = None
         # Houdini results and race-pair answers are reused across candidates keyed on the
@@ -160,6 +162,10 @@ class SDVOracle(OracleBase):
             same = Executor(kernel, "same", engine, max_unroll=self.max_unroll,
                             unroll_budget=self.unroll_budget, memo=memo, view=view)
             same.run()
+            if same.vacuous() and not any("overflows a signed" in u.reason for u in verdict.unknowns):
+                verdict.unknowns.append(Unknown(
+                    "every execution overflows a signed integer (undefined behaviour): nothing "
+                    "is proved for it"))
             seen_div = {d.label for d in verdict.divergences}
             self._divergences(same, tree, verdict)
             verdict.divergences = [d for i, d in enumerate(verdict.divergences)
@@ -182,11 +188,7 @@ class SDVOracle(OracleBase):
             verdict.divergences.extend(d for d in cres.divergences if d.label not in seen_div)
             verdict.unknowns.extend(Unknown(reason, label, self._line(tree, label))
                                     for reason, label in cres.query_unknowns)
-            for race in cres.races:
-                old = found.get(race.key)
-                depths = old.loop_depths if old is not None else ()
-                found[race.key] = Race(race.first, race.second, race.array, race.kinds,
-                                       race.space, race.witness, None, depths, True, False)
+            _add_inter_block(found, cres.races)
             self._collect_unknowns_list(cres.exec_unknowns, tree, verdict)
             failed.extend(cres.failed_asserts)
         # one message per finding: an annotation checked at several places (an invariant at
@@ -281,21 +283,6 @@ class SDVOracle(OracleBase):
                 seen.add((reason, label))
                 verdict.unknowns.append(Unknown(reason, label, self._line(tree, label)))
 
-    def _witness(self, ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
-        def ids(xs: tuple[Any, ...]) -> tuple[int, int, int]:
-            v = [m.eval(x, model_completion=True).as_long() for x in xs]
-            return (v[0], v[1], v[2])
-
-        t1, t2 = ids(ex.tid[0]), ids(ex.tid[1])
-        b1, b2 = ids(ex.bid[0]), ids(ex.bid[1])
-        index = None
-        if idx is not None:
-            val = m.eval(idx, model_completion=True)
-            if z3.is_bv_value(val):
-                index = val.as_signed_long()  # type: ignore[attr-defined]
-        launch = (ids(ex.bdim), ids(ex.gdim)) if ex.kernel.launch.symbolic else None
-        return Witness(t1, t2, b1, b2, index, launch)
-
     def _divergences(self, ex: Executor, tree: LabelTree, verdict: Verdict) -> None:
         by_label: dict[int, list[tuple[z3.BoolRef, z3.BoolRef]]] = {}
         for hit in ex.barriers:
@@ -311,7 +298,7 @@ class SDVOracle(OracleBase):
                 continue
             r, m = ex.q.check(z3.Or([p1 != p2 for p1, p2 in hits]))
             if r == z3.sat and m is not None:
-                verdict.divergences.append(Divergence(label, self._witness(ex, m, None)))
+                verdict.divergences.append(Divergence(label, witness(ex, m, None)))
             elif r == z3.unknown:
                 verdict.unknowns.append(Unknown("solver gave up on the divergence query for "
                                                 "this barrier", label, self._line(tree, label)))
@@ -551,7 +538,7 @@ class SDVOracle(OracleBase):
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
-        return PairResult(False, c1.kind, c2.kind, self._witness(ex, best, shown_index(c1)),
+        return PairResult(False, c1.kind, c2.kind, witness(ex, best, shown_index(c1)),
                            loop_depth, depths)
 
 
@@ -570,17 +557,17 @@ class _CrossResult:
 _CROSS_CACHE_SIZE = 16
 
 
-def _shape(x: Any) -> Any:
-    """A hashable description of a statement/block tree with plain barriers left out."""
-    if isinstance(x, (K.Stmt, K.Block)):
-        parts: list[Any] = [type(x).__name__]
-        for f in dataclasses.fields(x):
-            parts.append(_shape(getattr(x, f.name)))
-        return tuple(parts)
-    if isinstance(x, list):
-        return tuple(_shape(y) for y in x
-                     if not isinstance(y, K.Barrier) or y.kind is BarrierKind.GRID)
-    return repr(x)
+def _add_inter_block(found: dict[tuple[int, int, str], Race], races: list[Race]) -> None:
+    """Races between blocks are their own class: no barrier orders two blocks.  A pair in
+    ``found`` has a same-block witness (the ``same`` run asked for one first), so it is an
+    intra-block race -- a barrier may order that part, and a part that crosses blocks shows
+    again, as inter-block, once it does; a pair that races only between blocks is added with
+    ``cross_block`` (the ``cross`` run's races are between two different blocks by
+    construction, :func:`oracle.sdv.state.Machine.base_constraints`)."""
+    for race in races:
+        if race.key not in found:
+            found[race.key] = dataclasses.replace(race, cross_block=True, loop_depth=None,
+                                                  same_warp=False)
 
 
 def _values_follow_barriers(kernel: Kernel) -> bool:
@@ -591,20 +578,6 @@ def _values_follow_barriers(kernel: Kernel) -> bool:
 def _writes_both(pq: PairQuery) -> bool:
     """Both sides of the pair query can write (a benign-write pair: values compared)."""
     return AccessKind.WRITE in pq.k1 and AccessKind.WRITE in pq.k2
-
-
-def has_grid_barrier(kernel: Kernel) -> bool:
-    """Does ``kernel`` run a grid-wide barrier (cooperative groups' ``grid_group::sync``)?"""
-    return any(isinstance(s, K.Barrier) and s.kind is BarrierKind.GRID
-               for s in K.walk_stmts(kernel.body))
-
-
-def _barrier_free_key(kernel: Kernel, max_unroll: int, unroll_budget: int) -> tuple[Any, ...]:
-    """Cache key of the cross-block part: everything the executor reads from the kernel,
-    except plain barriers (and ``next_label``, which inserting barriers bumps)."""
-    return (kernel.name, repr(kernel.params), repr(kernel.launch), repr(kernel.requires),
-            repr(sorted(kernel.memories.items())), kernel.uses_named_barriers,
-            _shape(kernel.body), max_unroll, unroll_budget)
 
 
 __all__ = ["SDVOracle"]

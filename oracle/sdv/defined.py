@@ -1,0 +1,126 @@
+"""Signed overflow is undefined behaviour: the no-overflow assumption and the lemmas that let
+the solver use it.
+
+Stage: expressions (below :mod:`oracle.sdv.expr`, which subclasses
+:class:`DefinedArithmetic`).  C and C++ leave a signed ``+``, ``-``, ``*``, ``/`` or unary ``-``
+whose exact result does not fit undefined (C11 6.5p5), so an execution that overflows is no
+execution of the program and a race that needs one is no race (issue 27, item 2; the
+condition itself is :func:`oracle.sdv.encode.no_signed_overflow`).  Every such operation a
+thread evaluates adds "pred ⇒ no overflow" to the path facts, exactly as an ``__assume`` would
+(:meth:`DefinedArithmetic.assume_no_overflow`).  A run whose every execution overflows is
+not proved vacuously: :meth:`DefinedArithmetic.vacuous` finds it and the verifier answers
+"unknown".  Unsigned arithmetic wraps and adds nothing,
+so a race that needs unsigned wrap-around is still found.
+
+Why lemmas: bit-blasting proves ``t * s != t' * s`` (``t != t'``, ``s > 0``, no overflow) or
+``row * w + col != row' * w + col'`` (``0 <= col < w``) only by a search through multiplier
+circuits that takes tens of seconds -- the very index arithmetic the assumption is for.  For
+the same expression node evaluated by the two threads we add the arithmetic facts that make
+those proofs propagation: cancellation and strict monotonicity of a product in a common
+factor (:meth:`DefinedArithmetic.product_lemmas`) and distinctness of row-major indices
+(:meth:`DefinedArithmetic.row_major_lemma`).  Each lemma is a theorem of bit-vector
+arithmetic -- its premise contains the no-overflow conditions it needs -- so it holds in every
+solver scope and removes no execution; it only saves the solver the search.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from kpl import ast as K
+from oracle.sdv.encode import DEFINED, Val, conv, is_true, no_signed_overflow
+from oracle.sdv.state import Machine
+
+
+class DefinedArithmetic(Machine):
+    """Stage: the no-overflow assumption of signed arithmetic and its lemmas."""
+
+    def assume_no_overflow(self, pred: z3.BoolRef, op: str, x: z3.BitVecRef,
+                           y: z3.BitVecRef | None = None) -> None:
+        """Signed ``x op y`` (``y`` None: unary) evaluated by a thread under ``pred``: its
+        overflow would be undefined behaviour, so the defined executions are those where
+        ``pred`` implies it does not overflow (a path fact, like ``__assume``).  Not in a
+        hypothetical evaluation (``assume_defined`` off, :meth:`ExprEvaluator.eval_in`)."""
+        if not self.assume_defined:
+            return
+        key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
+        if key in self.assumed:  # the same terms again (an unrolled loop): the same fact
+            return
+        self.assumed.add(key)
+        c = no_signed_overflow(op, x, y)  # constants and ranges come out decided or minimal
+        if c is None:
+            return
+        if not is_true(c):
+            self.q.add(z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c))
+            self.ub_facts += 1
+
+    def vacuous(self) -> bool:
+        """Every execution of the run needs a signed overflow: its path facts are
+        satisfiable, but not with the no-overflow facts.  Proving anything about such a
+        run would be vacuous (an ``int`` hash that always overflows decides an index), so
+        the verifier says "unknown" instead (a solver that gives up claims nothing)."""
+        if not self.ub_facts:
+            return False
+        r, _ = self.q.check()
+        return r == z3.unsat and self.q.check(defined=False)[0] == z3.sat
+
+    def product_lemmas(self, node: tuple[int, int], x: z3.BitVecRef, y: z3.BitVecRef) -> None:
+        """The signed product ``x * y`` of expression node ``node`` = (id, thread): recorded,
+        and for the second thread paired with the first thread's product of the same node:
+        with a common factor ``b != 0``, equal products have equal other factors; with
+        ``b > 0``, a smaller other factor gives a product at least ``b`` smaller.  Products
+        with a constant factor are left to the solver (shifts and adders suffice there)."""
+        if not self.assume_defined or z3.is_bv_value(x) or z3.is_bv_value(y):
+            return
+        ok = no_signed_overflow("*", x, y)
+        assert ok is not None
+        self.products[node] = (x, y, ok)
+        key, t = node
+        first = self.products.get((key, 0)) if t == 1 else None
+        if first is None:
+            return
+        x0, y0, ok0 = first
+        r0, r1 = x0 * y0, x * y
+        zero = z3.BitVecVal(0, x.size())
+        for a0, b0, a1, b1 in ((x0, y0, x, y), (y0, x0, y, x)):
+            base = [ok0, ok, b0 == b1]
+            self.q.add(z3.Implies(z3.And(base + [b0 != zero, r0 == r1]), a0 == a1))
+            for lo, hi, alo, ahi in ((r0, r1, a0, a1), (r1, r0, a1, a0)):
+                # lo + b cannot overflow either: lo + b <= hi <= INT_MAX
+                fits = no_signed_overflow("+", lo, b0)
+                assert fits is not None
+                self.q.add(z3.Implies(z3.And(base + [b0 > zero, alo < ahi]),
+                                      z3.And(fits, lo + b0 <= hi)))
+
+    def row_major_lemma(self, e: K.Binary, t: int, left: Val, right: Val, s: Val) -> None:
+        """The signed sum ``s = a * b + c`` of node ``e`` (a product operand that
+        :meth:`product_lemmas` recorded): for the two threads' sums, ``b`` common, ``a``
+        different and ``0 <= c < b`` in both, the sums differ -- the row-major index
+        ``row * width + col`` of two different rows never meets."""
+        ct = e.type
+        if not self.assume_defined or ct.kind != "int" or not ct.signed \
+                or not isinstance(s, z3.BitVecRef):
+            return
+        for prod, other, val in ((e.left, e.right, right), (e.right, e.left, left)):
+            if not (isinstance(prod, K.Binary) and prod.op == "*"):
+                continue
+            rec = self.products.get((id(prod), t))
+            c = conv(val, other.type, ct)
+            if rec is None or not isinstance(c, z3.BitVecRef) or c.size() != s.size():
+                continue
+            x, y, ok_mul = rec
+            if x.size() != s.size():
+                continue
+            ok_add = no_signed_overflow("+", x * y, c)
+            self.sums[(id(e), t)] = (x, y, c, s, z3.And(ok_mul, ok_add))
+            first = self.sums.get((id(e), 0)) if t == 1 else None
+            if first is None:
+                return
+            x0, y0, c0, s0, ok0 = first
+            ok1 = self.sums[(id(e), 1)][4]
+            zero = z3.BitVecVal(0, s.size())
+            for a0, b0, a1, b1 in ((x0, y0, x, y), (y0, x0, y, x)):
+                premise = z3.And(ok0, ok1, b0 == b1, a0 != a1, zero <= c0, c0 < b0,
+                                 zero <= c, c < b0)
+                self.q.add(z3.Implies(premise, s0 != s))
+            return

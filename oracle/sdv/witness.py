@@ -1,0 +1,47 @@
+"""Witnesses a person can check: a satisfying model of a race or divergence query, read back.
+
+Stage: the verifier (it reads the executor's symbolic ids, launch and parameters).  Issue 27,
+item 4: every race and divergence names its threads and blocks, the element, the launch and
+the values of the kernel's scalar parameters (``when n = 3, pitch = 0``), so that the report
+can be replayed by hand; the model holds them all (the parameters are the constants
+:meth:`oracle.sdv.executor.Executor.run` made, recorded in ``Machine.params``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from oracle.base import ParamValue, Witness
+from oracle.sdv.executor import Executor
+
+
+def witness(ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
+    """The model ``m`` of a query about run ``ex`` as a witness: threads, blocks, the element
+    ``idx`` (signed), the launch (constants, or the model's values of symbolic sizes) and
+    the scalar parameters' values, read as signed or unsigned as their C types are."""
+    def val(x: Any, signed: bool = False) -> int:
+        if isinstance(x, int):
+            return x
+        v = m.eval(x, model_completion=True)
+        return int(v.as_signed_long() if signed else v.as_long())  # type: ignore[attr-defined]
+
+    def ids(xs: Any) -> tuple[int, int, int]:
+        v = [val(x) for x in xs]
+        return (v[0], v[1], v[2])
+
+    index = None
+    if idx is not None:
+        v = m.eval(idx, model_completion=True)
+        if z3.is_bv_value(v):
+            index = v.as_signed_long()  # type: ignore[attr-defined]
+    params: list[tuple[str, ParamValue]] = []
+    types = {p.name: p.var.type for p in ex.kernel.params if p.var is not None}
+    for name, x in ex.params.items():
+        if isinstance(x, z3.BoolRef):
+            params.append((name, z3.is_true(m.eval(x, model_completion=True))))
+        elif isinstance(x, z3.BitVecRef):
+            params.append((name, val(x, types[name].signed)))
+    return Witness(ids(ex.tid[0]), ids(ex.tid[1]), ids(ex.bid[0]), ids(ex.bid[1]), index,
+                   ids(ex.bdim), ids(ex.gdim), tuple(params))
