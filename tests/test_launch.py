@@ -276,4 +276,4 @@ def test_dynamic_oracle_says_which_launches_it_ran(tmp_path: Path) -> None:
     doc, stderr, code = _check(f, "--oracle", "dynamic", "--no-cache")
     assert "the dynamic oracle ran only the launches blockDim=64 gridDim=2 and blockDim=33 gridDim=3" in stderr
     assert code == 1  # 64 threads: thread 40 and thread 0 store to s[0]
-    assert doc["races"][0]["witness"]["blockDim"] == [64, 1, 1]
+    assert doc["races"][0]["witness"]["launch"]["blockDim"] == [64, 1, 1]

@@ -80,7 +80,7 @@ def test_relation_racy_twin_one_block_too_many() -> None:
     (race,) = doc["races"]
     w = race["witness"]
     assert race["array"] == "a" and w["block1"] != w["block2"]
-    assert w["gridDim"][0] == max(w["block1"][0], w["block2"][0]) + 1  # the extra block meets block 0
+    assert w["launch"]["gridDim"][0] == max(w["block1"][0], w["block2"][0]) + 1  # the extra block meets block 0
 
 
 def test_relation_is_needed(tmp_path: Path) -> None:
