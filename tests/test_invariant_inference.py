@@ -16,6 +16,7 @@ tested on their own: which counters are recognised, and which candidates Houdini
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -33,14 +34,28 @@ from oracle.sdv.scaling import ghost_name, scaling_kind
 
 KERNELS = Path(__file__).resolve().parent / "kernels" / "invariants"
 
-#: (race-free kernel, racy twins)
+#: race-free kernel: its racy twins
 PAIRS = {
     "scan_naive_ok.cu": ["scan_naive_racy.cu"],
     "scan_blelloch_ok.cu": ["scan_blelloch_racy.cu", "scan_blelloch_racy2.cu",
                             "scan_blelloch_racy3.cu"],
+    "stencil_ok.cu": ["stencil_racy.cu"],
+    "bitonic_ok.cu": ["bitonic_racy.cu"],
+    "oddeven_ok.cu": ["oddeven_racy.cu"],
 }
+#: the sorting networks and the stencil take 20-60 s each (nested abstracted loops, global
+#: index arithmetic; most of it the race queries): run with AUTOSYNC_SLOW_TESTS=1, left out
+#: of the default run to keep this file under a minute on two cores
+SLOW = {"bitonic_ok.cu", "bitonic_racy.cu", "oddeven_ok.cu", "oddeven_racy.cu", "stencil_ok.cu",
+        "stencil_racy.cu"}
+_slow = pytest.mark.skipif(not os.environ.get("AUTOSYNC_SLOW_TESTS"),
+                           reason="slow kernel: set AUTOSYNC_SLOW_TESTS=1")
 OK = sorted(PAIRS)
 RACY = sorted(r for twins in PAIRS.values() for r in twins)
+
+
+def _params(names: list[str]) -> list[object]:
+    return [pytest.param(n, marks=_slow) if n in SLOW else n for n in names]
 
 
 def _expected(name: str) -> tuple[int, int]:
@@ -67,7 +82,7 @@ def test_every_kernel_is_in_a_pair() -> None:
     assert files == set(OK) | set(RACY)
 
 
-@pytest.mark.parametrize("name", OK)
+@pytest.mark.parametrize("name", _params(OK))
 def test_race_free_kernel_verifies(name: str) -> None:
     verdict, lines = _check(name)
     assert not verdict.unknowns, verdict.unknowns
@@ -75,7 +90,7 @@ def test_race_free_kernel_verifies(name: str) -> None:
     assert verdict.verified
 
 
-@pytest.mark.parametrize("name", RACY)
+@pytest.mark.parametrize("name", _params(RACY))
 def test_racy_twin_reports_its_race(name: str) -> None:
     verdict, lines = _check(name)
     assert _expected(name) in lines, lines
@@ -145,7 +160,7 @@ def _kept(monkeypatch: pytest.MonkeyPatch, src: str) -> dict[int, set[str]]:
 
     def spy(ex: loops_mod.LoopExecutor, loop: K.Loop, *args: object) -> tuple[list[invariants_mod.Candidate], bool]:
         out = orig(ex, loop, *args)  # type: ignore[arg-type]
-        if ex.mode == "same":
+        if ex.mode == "same" and loop.span is not None:
             kept[loop.span.line] = {c.name for c in out[0]}
         return out
     monkeypatch.setattr(invariants_mod, "houdini", spy)

@@ -114,7 +114,9 @@ def _ghost(vs: dict[str, Val], ghost: str, bits: int) -> z3.BitVecRef:
         return z3.BitVecVal(0, bits)
     if bits > 32:
         return z3.ZeroExt(bits - 32, j)
-    return z3.Extract(bits - 1, 0, j) if bits < 32 else j
+    if bits < 32:  # shifting by ``bits`` or more is all the same: clamp, do not wrap
+        return z3.Extract(bits - 1, 0, z3.If(z3.UGE(j, bits), z3.BitVecVal(bits, 32), j))
+    return j
 
 
 def _scaled(v0: z3.BitVecRef, j: z3.BitVecRef, kind: str, signed: bool) -> z3.BitVecRef:

@@ -1,6 +1,6 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=256 --gridDim=64
-// autosync: races=RR
+// autosync: races=24-24
 // scan_blelloch_ok.cu with an off-by-one right index in the up-sweep (bi without the -1):
 // thread t then writes offset*(2t+2), which thread t+1 reads as its left index.  Racy.
 

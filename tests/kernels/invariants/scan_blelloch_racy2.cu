@@ -1,6 +1,6 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=256 --gridDim=64
-// autosync: races=RR
+// autosync: races=37-38
 // scan_blelloch_ok.cu with the down-sweep's barrier hoisted out of the loop (to after the
 // up-sweep): consecutive down-sweep steps then overlap in different threads.  Racy.
 

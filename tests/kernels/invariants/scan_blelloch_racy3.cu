@@ -1,6 +1,6 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=256 --gridDim=64
-// autosync: races=RR
+// autosync: races=25-30
 // scan_blelloch_ok.cu with the root cleared by thread 1 instead of thread 0: the up-sweep's
 // last step (d == 1) has thread 0 write temp[n - 1] after the step's barrier, and no
 // barrier separates it from the clear.  Racy.

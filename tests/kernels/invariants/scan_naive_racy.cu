@@ -1,6 +1,6 @@
 //xfail:NOT_ALL_VERIFIED
 //--blockDim=512 --gridDim=64
-// autosync: races=19-24
+// autosync: races=19-19
 // scan_naive_ok.cu without the barrier at the end of a step: step k+1 reads the buffer that
 // step k writes, with nothing ordering another thread's write before the read.  Racy.
 
