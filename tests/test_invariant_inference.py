@@ -77,9 +77,29 @@ def _check(name: str) -> tuple[Verdict, set[tuple[int, int]]]:
     return verdict, lines
 
 
+#: a user ``__invariant`` made inductive by the inferred ones, and a false one
+USER_OK, USER_BAD = "upsweep_user_ok.cu", "upsweep_user_bad.cu"
+
+
 def test_every_kernel_is_in_a_pair() -> None:
     files = {p.name for p in KERNELS.glob("*.cu")}
-    assert files == set(OK) | set(RACY)
+    assert files == set(OK) | set(RACY) | {USER_OK, USER_BAD}
+
+
+def test_user_invariant_is_strengthened_by_inferred_ones() -> None:
+    """``offset <= n`` is not inductive alone; with ``track``/``prev-guard`` it is, and the
+    accesses it guards are then race-free (before: a race and "might not hold")."""
+    verdict, lines = _check(USER_OK)
+    assert lines == set() and not verdict.unknowns and not verdict.findings
+    assert verdict.verified
+
+
+def test_false_user_invariant_still_fails() -> None:
+    verdict, _ = _check(USER_BAD)
+    (finding,) = verdict.findings
+    assert finding.kind == "assertion" and "might not hold" in finding.message
+    (kernel,) = load_kernels(str(KERNELS / USER_BAD))
+    assert LabelTree(kernel).line(finding.labels[0]) == 17
 
 
 @pytest.mark.parametrize("name", _params(OK))

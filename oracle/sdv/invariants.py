@@ -71,6 +71,7 @@ class Candidate:
     name: str
     pair: bool
     fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
+    standalone: bool = False  # try :func:`_valid_alone` before the check's solver
 
 
 _LVALUES = (K.Var, K.VarField, K.MemElem)
@@ -166,7 +167,7 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
         return ex.eval_in(e, t, vs, TRUE)
     for cname, fn in scaling_candidates(info.scales, info.modified, s0, relevant,
                                         info.ghost, loop, ev):
-        cands.append(Candidate(cname, False, fn))
+        cands.append(Candidate(cname, False, fn, standalone=True))
     for i, inv in enumerate(info.invariants):
         def user(vs: list[dict[str, Val]], la: list[z3.BoolRef], p: list[z3.BoolRef],
                  e: K.Expr = inv) -> list[z3.BoolRef]:
@@ -226,7 +227,10 @@ def _valid_alone(pre: z3.BoolRef, post: list[z3.BoolRef]) -> bool:
     counter stays below its entry value); the check's own solver carries every assertion of
     the kernel so far (memory, epochs, assumptions) and took 0.5-1 s for such a query under
     load, a fresh one a few ms (0.2 s for the hardest).  Sound: valid without assertions is valid with them; any
-    other answer falls back to the full query."""
+    other answer falls back to the full query.  Only for the counter families of
+    :mod:`oracle.sdv.scaling` (``Candidate.standalone``): for the others (uniformity,
+    strides under ``%``) the fresh solver often cannot decide alone, and trying first made
+    a stencil's check 20 times slower."""
     solver = z3.Solver()
     solver.set("rlimit", ALONE_RLIMIT)
     solver.add(pre, z3.Not(z3.And(post)))
@@ -271,7 +275,7 @@ def _inductive(ex: LoopRunner, head: State, post: State, pe: list[z3.BoolRef],
             # Bounded: a candidate the solver cannot decide in HOUDINI_QUERY_MS is dropped
             # alone (sound: fewer invariants); unbounded, a false user invariant over
             # ``i % 256`` took two 20 s queries (fuzzer, 10,000-mutant run, id 6839).
-            if _valid_alone(pre, fs):
+            if cands[i].standalone and _valid_alone(pre, fs):
                 r = z3.unsat
             else:
                 r, m = ex.q.check(pre, z3.Not(z3.And(fs)), limit_ms=HOUDINI_QUERY_MS)
