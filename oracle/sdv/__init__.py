@@ -14,7 +14,8 @@ only its own layer or those above it in this list (``tests/test_layout.py`` chec
 3. memory -- ``memfacts`` (what may be assumed about values), ``memory`` (locations,
    ``Load``/``Atomic``);
 4. statements -- ``stmt``;
-5. loops and invariants -- ``slice``, ``loopinfo``, ``invariants``, ``loops``;
+5. loops and invariants -- ``slice``, ``scaling`` (power-of-two counters' candidates),
+   ``loopinfo``, ``invariants``, ``loops``;
 6. the verifier -- ``executor``, ``facts``, ``pairs``, ``verifier``.
 
 Statements and loops recurse into each other through one dispatch on the node class: the

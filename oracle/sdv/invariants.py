@@ -3,9 +3,11 @@
 Stage: invariants of the loop abstraction (:mod:`oracle.sdv.loops`).  GPUVerify-style
 guesses ([WarpsAtomics] Sec. 2.3) are generated from the loop's static facts
 (:func:`candidates`: loop-activity and value uniformity, constant offsets between the
-threads, strides and monotonicity of counters, bounds derived from the guard, user
-``__invariant``s) and filtered by Houdini (:func:`houdini`): keep those that hold at entry
-and are preserved by one iteration.  Every z3 query of invariant inference is made here, so
+threads, strides and monotonicity of counters, bounds derived from the guard, the
+power-of-two counters' families of :mod:`oracle.sdv.scaling`, user ``__invariant``s) and
+filtered by Houdini (:func:`houdini`): keep those that hold at entry and are preserved by
+one iteration.  A user invariant is one candidate among the others, so the inferred ones
+strengthen it: ``offset <= n`` is inductive together with ``track(offset)``.  Every z3 query of invariant inference is made here, so
 making it cheaper (slicing, an incremental solver, caching across candidate kernels) is a
 change to this module.
 

@@ -339,7 +339,12 @@ class LoopExecutor(StmtExecutor):
         thread suffices, and no relational invariant is used.  After the loop the modified
         variables are havocked again and the per-thread invariants plus the negated guard are
         assumed for threads that left normally (not via break/return); the epoch after the
-        loop is at least the epoch after any executed iteration."""
+        loop is at least the epoch after any executed iteration.  When iterations are
+        consecutive and nothing leaves the loop early, every iteration a thread starts it
+        completes, with a barrier: so the epoch after the loop equals the end of A (or B)
+        only if neither thread starts another iteration after it, and exceeds the entry
+        epoch if either thread enters (a scan's ``if (tid == 0) temp[n - 1] = 0`` after
+        the up-sweep meets only the last step, where only thread 0 writes)."""
         info = self.loop_info(loop)
         pe = self.preds()
         s0 = [dict(th.vars) for th in self.th]
