@@ -153,6 +153,11 @@ def test_loop_without_scaling_counter_has_no_ghost() -> None:
     info = LoopInfo.of(loop)
     assert info.scales == {}
     assert info.ghost is None
+    (loop,) = _loops(COUNTERS.replace("g *= 2;", "").replace("g <<= 1;", "g = 0;")
+                     .replace("h / 2", "h - 1"))
+    info = LoopInfo.of(loop)
+    assert info.scales == {"s": "shrink"}
+    assert info.ghost is None  # one counter: nothing to relate it to
 
 
 def test_scaling_kind_forms() -> None:

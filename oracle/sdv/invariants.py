@@ -73,7 +73,7 @@ class Candidate:
     name: str
     pair: bool
     fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
-    standalone: bool = False  # try :func:`_valid_alone` before the check's solver
+    by_rlimit: bool = False  # its inductiveness query is bounded by COUNTER_RLIMIT
 
 
 _LVALUES = (K.Var, K.VarField, K.MemElem)
@@ -169,7 +169,7 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
         return ex.eval_in(e, t, vs, TRUE)
     for cname, fn in scaling_candidates(info.scales, info.modified, s0, relevant,
                                         info.ghost, loop, ev):
-        cands.append(Candidate(cname, False, fn, standalone=True))
+        cands.append(Candidate(cname, False, fn, by_rlimit=True))
     for i, inv in enumerate(info.invariants):
         def user(vs: list[dict[str, Val]], la: list[z3.BoolRef], p: list[z3.BoolRef],
                  e: K.Expr = inv) -> list[z3.BoolRef]:
@@ -216,27 +216,11 @@ def _drop(cs: list[Candidate], forms: list[list[z3.BoolRef]],
     return keep if len(keep) < len(cs) else []
 
 
-#: bound of the standalone query of :func:`_valid_alone`, in z3's resource units, so that
-#: the answer does not depend on the machine's load (``track(d)`` of a halving counter,
-#: the hardest of tests/kernels/invariants/, takes about 320,000: 0.2 s)
-ALONE_RLIMIT = 2_000_000
-
-
-def _valid_alone(pre: z3.BoolRef, post: list[z3.BoolRef]) -> bool:
-    """``pre`` implies ``post`` without any of the check's other assertions, decided in a
-    fresh solver.  Why: the post-state values are terms over the head state, so most
-    candidates are preserved for reasons the iteration's terms alone show (a halved
-    counter stays below its entry value); the check's own solver carries every assertion of
-    the kernel so far (memory, epochs, assumptions) and took 0.5-1 s for such a query under
-    load, a fresh one a few ms (0.2 s for the hardest).  Sound: valid without assertions is valid with them; any
-    other answer falls back to the full query.  Only for the counter families of
-    :mod:`oracle.sdv.scaling` (``Candidate.standalone``): for the others (uniformity,
-    strides under ``%``) the fresh solver often cannot decide alone, and trying first made
-    a stencil's check 20 times slower."""
-    solver = z3.Solver()
-    solver.set("rlimit", ALONE_RLIMIT)
-    solver.add(pre, z3.Not(z3.And(post)))
-    return solver.check() == z3.unsat
+#: bound of a Houdini query of a counter family (``Candidate.rlimit``), in z3's resource
+#: units instead of time, so that the answer does not depend on the machine's load: the
+#: step of ``track(d)`` (``LShR(n, j + 1) == LShR(n, j) >> 1``) needs 0.2-1 s of
+#: bit-blasted shifter reasoning, past ``HOUDINI_QUERY_MS`` when the machine is busy
+COUNTER_RLIMIT = 20_000_000
 
 
 def _holds_at_entry(ex: LoopRunner, s0: list[dict[str, Val]], pe: list[z3.BoolRef],
@@ -277,8 +261,8 @@ def _inductive(ex: LoopRunner, head: State, post: State, pe: list[z3.BoolRef],
             # Bounded: a candidate the solver cannot decide in HOUDINI_QUERY_MS is dropped
             # alone (sound: fewer invariants); unbounded, a false user invariant over
             # ``i % 256`` took two 20 s queries (fuzzer, 10,000-mutant run, id 6839).
-            if cands[i].standalone and _valid_alone(pre, fs):
-                r = z3.unsat
+            if cands[i].by_rlimit:
+                r, m = ex.q.check(pre, z3.Not(z3.And(fs)), rlimit=COUNTER_RLIMIT)
             else:
                 r, m = ex.q.check(pre, z3.Not(z3.And(fs)), limit_ms=HOUDINI_QUERY_MS)
             if r != z3.unsat:

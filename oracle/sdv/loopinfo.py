@@ -29,7 +29,7 @@ class LoopInfo:
     steps: dict[str, tuple[str, K.Expr]]  # counters: only ever ``v = v ± e``, e invariant
     invariants: list[K.Expr]              # user ``__invariant``s at the top of its body
     scales: dict[str, str]                # power-of-two counters: ``grow``/``shrink`` by 2
-    ghost: str | None                     # its iteration counter (:mod:`oracle.sdv.scaling`)
+    ghost: str | None                     # its iteration counter, for two or more of them
 
     @staticmethod
     def of(loop: K.Loop) -> LoopInfo:
@@ -40,7 +40,8 @@ class LoopInfo:
                       for a in s.args[:1]]
         return LoopInfo(facts.modified, facts.has_barrier, _has_jump(loop.body, K.Break),
                         _has_jump(loop.body, K.Return), _steps(facts.modified, facts.assigns),
-                        invariants, scales, ghost_name(loop.label) if scales else None)
+                        invariants, scales,
+                        ghost_name(loop.label) if len(scales) >= 2 else None)
 
 
 class _Jumps(K.NodeVisitor):

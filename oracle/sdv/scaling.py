@@ -22,7 +22,10 @@ The families, per counter ``v`` with value ``v0`` at loop entry (:func:`scaling_
   counters of one loop -- a scan's ``d >>= 1`` with ``offset *= 2`` -- are thereby related
   through ``j`` with shifts only (a product ``offset * d == n / 2`` states the same, but a
   Houdini query over a product of two unknowns ran out of ``HOUDINI_QUERY_MS``; a barrel
-  shifter is cheap to bit-blast);
+  shifter is cheaper to bit-blast, though still 0.2-1 s per step query).  Only for loops
+  with two or more such counters (:attr:`oracle.sdv.loopinfo.LoopInfo.ghost`): relating
+  them is its purpose, and a lone halving stride (a tree reduction) needs only ``pow2``
+  and the guard;
 * ``prev-guard(v)``: ``j == 0`` or the loop guard held for the previous value of ``v``
   (``v0 << (j - 1)``, ``v0 >> (j - 1)``), for a loop whose guard reads no other modified
   variable: the loop stopped at its first chance.  With the negated guard at the exit it
