@@ -39,6 +39,7 @@ PAIRS = {
     "scan_naive_ok.cu": ["scan_naive_racy.cu"],
     "scan_blelloch_ok.cu": ["scan_blelloch_racy.cu", "scan_blelloch_racy2.cu",
                             "scan_blelloch_racy3.cu"],
+    "tree_sum_ok.cu": ["tree_sum_racy.cu"],
     "stencil_ok.cu": ["stencil_racy.cu"],
     "bitonic_ok.cu": ["bitonic_racy.cu"],
     "oddeven_ok.cu": ["oddeven_racy.cu"],
