@@ -18,9 +18,8 @@ The families, per counter ``v`` with value ``v0`` at loop entry (:func:`scaling_
 * ``track(v)``: ``v == v0 << j`` (doubling) or ``v == v0 >> j`` (halving), where ``j`` is
   the loop's ghost iteration counter (:func:`ghost_name`: the number of iterations this
   thread has started, 0 at entry, saturating at ``2**32 - 1``; :mod:`oracle.sdv.loops`
-  havocs and steps it).  Two
-  counters of one loop -- a scan's ``d >>= 1`` with ``offset *= 2`` -- are thereby related
-  through ``j`` with shifts only (a product ``offset * d == n / 2`` states the same, but a
+  havocs and steps it).  Two counters of one loop -- a scan's ``d >>= 1`` with
+  ``offset *= 2`` -- are thereby related through ``j`` with shifts only (a product ``offset * d == n / 2`` states the same, but a
   Houdini query over a product of two unknowns ran out of ``HOUDINI_QUERY_MS``; a barrel
   shifter is cheaper to bit-blast, though still 0.2-1 s per step query).  Only for loops
   with two or more such counters (:attr:`oracle.sdv.loopinfo.LoopInfo.ghost`): relating
@@ -33,7 +32,9 @@ The families, per counter ``v`` with value ``v0`` at loop entry (:func:`scaling_
   down-sweep needs to keep ``offset >> 1`` above 0.
 
 Why only guesses: every candidate is checked by Houdini (entry and one iteration from a
-havocked head), so a wrong or useless guess costs a query, never soundness.
+havocked head), so a wrong or useless guess costs a query, never soundness.  Their queries
+are bounded by z3's resource count (``invariants.COUNTER_RLIMIT``), not by time, so what
+is kept does not depend on the machine's load.
 """
 
 from __future__ import annotations
