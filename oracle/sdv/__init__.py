@@ -15,9 +15,11 @@ only its own layer or those above it in this list (``tests/test_layout.py`` chec
 3. memory -- ``memfacts`` (what may be assumed about values), ``memory`` (locations,
    ``Load``/``Atomic``);
 4. statements -- ``stmt``;
-5. loops and invariants -- ``slice``, ``loopinfo``, ``invariants``, ``loops``;
-6. the verifier -- ``executor``, ``facts``, ``pairs``, ``verifier``, ``witness`` (a model read
-   back as a witness with the launch and the parameter values).
+5. loops and invariants -- ``slice``, ``scaling`` (power-of-two counters' candidates),
+   ``loopinfo``, ``invariants``, ``loops``;
+6. the verifier -- ``executor``, ``facts``, ``pairs``, ``shapes`` (cache keys of a kernel's
+   shape), ``verifier``, ``witness`` (a model read back as a witness with the launch and the
+   parameter values).
 
 Statements and loops recurse into each other through one dispatch on the node class: the
 loop layer adds ``visit_Loop`` to the statement visitor it extends, and hands itself to

@@ -3,9 +3,11 @@
 Stage: invariants of the loop abstraction (:mod:`oracle.sdv.loops`).  GPUVerify-style
 guesses ([WarpsAtomics] Sec. 2.3) are generated from the loop's static facts
 (:func:`candidates`: loop-activity and value uniformity, constant offsets between the
-threads, strides and monotonicity of counters, bounds derived from the guard, user
-``__invariant``s) and filtered by Houdini (:func:`houdini`): keep those that hold at entry
-and are preserved by one iteration.  Every z3 query of invariant inference is made here, so
+threads, strides and monotonicity of counters, bounds derived from the guard, the
+power-of-two counters' families of :mod:`oracle.sdv.scaling`, user ``__invariant``s) and
+filtered by Houdini (:func:`houdini`): keep those that hold at entry and are preserved by
+one iteration.  A user invariant is one candidate among the others, so the inferred ones
+strengthen it: ``offset <= n`` is inductive together with ``track(offset)``.  Every z3 query of invariant inference is made here, so
 making it cheaper (slicing, an incremental solver, caching across candidate kernels) is a
 change to this module.
 
@@ -28,6 +30,7 @@ from kpl.ast import CType
 from kpl.ctypes import common_type
 from oracle.sdv.encode import Val, conv, is_true, to_bool, values_equal
 from oracle.sdv.loopinfo import LoopInfo
+from oracle.sdv.scaling import scaling_candidates
 from oracle.sdv.state import TRUE, QueryEngine, ThreadState, expr_pure, expr_vars, strip_casts
 
 
@@ -70,6 +73,7 @@ class Candidate:
     name: str
     pair: bool
     fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
+    by_rlimit: bool = False  # its inductiveness query is bounded by COUNTER_RLIMIT
 
 
 _LVALUES = (K.Var, K.VarField, K.MemElem)
@@ -161,6 +165,11 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
                         out.append(z3.Or(vs[t][n] == e[t], rel))  # type: ignore[operator]
                     return out
                 cands.append(Candidate(f"guard-bound({name})", False, guard_bound))
+    def ev(e: K.Expr, t: int, vs: dict[str, Val]) -> Val:
+        return ex.eval_in(e, t, vs, TRUE)
+    for cname, fn in scaling_candidates(info.scales, info.modified, s0, relevant,
+                                        info.ghost, loop, ev):
+        cands.append(Candidate(cname, False, fn, by_rlimit=True))
     for i, inv in enumerate(info.invariants):
         def user(vs: list[dict[str, Val]], la: list[z3.BoolRef], p: list[z3.BoolRef],
                  e: K.Expr = inv) -> list[z3.BoolRef]:
@@ -177,23 +186,7 @@ def houdini(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val
     candidates are then dropped by counter-models until the rest is inductive.  Returns the
     kept candidates and whether every query was decided (a solver ``unknown`` drops
     candidates -- sound -- but the result then depends on time, so it is not cached)."""
-    decided = True
-
-    def drop(cs: list[Candidate], forms: list[list[z3.BoolRef]],
-             m: z3.ModelRef | None) -> list[Candidate]:
-        if m is None:
-            return []
-        keep = [c for c, fs in zip(cs, forms, strict=False)
-                if all(is_true(m.eval(f, model_completion=True)) for f in fs)]
-        return keep if len(keep) < len(cs) else []
-
-    while cands:
-        forms = [c.fn(s0, pe, pe) for c in cands]
-        r, m = ex.q.check(z3.Not(z3.And([f for fs in forms for f in fs])))
-        if r == z3.unsat:
-            break
-        decided = decided and r == z3.sat
-        cands = drop(cands, forms, m)
+    cands, decided = _holds_at_entry(ex, s0, pe, cands)
     if not cands:
         return [], decided
     snap = ex.snapshot()
@@ -207,10 +200,58 @@ def houdini(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val
     post_vs = [dict(th.vars) for th in ex.th]
     for th, r0 in zip(ex.th, saved_ret, strict=False):
         th.ret = r0
+    cands, ok = _inductive(ex, (vs, la), (post_vs, la2), pe, cands)
+    ex.restore(snap)
+    return cands, decided and ok
+
+
+def _drop(cs: list[Candidate], forms: list[list[z3.BoolRef]],
+          m: z3.ModelRef | None) -> list[Candidate]:
+    """The candidates true in the counter-model ``m`` (none when ``m`` refutes none, or
+    there is no model)."""
+    if m is None:
+        return []
+    keep = [c for c, fs in zip(cs, forms, strict=False)
+            if all(is_true(m.eval(f, model_completion=True)) for f in fs)]
+    return keep if len(keep) < len(cs) else []
+
+
+#: bound of a Houdini query of a counter family (``Candidate.rlimit``), in z3's resource
+#: units instead of time, so that the answer does not depend on the machine's load: the
+#: step of ``track(d)`` (``LShR(n, j + 1) == LShR(n, j) >> 1``) needs 0.2-1 s of
+#: bit-blasted shifter reasoning, past ``HOUDINI_QUERY_MS`` when the machine is busy
+COUNTER_RLIMIT = 20_000_000
+
+
+def _holds_at_entry(ex: LoopRunner, s0: list[dict[str, Val]], pe: list[z3.BoolRef],
+                    cands: list[Candidate]) -> tuple[list[Candidate], bool]:
+    """The candidates that hold in the entry state ``s0``; and whether every query was
+    decided."""
+    decided = True
+    while cands:
+        forms = [c.fn(s0, pe, pe) for c in cands]
+        r, m = ex.q.check(z3.Not(z3.And([f for fs in forms for f in fs])))
+        if r == z3.unsat:
+            break
+        decided = decided and r == z3.sat
+        cands = _drop(cands, forms, m)
+    return cands, decided
+
+
+State = tuple[list[dict[str, Val]], list[z3.BoolRef]]
+
+
+def _inductive(ex: LoopRunner, head: State, post: State, pe: list[z3.BoolRef],
+               cands: list[Candidate]) -> tuple[list[Candidate], bool]:
+    """The greatest subset of ``cands`` preserved by the iteration from ``head`` to
+    ``post``; and whether every query was decided."""
+    decided = True
+    (vs, la), (post_vs, la2) = head, post
     while cands:
         pre = z3.And([f for c in cands for f in c.fn(vs, la, pe)])
         forms = [c.fn(post_vs, la2, pe) for c in cands]
         failed: int | None = None
+        r = z3.unsat
         for i, fs in enumerate(forms):
             # one query per candidate, not one for their conjunction: the negated
             # conjunction is a disjunction, and z3 then case-splits over bit-blasted
@@ -220,15 +261,17 @@ def houdini(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val
             # Bounded: a candidate the solver cannot decide in HOUDINI_QUERY_MS is dropped
             # alone (sound: fewer invariants); unbounded, a false user invariant over
             # ``i % 256`` took two 20 s queries (fuzzer, 10,000-mutant run, id 6839).
-            r, m = ex.q.check(pre, z3.Not(z3.And(fs)), limit_ms=HOUDINI_QUERY_MS)
+            if cands[i].by_rlimit:
+                r, m = ex.q.check(pre, z3.Not(z3.And(fs)), rlimit=COUNTER_RLIMIT)
+            else:
+                r, m = ex.q.check(pre, z3.Not(z3.And(fs)), limit_ms=HOUDINI_QUERY_MS)
             if r != z3.unsat:
                 failed = i
                 break
         if failed is None:
             break
         decided = decided and r == z3.sat
-        cands = drop(cands, forms, m) if m is not None else cands[:failed] + cands[failed + 1:]
-    ex.restore(snap)
+        cands = _drop(cands, forms, m) if m is not None else cands[:failed] + cands[failed + 1:]
     return cands, decided
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kpl import ast as K
 from kpl.ast import CType
+from oracle.sdv.scaling import ghost_name, scaling_counters
 from oracle.sdv.slice import LoopFacts
 from oracle.sdv.state import expr_pure, expr_vars, strip_casts
 
@@ -27,16 +28,20 @@ class LoopInfo:
     has_return: bool                      # a ``return`` leaves the kernel from it
     steps: dict[str, tuple[str, K.Expr]]  # counters: only ever ``v = v ± e``, e invariant
     invariants: list[K.Expr]              # user ``__invariant``s at the top of its body
+    scales: dict[str, str]                # power-of-two counters: ``grow``/``shrink`` by 2
+    ghost: str | None                     # its iteration counter, for two or more of them
 
     @staticmethod
     def of(loop: K.Loop) -> LoopInfo:
         facts = LoopFacts.of(loop)
+        scales = scaling_counters(facts.assigns, facts.modified)
         invariants = [a for s in loop.body.stmts if isinstance(s, K.Annotation)
                       and s.name.strip("_") in ("invariant", "candidate_invariant")
                       for a in s.args[:1]]
         return LoopInfo(facts.modified, facts.has_barrier, _has_jump(loop.body, K.Break),
                         _has_jump(loop.body, K.Return), _steps(facts.modified, facts.assigns),
-                        invariants)
+                        invariants, scales,
+                        ghost_name(loop.label) if len(scales) >= 2 else None)
 
 
 class _Jumps(K.NodeVisitor):

@@ -30,6 +30,7 @@ from kpl import ast as K
 from oracle.sdv.encode import Val, conv, fresh, is_false, is_true, ite, to_bool
 from oracle.sdv.invariants import HoudiniMemo, candidates, houdini
 from oracle.sdv.loopinfo import LoopInfo
+from oracle.sdv.scaling import GHOST_MAX, GHOST_SORT
 from oracle.sdv.slice import relevant_vars, skippable_loops
 from oracle.sdv.state import (
     FALSE,
@@ -152,10 +153,17 @@ class LoopExecutor(StmtExecutor):
         k = 0
         ok = True
         known_live: list[z3.BoolRef] | None = None
+        # a power-of-two counter whose guard is not fixed by the launch (a halving stride
+        # started from an enclosing loop's havocked size) would unroll into ~32 symbolic
+        # copies of the body; its abstraction is exact enough (oracle.sdv.scaling)
+        launch_only = bool(self.loop_info(loop).scales)
         while True:
             self.label = loop.label
             if loop.test_first or k > 0:
                 g = [to_bool(self.ev(loop.cond, t, la[t])) for t in range(2)]
+                if launch_only and any(not self.symbols(x) <= self.launch_syms for x in g):
+                    ok = False
+                    break
                 la = [mk_and(la[t], g[t]) for t in range(2)]
             if all(is_false(x) for x in la):
                 break
@@ -223,6 +231,9 @@ class LoopExecutor(StmtExecutor):
                     vs[t][name] = z3.FreshConst(old.sort(), f"{tag}.{name}")
                 else:
                     vs[t][name] = fresh(ct, f"{tag}.{name}")
+        if info.ghost is not None:
+            for t in range(2):
+                vs[t][info.ghost] = z3.FreshConst(GHOST_SORT, f"{tag}.iter")
         la = [z3.FreshBool(f"{tag}.la{t + 1}") for t in range(2)]
         for t in range(2):
             self.q.add(z3.Implies(la[t], pe[t]))
@@ -251,6 +262,12 @@ class LoopExecutor(StmtExecutor):
             th.cont = FALSE
             th.pred = mk_and(act[t], mk_not(th.brk), mk_not(th.ret))
         self.exec_stmts(loop.latch)
+        ghost = self.loop_info(loop).ghost
+        if ghost is not None:  # counts the iterations a thread starts, saturating
+            for t, th in enumerate(self.th):
+                j = vs[t][ghost]
+                assert isinstance(j, z3.BitVecRef)
+                th.vars[ghost] = z3.If(z3.And(act[t], j != GHOST_MAX), j + 1, j)
         if not loop.test_first:
             self.label = loop.label
             for t, th in enumerate(self.th):
@@ -258,6 +275,22 @@ class LoopExecutor(StmtExecutor):
                 th.pred = mk_and(th.pred, g2)
         self.tags.pop()
         return [th.pred for th in self.th], act
+
+    def last_iteration(self, loop: K.Loop, vs: list[dict[str, Val]],
+                       la: list[z3.BoolRef]) -> z3.BoolRef | None:
+        """Neither thread starts another iteration from head state (``vs``, ``la``): not
+        active, or (a loop testing first) its guard is false there.  None (not known) for
+        a guard that reads memory or calls, whose value ``eval_in`` cannot reproduce."""
+        if loop.test_first and not expr_pure(loop.cond):
+            return None
+        go = []
+        for t in range(2):
+            if loop.test_first:
+                g = to_bool(self.eval_in(loop.cond, t, vs[t], la[t]))
+                go.append(mk_and(la[t], g))
+            else:
+                go.append(la[t])
+        return mk_not(mk_or(*go))
 
     def havoc_exit(self, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
                    pe: list[z3.BoolRef]) -> list[dict[str, Val]]:
@@ -275,6 +308,9 @@ class LoopExecutor(StmtExecutor):
                 else:
                     new = fresh(ct, f"x{loop.label}.{name}")
                 xs[t][name] = ite(pe[t], new, old) if old is not None else new
+        if info.ghost is not None:
+            for t in range(2):
+                xs[t][info.ghost] = z3.FreshConst(GHOST_SORT, f"x{loop.label}.iter")
         return xs
 
     def skip_loop(self, loop: K.Loop) -> None:
@@ -303,7 +339,12 @@ class LoopExecutor(StmtExecutor):
         thread suffices, and no relational invariant is used.  After the loop the modified
         variables are havocked again and the per-thread invariants plus the negated guard are
         assumed for threads that left normally (not via break/return); the epoch after the
-        loop is at least the epoch after any executed iteration."""
+        loop is at least the epoch after any executed iteration.  When iterations are
+        consecutive and nothing leaves the loop early, every iteration a thread starts it
+        completes, with a barrier: so the epoch after the loop equals the end of A (or B)
+        only if neither thread starts another iteration after it, and exceeds the entry
+        epoch if either thread enters (a scan's ``if (tid == 0) temp[n - 1] = 0`` after
+        the up-sweep meets only the last step, where only thread 0 writes)."""
         info = self.loop_info(loop)
         pe = self.preds()
         s0 = [dict(th.vars) for th in self.th]
@@ -330,8 +371,10 @@ class LoopExecutor(StmtExecutor):
         la_a, act_a = self.run_iteration(loop, vs, la, k)
         ends = [self.epoch]
         exit_uniform = False
+        consecutive = False
+        last_a: z3.BoolRef | None = None
+        last_b: z3.BoolRef | None = None
         if self.same:
-            consecutive = False
             if info.has_barrier:
                 q = z3.And(z3.Or([z3.And(act_a[t], la_a[t]) for t in range(2)]),
                            self.epoch == ep_head)
@@ -341,7 +384,9 @@ class LoopExecutor(StmtExecutor):
                     self.events.append(("consecutive", loop.label))
             if consecutive:
                 after = [dict(th.vars) for th in self.th]
-                self.run_iteration(loop, after, la_a, k + 1)
+                last_a = self.last_iteration(loop, after, la_a)
+                la_b, _ = self.run_iteration(loop, after, la_a, k + 1)
+                last_b = self.last_iteration(loop, [dict(th.vars) for th in self.th], la_b)
             else:
                 # B: another iteration j != i of the same block (A covers j == i exactly).
                 # Epochs are monotone: j > i starts after i ended, and vice versa.
@@ -394,6 +439,17 @@ class LoopExecutor(StmtExecutor):
             for e in ends:
                 self.q.add(epx >= e)
             self.q.add(epx >= ep0)
+            if consecutive and not info.has_break and not info.has_return:
+                # Every iteration a thread starts it completes, and every completed one
+                # executes a barrier (``consecutive``): so the code after the loop shares
+                # an epoch with iteration A's or B's tail only if no modelled thread goes on
+                # after it, and not with the code before the loop if either thread enters.
+                none_enters = self.last_iteration(loop, s0, pe)
+                for end, last in ((ends[0], last_a), (ends[-1], last_b)):
+                    if last is not None:
+                        self.q.add(z3.Implies(epx == end, last))
+                if none_enters is not None:
+                    self.q.add(z3.Or(none_enters, epx > ep0))
             self.epoch = epx
         for t, th in enumerate(self.th):
             th.vars = xs[t]

@@ -1,0 +1,44 @@
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=256 --gridDim=64
+// autosync: races=37-38
+// scan_blelloch_ok.cu with the down-sweep's barrier hoisted out of the loop (to after the
+// up-sweep): consecutive down-sweep steps then overlap in different threads.  Racy.
+
+#include "annotations.h"
+
+#define TILE 512
+
+__global__ void scan_blelloch(float *out, const float *in, unsigned n) {
+  __shared__ float temp[TILE];
+  __requires(n >= 2 && n <= TILE && (n & (n - 1)) == 0);
+  unsigned tid = threadIdx.x;
+  float *blk = (float *)in + blockIdx.x * TILE;
+  temp[2 * tid] = blk[2 * tid];
+  temp[2 * tid + 1] = blk[2 * tid + 1];
+  unsigned offset = 1;
+  for (unsigned d = n >> 1; d > 0; d >>= 1) {
+    __syncthreads();
+    if (tid < d) {
+      unsigned ai = offset * (2 * tid + 1) - 1;
+      unsigned bi = offset * (2 * tid + 2) - 1;
+      temp[bi] += temp[ai];
+    }
+    offset *= 2;
+  }
+  __syncthreads();
+  if (tid == 0)
+    temp[n - 1] = 0;
+  for (unsigned d = 1; d < n; d *= 2) {
+    offset >>= 1;
+    if (tid < d) {
+      unsigned ai = offset * (2 * tid + 1) - 1;
+      unsigned bi = offset * (2 * tid + 2) - 1;
+      float t = temp[ai];
+      temp[ai] = temp[bi];
+      temp[bi] += t;
+    }
+  }
+  __syncthreads();
+  out[blockIdx.x * TILE + 2 * tid] = temp[2 * tid];
+  out[blockIdx.x * TILE + 2 * tid + 1] = temp[2 * tid + 1];
+}
