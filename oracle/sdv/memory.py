@@ -80,6 +80,8 @@ class AccessSide:
             self.pred: z3.BoolRef = a.pred
             self.index: z3.BitVecRef = a.index
             self.epoch: z3.ArithRef = a.epoch
+            self.waits: z3.ArithRef = a.waits
+            self.copy = a.copy
             self.kind: z3.ArithRef = z3.IntVal(KIND_CODE[a.kind])
             self.field: z3.ArithRef = z3.IntVal(field_code(a.field))
             self.tags = [a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1)
@@ -101,6 +103,8 @@ class AccessSide:
         self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
         self.index = pick([a.index for a in insts])
         self.epoch = pick([a.epoch for a in insts])
+        self.waits = pick([a.waits for a in insts])
+        self.copy = insts[0].copy  # one label: one statement, a copy or not
         self.kind = pick([z3.IntVal(KIND_CODE[a.kind]) for a in insts])
         self.field = pick([z3.IntVal(field_code(a.field)) for a in insts])
         self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
@@ -277,7 +281,8 @@ class MemoryAccesses(ExprEvaluator):
         if not self.in_view(mem):
             return  # its races are another view's (``Machine.view``)
         self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
-                                    tuple(self.tags), fld, view, value))
+                                    tuple(self.tags), fld, view, value, self.waits,
+                                    self.copying))
 
     def in_view(self, mem: Memory) -> bool:
         """Does this run's epoch order accesses of ``mem``?  Outside the view (``Machine.view``)
