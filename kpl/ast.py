@@ -313,7 +313,7 @@ class Assign(Stmt):
 
     target: LValue
     value: Expr
-    async_copy: bool = field(default=False, kw_only=True)
+    async_copy: bool = field(default=False, kw_only=True, repr=False)  # snapshots: as before
 
 
 @dataclass(eq=False)

@@ -202,6 +202,17 @@ def test_fix_chooses_the_cheapest_fence(tmp_path: Path) -> None:
         "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
 
 
+def test_fix_adds_a_barrier_next_to_the_wait() -> None:
+    """``fix`` does not take ``wait_group_events`` for a barrier: the plain race across it
+    gets one, after the wait, and the wait stays."""
+    res = fix_kernels(KernelOptions.build(str(KERNELS / "async_wait_plain_racy.cl")),
+                      oracle="sdv", timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True,
+                      naive=False, target="cuda")
+    assert res.status == "fixed" and res.patched is not None
+    assert _added_lines(res.original, res.patched) == ["barrier(CLK_LOCAL_MEM_FENCE);"]
+    assert "wait_group_events(1, &e);" in res.patched
+
+
 def _added_lines(before: str, after: str) -> list[str]:
     old = before.splitlines()
     return [ln.strip() for ln in after.splitlines() if ln not in old]
