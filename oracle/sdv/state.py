@@ -6,6 +6,8 @@ declared once here (:class:`Machine`, one comment per field; the log's :class:`A
 what all stages use -- the z3 query engine, predicate combinators that fold constants, the
 snapshot/restore of a speculative run, and the dispatch of visitor methods on the class name of
 a :mod:`kpl.ast` node (pycparser's ``c_ast.NodeVisitor`` shape, with extra arguments).
+Why one piece over 400 lines: the state is declared in one place, and the snapshot/restore
+must name every field of it; split, a new field could be missed by either.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from dataclasses import field as dc_field
 from typing import Any
 
 import z3
@@ -234,7 +235,7 @@ class Access:
     field: str | None                         # vector component, None for the whole element
     view: K.CType | None = None               # byte view: ``index`` is a byte offset
     value: Val = None                         # a write's stored value (None: not known)
-    waits: z3.ArithRef = dc_field(default_factory=lambda: z3.IntVal(0))  # waits before it
+    waits: z3.ArithRef = z3.IntVal(0)         # wait_group_events before it (K.WaitEvents)
     copy: bool = False                        # an async copy's access (K.Assign.async_copy)
 
 

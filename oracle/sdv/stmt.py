@@ -136,24 +136,8 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
                 self.th[t].scope.pop(s.var.name, None)
 
     def visit_Assign(self, s: K.Assign) -> None:
-        self.copying = s.async_copy  # its indices are plain variables: every access is the copy's
-        try:
-            for t in range(2):
-                method_for(type(self), "assign_", s.target, "assign_unsupported")(self, s, t)
-        finally:
-            self.copying = False
-
-    def visit_WaitEvents(self, s: K.WaitEvents) -> None:
-        """OpenCL's ``wait_group_events``: the async copies issued before it are complete for
-        the whole group (``Access.copy``/``Access.waits``, the race query of
-        :mod:`oracle.sdv.verifier`); plain accesses keep their epoch.  A work-group function:
-        both threads must reach it (divergence, as a barrier).  Inside an abstracted loop it
-        counts from the iteration's havocked count (:mod:`oracle.sdv.loops`)."""
-        p1, p2 = self.th[0].pred, self.th[1].pred
-        if not self.same:
-            return  # across groups it orders nothing
-        self.barriers.append(BarrierHit(s.label, (p1, p2)))
-        self.waits = simp(z3.If(mk_or(p1, p2), self.waits + 1, self.waits))
+        for t in range(2):
+            method_for(type(self), "assign_", s.target, "assign_unsupported")(self, s, t)
 
     def visit_ExprStmt(self, s: K.ExprStmt) -> None:
         for t in range(2):
