@@ -312,8 +312,14 @@ class Decl(Stmt):
 
 @dataclass(eq=False)
 class Assign(Stmt):
+    """``target = value``.  ``async_copy``: one work-item's element of an OpenCL async copy
+    (``async_work_group_copy``, :mod:`kpl.frontend.opencl`): its read of ``value`` and its
+    write of ``target`` are the copy's accesses, which a later :class:`WaitEvents` completes;
+    the frontend makes ``value`` the one read and both indices free of memory accesses."""
+
     target: LValue
     value: Expr
+    async_copy: bool = field(default=False, kw_only=True, repr=False)  # snapshots: as before
 
 
 @dataclass(eq=False)
@@ -332,6 +338,17 @@ class Barrier(Stmt):
     spelling: str = "__syncthreads()"
     kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
     fences: frozenset[Space] = field(default=ALL_FENCES, repr=False)
+
+
+@dataclass(eq=False)
+class WaitEvents(Stmt):
+    """OpenCL's ``wait_group_events``: completes, for the whole work-group, the async copies
+    (``Assign.async_copy``) issued before it -- and nothing else.  NOT a :class:`Barrier`: it
+    orders no plain access of different work-items (OpenCL C 1.2 §6.12.10 promises only the
+    copies), so synthesis neither counts nor places it; as a work-group function every
+    work-item must reach it, and a non-uniform reach is reported as barrier divergence."""
+
+    spelling: str = "wait_group_events"
 
 
 @dataclass(eq=False)

@@ -76,8 +76,9 @@ def test_front_end_maps_opencl_onto_kpl() -> None:
     spaces = {m.name: m.space for m in kernel.memories.values()}
     assert spaces["tile"] == K.Space.SHARED and spaces["hits"] == K.Space.SHARED
     assert spaces["v"] == K.Space.GLOBAL and spaces["coef"] == K.Space.CONSTANT
-    fences = [b.fences for b in barriers(kernel)]  # wait_group_events, work_group_barrier
-    assert fences == [K.ALL_FENCES, frozenset({K.Space.SHARED})]
+    fences = [b.fences for b in barriers(kernel)]  # barrier, work_group_barrier
+    assert fences == [frozenset({K.Space.SHARED})] * 2
+    assert sum(isinstance(s, K.WaitEvents) for s in K.walk_stmts(kernel.body)) == 1
     atomics = [x.op for s in K.walk_stmts(kernel.body) for e in _exprs(s) for x in K.walk_expr(e)
                if isinstance(x, K.Atomic)]
     assert atomics == ["atomicAdd", "atomicAdd"]  # atomic_add, atom_inc
@@ -85,6 +86,53 @@ def test_front_end_maps_opencl_onto_kpl() -> None:
                 for x in K.walk_expr(e) if isinstance(x, K.Builtin)}
     assert {("threadIdx", "x"), ("threadIdx", "y"), ("blockDim", "x"), ("blockIdx", "y"),
             ("gridDim", "x")} <= builtins
+
+
+def test_wait_group_events_completes_only_the_copies() -> None:
+    """The async copy is the one statement marked as the copy's, and the wait is no barrier
+    (``fix`` must not take it for one); what it orders is in the verdicts of the twins
+    ``async_wait_plain_racy.cl`` (plain accesses around it race) and ``async_refill*.cl``."""
+    kernel = kernel_of(KERNELS / "async_copy.cl")
+    stmts = list(K.walk_stmts(kernel.body))
+    assert not barriers(kernel)
+    assert sum(isinstance(s, K.WaitEvents) for s in stmts) == 1
+    copies = [s for s in stmts if isinstance(s, K.Assign) and s.async_copy]
+    assert len(copies) == 1 and isinstance(copies[0].target, K.MemElem)
+    assert copies[0].target.mem.name == "tile"
+    assert strip_barriers(kernel)[1] == []  # nothing to strip: the wait stays
+
+
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+def test_wait_group_events_reached_by_part_of_the_group_diverges(oracle: str) -> None:
+    """``wait_group_events`` is a work-group function: every work-item must reach it."""
+    text = """//--local_size=64 --num_groups=2
+__kernel void half_waits(__global const int *in, __global int *out) {
+  __local int tile[64];
+  size_t l = get_local_id(0);
+  event_t e = async_work_group_copy(tile, in, 64, 0);
+  if (l < 32)
+    wait_group_events(1, &e);
+  out[get_global_id(0)] = l;
+}
+"""
+    kernel = parse_kernel_text(text, "half_waits.cl")
+    verdict = (SDVOracle() if oracle == "sdv" else DynamicOracle()).check(kernel)
+    waits = [s.label for s in K.walk_stmts(kernel.body) if isinstance(s, K.WaitEvents)]
+    assert [d.label for d in verdict.divergences] == waits
+
+
+@pytest.mark.parametrize("racy", [False, True])
+def test_wait_group_events_in_an_abstracted_loop(racy: bool) -> None:
+    """``sdv`` with a trip count it cannot unroll (the loop abstraction): each iteration's
+    wait completes its own copy; without the barrier the next copy races with the reads."""
+    path = KERNELS / ("async_tiles_loop_racy.cl" if racy else "async_tiles_loop.cl")
+    text = path.read_text().replace(") {", ", int n) {", 1).replace("i < 4", "i < n")
+    verdict = SDVOracle().check(parse_kernel_text(text, path.name))
+    assert not verdict.unknowns
+    if racy:
+        assert verdict.races
+    else:
+        assert verdict.verified, verdict.races
 
 
 def _exprs(s: K.Stmt) -> list[K.Expr]:
@@ -152,6 +200,17 @@ def test_fix_chooses_the_cheapest_fence(tmp_path: Path) -> None:
     assert glob.status == "fixed" and glob.patched is not None
     assert _added_lines(glob.original, glob.patched) == [
         "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+
+
+def test_fix_adds_a_barrier_next_to_the_wait() -> None:
+    """``fix`` does not take ``wait_group_events`` for a barrier: the plain race across it
+    gets one, after the wait, and the wait stays."""
+    res = fix_kernels(KernelOptions.build(str(KERNELS / "async_wait_plain_racy.cl")),
+                      oracle="sdv", timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True,
+                      naive=False, target="cuda")
+    assert res.status == "fixed" and res.patched is not None
+    assert _added_lines(res.original, res.patched) == ["barrier(CLK_LOCAL_MEM_FENCE);"]
+    assert "wait_group_events(1, &e);" in res.patched
 
 
 def _added_lines(before: str, after: str) -> list[str]:

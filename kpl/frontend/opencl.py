@@ -22,12 +22,18 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
 * ``async_work_group_copy(dst, src, n, e)`` is the group's copy: each work-item reads one
   element of ``src`` and writes it to ``dst`` at an index it does not know in advance
   (any index below ``n``: so every element may be written by any work-item, and a plain
-  access of the destination by another work-item before the wait is a race), and
-  ``wait_group_events`` is a barrier ordering both spaces (the copy is complete for the
-  whole group when it returns).  Strided copies: the same with the stride.  A known
-  gap (unsound) of the wait: it also orders plain accesses of different work-items
-  around it, which OpenCL does not promise (a kernel relying on that is reported race-free);
-  ordering only the copies needs an epoch of their own;
+  access of the destination by another work-item before the wait is a race); that read and
+  write are the copy's (``Assign.async_copy``).  ``wait_group_events`` is NOT a barrier
+  (:class:`~kpl.ast.WaitEvents`): OpenCL C 1.2 §6.12.10 promises only that the copies are
+  complete for the whole group when it returns, so the copies' accesses before it race with
+  nothing after it, while plain accesses of different work-items around it still race
+  (their barrier interval goes on).  It is a work-group function: reached by part of the
+  group, it is reported as barrier divergence.  Strided copies: the same with the stride.
+  Known limits: the wait completes every copy issued before it, whichever events it names
+  (unsound for a kernel that waits for one copy and reads the destination of another, not
+  yet waited for); in a loop the ``sdv`` oracle abstracts, a wait orders an iteration's
+  copies with that iteration's later accesses, not with other iterations' (sound, less
+  precise);
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
   ``v.lo``) and vector literals (``(float4)(a, b, c, d)``, a splat ``(float4)(x)``) are
   rewritten by :func:`normalize` into the member accesses and initialiser lists the CUDA

@@ -55,7 +55,7 @@ class OpenCLTranslation(MemOpsTranslation):
                               label=self.label())]
         if name == "wait_group_events":
             stmts = self.effects(args[0], scope) if args else []  # the list: handles only
-            return [*stmts, K.Barrier(spelling=spelling, label=self.label())]
+            return [*stmts, K.WaitEvents(spelling=spelling, label=self.label())]
         if name in _FENCE_ONLY:
             return []
         m = _VSTORE.fullmatch(name)
@@ -212,10 +212,20 @@ class OpenCLTranslation(MemOpsTranslation):
                           placeable=False, synthetic=True))
         far = K.Binary("*", k, stride, K.ULONG)
         src_at, dst_at = (far, k) if dst.mem.space == K.Space.SHARED else (k, far)
-        value = self.load(src.mem, self._add(src.offset, src_at), None, src.view)
+        # an index that reads memory (``in + idx[g]``) first, as a plain statement: that read
+        # is the work-item's own, not the copy's, and no wait completes it
+        at: list[K.Expr] = []
+        for offset, extra in ((src.offset, src_at), (dst.offset, dst_at)):
+            where = self._add(offset, extra)
+            if any(isinstance(x, (K.Load, K.Atomic)) for x in K.walk_expr(where)):
+                v = self.temp(where.type, "copy")
+                pre.append(K.Decl(v, where, label=self.label(), placeable=False, synthetic=True))
+                where = v
+            at.append(where)
+        value = self.load(src.mem, at[0], None, src.view)
         self.check_writable(self.location(dst.mem, dst.offset), node)
-        pre.append(K.Assign(self.location(dst.mem, self._add(dst.offset, dst_at), None, dst.view),
-                            value, label=self.label()))
+        pre.append(K.Assign(self.location(dst.mem, at[1], None, dst.view), value,
+                            label=self.label(), async_copy=True))
         return K.Const(0, K.ULONG)
 
 

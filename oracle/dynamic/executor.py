@@ -42,6 +42,7 @@ from kpl.ast import (
     Switch,
     Var,
     VarField,
+    WaitEvents,
 )
 from kpl.ctypes import convert, to_int
 from kpl.labels import LabelTree
@@ -282,6 +283,16 @@ class _Run(AnnotationChecks):
                               "dynamic oracle; use --oracle sdv", stmt.label)
         if stmt.kind.warp:
             return self._warp_barrier(stmt, act)
+        self._diverges(stmt, act)
+        self.epoch += 1
+        for space in self.fence_epoch:
+            if space in stmt.fences:
+                self.fence_epoch[space] += 1
+        self.interval = {}
+        return act
+
+    def _diverges(self, stmt: Barrier | WaitEvents, act: list[int]) -> None:
+        """A work-group synchronisation reached by only some threads of the block."""
         if len(act) != self.T:
             if stmt.label not in self.divergences:
                 enabled = set(act)
@@ -291,12 +302,6 @@ class _Run(AnnotationChecks):
                                         self.block_id, self.block_id))
             if self.stop_at_divergence:
                 raise _StopBlock()
-        self.epoch += 1
-        for space in self.fence_epoch:
-            if space in stmt.fences:
-                self.fence_epoch[space] += 1
-        self.interval = {}
-        return act
 
     def _warp_barrier(self, stmt: Barrier, act: list[int]) -> list[int]:
         """``__syncwarp()``: every warp with an enabled lane synchronises its own lanes (its
@@ -360,13 +365,19 @@ class _Run(AnnotationChecks):
                 slot[t] = tuple(cur_t)
         elif isinstance(target, MemElem):
             idx = self.ev(target.index, act)
-            vals = self.ev(stmt.value, act)
-            # lock-step: every enabled thread's reads above happen before any write below
-            for t, i, v in zip(act, idx, vals, strict=True):
-                if target.view is not None:
-                    self._write_view(target.mem, to_int(i), t, v, target.view)
-                else:
-                    self._write(target.mem, to_int(i), t, v, target.field)
+            # an async copy: its indices are plain variables, its one read and its write
+            # are the copy's accesses (oracle.dynamic.races._Cell)
+            self.copying = stmt.async_copy
+            try:
+                vals = self.ev(stmt.value, act)
+                # lock-step: every enabled thread's reads above happen before any write below
+                for t, i, v in zip(act, idx, vals, strict=True):
+                    if target.view is not None:
+                        self._write_view(target.mem, to_int(i), t, v, target.view)
+                    else:
+                        self._write(target.mem, to_int(i), t, v, target.field)
+            finally:
+                self.copying = False
         else:  # pragma: no cover - exhaustive over LValue
             raise Unsupported(f"assignment target {type(target).__name__}", stmt.label)
         return act
@@ -413,6 +424,14 @@ class _Run(AnnotationChecks):
         if stmt.value is not None:
             self.ev(stmt.value, act)
         return []  # the threads leave the kernel
+
+    def visit_WaitEvents(self, stmt: WaitEvents, act: list[int]) -> list[int]:
+        """OpenCL's ``wait_group_events``: completes the async copies issued before it (the
+        count read by ``oracle.dynamic.races``), orders no plain access; a work-group
+        function, so a non-uniform reach is barrier divergence."""
+        self._diverges(stmt, act)
+        self.waits += 1
+        return act
 
     def visit_NamedBarrier(self, stmt: NamedBarrier, act: list[int]) -> list[int]:
         raise Unsupported("named barriers are checked by --oracle named", stmt.label)

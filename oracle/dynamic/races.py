@@ -51,8 +51,10 @@ def byte_viewed(node: object) -> set[str]:
 @dataclass
 class _Cell:
     """Shadow state of one memory cell for the current epoch of the current block:
-    kind -> (label, iteration vector, hardware warp, its warp epoch, value key) -> {warp: one
-    thread of that warp}.  The hardware warp (linear thread id / 32) and the number of
+    kind -> (label, iteration vector, hardware warp, its warp epoch, value key, copy wait) ->
+    {warp: one thread of that warp}.  The copy wait is, for an OpenCL async copy's access
+    (``kpl.ast.Assign.async_copy``), the group's count of ``wait_group_events`` at the access
+    (-1 for a plain access): a later wait completes it, so it races with nothing after that.  The hardware warp (linear thread id / 32) and the number of
     ``__syncwarp()`` it had executed at the access tell whether a later access of the same
     warp is ordered after it by a warp barrier; accesses of other warps are ordered only by
     the block's ``__syncthreads()`` (``epoch``).  The value key is that of a write's stored
@@ -62,7 +64,7 @@ class _Cell:
     other than w."""
 
     epoch: int
-    acc: dict[AccessKind, dict[tuple[int, Iters, int, int, Any], dict[int, int]]]
+    acc: dict[AccessKind, dict[tuple[int, Iters, int, int, Any, int], dict[int, int]]]
 
 class _Unknown:
     """The value key of a write whose value is not known: it differs from every value."""
@@ -138,6 +140,10 @@ class RaceLog:
         self.fence_epoch: dict[Space, int] = dict.fromkeys(ALL_FENCES, 0)
         #: ``__syncwarp()`` count per hardware warp of the block (linear thread id / 32)
         self.warp_epoch: dict[int, int] = {}
+        #: ``wait_group_events`` count of the block (``kpl.ast.WaitEvents``, see ``_Cell``)
+        self.waits = 0
+        #: the access being recorded is an async copy's (``kpl.ast.Assign.async_copy``)
+        self.copying = False
 
     def _access(self, mem: Memory, idx: int, t: int, kind: AccessKind,
                 view: CType | None = None, fld: str | None = None, value: Any = UNKNOWN) -> None:
@@ -191,12 +197,15 @@ class RaceLog:
         hw = t // WARP_SIZE
         we = self.warp_epoch.get(hw, 0)
         label, iters = self.label, self.iters
+        cw = self.waits if self.copying else -1
         for k2 in AccessKind:
             if not conflicts(kind, k2):
                 continue
-            for (lab2, it2, hw2, we2, v2), threads in cell.acc[k2].items():
+            for (lab2, it2, hw2, we2, v2, cw2), threads in cell.acc[k2].items():
                 if hw2 == hw and we2 != we:
                     continue  # a __syncwarp() of this warp lies between the two accesses
+                if 0 <= cw2 < self.waits:
+                    continue  # an async copy completed by a wait since
                 if self._benign(kind, k2, vkey, v2):
                     continue
                 for w2, t2 in threads.items():
@@ -207,7 +216,7 @@ class RaceLog:
                                      _Access(label, kind, t, self.block, iters, 1), True,
                                      hw2 == hw)
                         break
-        slot = cell.acc[kind].setdefault((label, iters, hw, we, vkey), {})
+        slot = cell.acc[kind].setdefault((label, iters, hw, we, vkey, cw), {})
         if w not in slot and len(slot) < 2:
             slot[w] = t
         if self.warp_sync and kind is not AccessKind.READ:

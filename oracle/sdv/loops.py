@@ -321,6 +321,13 @@ class LoopExecutor(StmtExecutor):
         for t, th in enumerate(self.th):
             th.vars = xs[t]
 
+    def _fresh_waits(self, name: str, lows: list[z3.ArithRef]) -> z3.ArithRef:
+        """A havocked ``wait_group_events`` count, at least each of ``lows``."""
+        w = z3.FreshInt(name)
+        for low in lows:
+            self.q.add(w >= low)
+        return w
+
     def abstract_loop(self, loop: K.Loop) -> None:
         """Sound loop abstraction (GPUVerify style, [WarpsAtomics] Sec. 2.3).
 
@@ -352,6 +359,11 @@ class LoopExecutor(StmtExecutor):
         saved = [(th.brk, th.cont) for th in self.th]
         ep0 = self.epoch
         barrier_epochs = info.has_barrier and self.same
+        # wait_group_events counts (K.WaitEvents): havocked like the epoch, each iteration's
+        # own waits counted from its start; no order across iterations is claimed
+        w0 = self.waits
+        wait_counts = self.same and any(isinstance(s, K.WaitEvents) for s in
+                                        [*K.walk_stmts(loop.body), *loop.latch])
         if self.memo is not None:
             cands = self.memo.invariants(self, loop, info, s0, pe)
         else:
@@ -365,11 +377,14 @@ class LoopExecutor(StmtExecutor):
             ep = z3.FreshInt(f"h{loop.label}.ep")
             self.q.add(ep >= ep0)
             self.epoch = ep
+        if wait_counts:
+            self.waits = self._fresh_waits(f"h{loop.label}.w", [w0])
         ep_head = self.epoch
         for th, r0 in zip(self.th, ret0, strict=False):
             th.ret = r0
         la_a, act_a = self.run_iteration(loop, vs, la, k)
         ends = [self.epoch]
+        wait_ends = [self.waits]
         exit_uniform = False
         consecutive = False
         last_a: z3.BoolRef | None = None
@@ -400,6 +415,8 @@ class LoopExecutor(StmtExecutor):
                     ep2 = z3.FreshInt(f"h{loop.label}b.ep")
                     self.q.add(ep2 >= ep0)
                     self.epoch = ep2
+                if wait_counts:
+                    self.waits = self._fresh_waits(f"h{loop.label}b.w", [w0])
                 for th, r0 in zip(self.th, ret0, strict=False):
                     th.ret = r0
                 self.run_iteration(loop, vs2, la2, k2)
@@ -407,6 +424,7 @@ class LoopExecutor(StmtExecutor):
                     self.q.add(z3.Or(z3.And(k2 > k, ep2 >= end_a),
                                      z3.And(k2 < k, ep_head >= self.epoch)))
             ends.append(self.epoch)
+            wait_ends.append(self.waits)
             if (any(c.pair for c in cands) and not info.has_break and not info.has_return):
                 r, _ = self.q.check(z3.And(la[0], la[1]), la_a[0] != la_a[1])
                 exit_uniform = r == z3.unsat
@@ -451,6 +469,8 @@ class LoopExecutor(StmtExecutor):
                 if none_enters is not None:
                     self.q.add(z3.Or(none_enters, epx > ep0))
             self.epoch = epx
+        if wait_counts:  # after every iteration's waits
+            self.waits = self._fresh_waits(f"x{loop.label}.w", [w0, *wait_ends])
         for t, th in enumerate(self.th):
             th.vars = xs[t]
             th.ret = ret_x[t]

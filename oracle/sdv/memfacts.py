@@ -112,7 +112,7 @@ def mem_facts(kernel: K.Kernel) -> MemFacts:
     for s in K.walk_stmts(kernel.body):
         if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem):
             written.add(s.target.mem.name)
-        if isinstance(s, (K.NamedBarrier,)):
+        if isinstance(s, (K.NamedBarrier, K.WaitEvents)):  # copies change cells mid-interval
             facts.equal_reads = False
         if isinstance(s, K.Barrier) and not _block_wide(s, kernel):
             facts.equal_reads = False

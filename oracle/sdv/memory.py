@@ -53,13 +53,24 @@ from oracle.sdv.encode import (
 )
 from oracle.sdv.expr import ExprEvaluator
 from oracle.sdv.memfacts import MemFacts, mem_facts
-from oracle.sdv.state import Access, simp
+from oracle.sdv.state import Access, BarrierHit, mk_or, simp
 
 #: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
 KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
 
 
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+def copy_order(a1: AccessSide, a2: AccessSide) -> list[z3.BoolRef]:
+    """The pair is not ordered by a ``wait_group_events``: an async copy's access is complete
+    for the group after a later wait, and races with nothing after it."""
+    out = []
+    if a1.copy:
+        out.append(z3.Not(a1.waits < a2.waits))
+    if a2.copy:
+        out.append(z3.Not(a2.waits < a1.waits))
+    return out
 
 
 def field_code(f: str | None) -> int:
@@ -81,6 +92,8 @@ class AccessSide:
             self.pred: z3.BoolRef = a.pred
             self.index: z3.BitVecRef = a.index
             self.epoch: z3.ArithRef = a.epoch
+            self.waits: z3.ArithRef = a.waits
+            self.copy = a.copy
             self.kind: z3.ArithRef = z3.IntVal(KIND_CODE[a.kind])
             self.field: z3.ArithRef = z3.IntVal(field_code(a.field))
             self.tags = [a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1)
@@ -102,6 +115,8 @@ class AccessSide:
         self.pred = z3.And(sel >= 0, sel < n, pick([a.pred for a in insts]))
         self.index = pick([a.index for a in insts])
         self.epoch = pick([a.epoch for a in insts])
+        self.waits = pick([a.waits for a in insts])
+        self.copy = insts[0].copy  # one label: one statement, a copy or not
         self.kind = pick([z3.IntVal(KIND_CODE[a.kind]) for a in insts])
         self.field = pick([z3.IntVal(field_code(a.field)) for a in insts])
         self.tags = [pick([a.tags[j][1] if j < len(a.tags) else z3.IntVal(-1) for a in insts])
@@ -278,7 +293,8 @@ class MemoryAccesses(ExprEvaluator):
         if not self.in_view(mem):
             return  # its races are another view's (``Machine.view``)
         self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
-                                    tuple(self.tags), fld, view, value))
+                                    tuple(self.tags), fld, view, value, self.waits,
+                                    self.copying))
 
     def in_view(self, mem: Memory) -> bool:
         """Does this run's epoch order accesses of ``mem``?  Outside the view (``Machine.view``)
@@ -410,7 +426,27 @@ class MemoryAccesses(ExprEvaluator):
         return value
 
     def assign_MemElem(self, s: K.Assign, t: int) -> None:
-        """``mem[index] = value`` for thread ``t``: index first, then the value."""
+        """``mem[index] = value`` for thread ``t``: index first, then the value.  An async
+        copy's indices are plain variables (the front end's): every access is the copy's."""
+        self.copying = s.async_copy
+        try:
+            self._assign_elem(s, t)
+        finally:
+            self.copying = False
+
+    def visit_WaitEvents(self, s: K.WaitEvents) -> None:
+        """OpenCL's ``wait_group_events``: the async copies issued before it are complete for
+        the whole group (``Access.copy``/``Access.waits``, the race query of
+        :mod:`oracle.sdv.verifier`); plain accesses keep their epoch.  A work-group function:
+        both threads must reach it (divergence, as a barrier).  Inside an abstracted loop it
+        counts from the iteration's havocked count (:mod:`oracle.sdv.loops`)."""
+        p1, p2 = self.th[0].pred, self.th[1].pred
+        if not self.same:
+            return  # across groups it orders nothing
+        self.barriers.append(BarrierHit(s.label, (p1, p2)))
+        self.waits = simp(z3.If(mk_or(p1, p2), self.waits + 1, self.waits))
+
+    def _assign_elem(self, s: K.Assign, t: int) -> None:
         assert isinstance(s.target, K.MemElem)
         th = self.th[t]
         pred = th.pred

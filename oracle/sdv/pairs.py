@@ -62,6 +62,7 @@ class Side:
         self.kinds = frozenset(a.kind for a in insts)
         self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
                            a.field, repr(a.view) if a.view is not None else None,
+                           a.waits.get_id(), a.copy,
                            tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
         # the stored values: a write-write pair is a race only where they can differ (benign
         # writes), so such pairs also compare these (``SDVOracle._pair``); others need not

@@ -12,7 +12,8 @@ launch (:mod:`kpl.launch`), as variables over every launch CUDA allows
 
 Why one piece over 400 lines: the machine state is declared in ONE class, one commented field
 each, so that every stage reads the same definition of it; the primitives here are the few
-that every stage shares.
+that every stage shares; and the snapshot/restore must name every field of it (split, a new
+field could be missed by either).
 """
 
 from __future__ import annotations
@@ -241,6 +242,8 @@ class Access:
     field: str | None                         # vector component, None for the whole element
     view: K.CType | None = None               # byte view: ``index`` is a byte offset
     value: Val = None                         # a write's stored value (None: not known)
+    waits: z3.ArithRef = z3.IntVal(0)         # wait_group_events before it (K.WaitEvents)
+    copy: bool = False                        # an async copy's access (K.Assign.async_copy)
 
 
 @dataclass
@@ -327,6 +330,8 @@ class Machine:
         self.named: list[int] = []           # labels of named barriers met (not modelled)
         self.tags: list[tuple[int, z3.ArithRef]] = []  # (loop label, iteration) enclosing
         self.epoch: z3.ArithRef = z3.IntVal(0)  # barrier epoch: bumped by each barrier
+        self.waits: z3.ArithRef = z3.IntVal(0)  # wait_group_events executed (K.WaitEvents)
+        self.copying = False                 # executing an async copy (K.Assign.async_copy)
         self.view: K.Space | None = None  # the one space checked (OpenCL fences); None: all
         self.label: int = kernel.body.label  # label of the statement being executed
         self.inline_result: list[K.Var | None] = []  # result variables of enclosing Inlines
@@ -435,10 +440,12 @@ class Machine:
         self.q.solver.push()
         return ([th.copy() for th in self.th], self.epoch, list(self.tags), len(self.accesses),
                 len(self.barriers), len(self.unknowns), len(self.named), self.unroll_budget,
-                self.q.solver.num_scopes(), list(self.dirty), len(self.atomic_results))
+                self.q.solver.num_scopes(), list(self.dirty), len(self.atomic_results),
+                self.waits)
 
     def restore(self, snap: tuple[Any, ...]) -> None:
-        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat = snap
+        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat, waits = snap
+        self.waits = waits
         self.dirty = list(dirty)
         del self.atomic_results[nat:]
         self.th = [th.copy() for th in ths]

@@ -77,6 +77,7 @@ from oracle.sdv.memfacts import mem_facts
 from oracle.sdv.memory import (
     Access,
     AccessSide,
+    copy_order,
     fields_compatible,
     same_element,
     shown_index,
@@ -407,8 +408,9 @@ class SDVOracle(OracleBase):
         # iteration variable (constant epochs and tags), see ``_across``
         skey = None
         if (across is not None and keep1 is not None and keep2 is not None
-                and all(z3.is_int_value(it) for a in s1 + s2 for _, it in a.tags)):
+                and all(z3.is_int_value(x) for a in s1 + s2 for x in (a.waits, *(i for _, i in a.tags)))):
             skey = (mem.name, l1, l2, keep1, keep2,
+                    tuple(a.waits.as_long() for a in s1 + s2),  # type: ignore[attr-defined]
                     tuple(t1.epoch_of[j] for j in keep1), tuple(t2.epoch_of[j] for j in keep2),
                     d if exact_tags else None, wl)
         if key in memo:
@@ -470,9 +472,8 @@ class SDVOracle(OracleBase):
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
         a1 = AccessSide.of(ex.sides, s1, levels_needed, f"sel{l1}")
         a2 = AccessSide.of(ex.sides, s2, levels_needed, f"sel{l2}")
-        conds = [a1.pred, a2.pred, same_element(a1, a2)]
         # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
-        conds.append(a1.epoch == a2.epoch)
+        conds = [a1.pred, a2.pred, same_element(a1, a2), a1.epoch == a2.epoch, *copy_order(a1, a2)]
         k1 = {a.kind for a in s1}
         k2 = {a.kind for a in s2}
         if len(k1) > 1 or len(k2) > 1:
