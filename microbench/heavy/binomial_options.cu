@@ -1,3 +1,4 @@
+//pass
 //--blockDim=128 --gridDim=512
 // Issue 28, item 4: the shape of a kernel that timed out at 60 s (our own code).
 // Binomial option pricing, one option per block (our own kernel): each thread keeps 16 tree

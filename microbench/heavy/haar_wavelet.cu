@@ -1,3 +1,4 @@
+//pass
 //--blockDim=256 --gridDim=64
 // Issue 28, item 4: the shape of a kernel that timed out at 60 s (our own code).
 // One-dimensional Haar wavelet, several levels per block (our own kernel): each block loads

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=512 --gridDim=64
 // Issue 28, item 4: the shape of a kernel that timed out at 60 s (our own code).
 // Batcher's odd-even merge sort inside one block (our own kernel): 1,024 keys with values;

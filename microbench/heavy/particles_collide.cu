@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=256
 // Issue 28, item 4: the shape of a kernel that timed out at 60 s (our own code).
 // Particle collisions on a uniform grid (our own kernel): each particle visits the 27 cells
