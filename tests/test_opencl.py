@@ -26,6 +26,7 @@ from kpl import ast as K
 from kpl.errors import KplError
 from kpl.frontend import load_kernels
 from kpl.frontend.kernels import parse_kernel_text
+from kpl.frontend.opencl_host import opencl_launches
 from kpl.header import parse_header
 from kpl.labels import LabelTree
 from kpl.transform import strip_barriers
@@ -360,6 +361,92 @@ def test_sdk_twins(stem: str) -> None:
     assert [cuda_to_opencl(s) for s in anchors(strip_barriers(cu)[0], list(a.synthesis.labels))] \
         == anchors(strip_barriers(cl)[0], list(b.synthesis.labels))
     assert a.synthesis.oracle_calls == b.synthesis.oracle_calls
+
+
+# --------------------------------------------------------------------------- host launches
+
+
+_HOST = ("\n#ifndef __OPENCL_C_VERSION__\n#include <CL/cl.h>\n#define N 4096\n"
+         "void host(cl_command_queue q, cl_program p) {\n"
+         "  cl_int err;\n  cl_kernel k = clCreateKernel(p, \"%s\", &err);\n%s"
+         "  clEnqueueNDRangeKernel(q, k, %s, NULL, global, %s, 0, NULL, NULL);\n}\n#endif\n")
+
+
+def test_host_launch_from_clEnqueueNDRangeKernel(tmp_path: Path) -> None:
+    """Constant sizes of a ``clEnqueueNDRangeKernel`` in the same file give the launch: local
+    size 64 work-items, 4096 / 64 groups.  Its NULL-local twin states no size (symbolic)."""
+    kernel = (KERNELS / "local_reverse.cl").read_text().split("\n", 2)[2]  # no header
+    sizes = "  size_t global[1] = {N};\n  size_t local[1] = {64};\n"
+    path = tmp_path / "host.cl"
+    path.write_text(kernel + _HOST % ("reverse", sizes, "1", "local"))
+    res = invoke("check", path, "--format", "json")
+    assert res.exit_code == 0, res.output
+    launch = json.loads(res.stdout)["kernels"][0]["launch"]
+    assert launch["blockDim"] == [64, 1, 1] and launch["gridDim"] == [64, 1, 1]
+    assert launch["source"] == f"host launch at {path}:{kernel.count(chr(10)) + 10}"
+    path.write_text(kernel + _HOST % ("reverse", sizes, "1", "NULL"))
+    launch = json.loads(invoke("check", path, "--format", "json").stdout)["kernels"][0]["launch"]
+    assert launch["blockDim"][0] is None and launch["gridDim"][0] is None
+
+
+_TILE = """__kernel void tile2d(__global float *out, __global const float *in) {
+  __local float tile[16][16];
+  size_t x = get_local_id(0), y = get_local_id(1);
+  size_t g = get_global_id(1) * get_global_size(0) + get_global_id(0);
+  tile[y][x % 16] = in[g];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[g] = tile[x % 16][y % 16];
+}
+"""
+
+
+@pytest.mark.parametrize(("local", "code", "block", "grid"), [
+    ("{16, 16}", 0, [16, 16, 1], [64, 48, 1]),
+    ("{32, 8}", 1, [32, 8, 1], [32, 96, 1]),  # racy twin: work-items x and x + 16 share a slot
+    (None, 1, None, None),                     # NULL local size: every size, so the race too
+])
+def test_host_launch_2d(tmp_path: Path, local: str | None, code: int, block: list[int] | None,
+                        grid: list[int] | None) -> None:
+    """A 2-D launch: ``local`` work-items per group, ``global / local`` groups per dimension,
+    checked under exactly that launch."""
+    sizes = "  size_t global[2] = {1024, 768};\n" + (f"  size_t local[2] = {local};\n" if local else "")
+    path = tmp_path / "tile.cl"
+    path.write_text(_TILE + _HOST % ("tile2d", sizes, "2", "local" if local else "NULL"))
+    res = invoke("check", path, "--format", "json")
+    assert res.exit_code == code, res.output
+    launch = json.loads(res.stdout)["kernels"][0]["launch"]
+    if block is None:
+        assert launch["blockDim"][:2] == [None, None]
+    else:
+        assert launch["blockDim"] == block and launch["gridDim"] == grid
+
+
+@pytest.mark.parametrize(("body", "dims", "size_arg", "want"), [
+    ("  size_t global[1] = {N};\n  size_t n = 128;\n", "1", "&n", ((32, 1, 1), (128, 1, 1))),
+    ("  size_t global[1] = {N};\n  const size_t n = N / 32;\n", "1", "&n", ((32, 1, 1), (128, 1, 1))),
+    ("  size_t global[1] = {N};\n  size_t n = 128;\n  n *= 2;\n", "1", "&n", None),  # written
+    ("  size_t global[1] = {N};\n  size_t local[1] = {64};\n  local[0] = 32;\n", "1", "local", None),
+    ("  size_t global[1] = {N + 1};\n  size_t local[1] = {64};\n", "1", "local", None),  # not a multiple
+    ("  size_t global[2] = {N, 4};\n  size_t local[1] = {64};\n", "2", "local", None),  # too short
+])
+def test_host_launch_sizes(body: str, dims: str, size_arg: str,
+                           want: tuple[tuple[int, ...], tuple[int, ...]] | None) -> None:
+    """Only sizes that are constant at the call give a launch; the others are symbolic."""
+    text = "__kernel void reverse(__global float *a) { a[0] = 1; }\n" + _HOST % ("reverse", body, dims, size_arg)
+    got = opencl_launches("h.cl", text)["reverse"]
+    assert len(got) == 1
+    assert (got[0].grid, got[0].block) == (want if want else ((None,) * 3, (None,) * 3))
+
+
+def test_host_launch_of_an_unknown_kernel_object_counts_for_every_kernel() -> None:
+    """An enqueue of a kernel object we cannot name may launch any kernel: a kernel launched
+    with constants elsewhere is checked for it too (symbolic), never only for the constants."""
+    text = ("__kernel void reverse(__global float *a) { a[0] = 1; }\n"
+            + _HOST % ("reverse", "  size_t global[1] = {N};\n  size_t local[1] = {64};\n", "1", "local")
+            + "#ifndef __OPENCL_C_VERSION__\nvoid other(cl_command_queue q, cl_kernel k) {\n"
+              "  size_t g = 64;\n  clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &g, 0, NULL, NULL);\n}\n#endif\n")
+    got = opencl_launches("h.cl", text)["reverse"]
+    assert [(h.grid, h.block) for h in got] == [((64, 1, 1), (64, 1, 1)), ((None,) * 3, (None,) * 3)]
 
 
 @pytest.mark.parametrize(("store_at", "racy"), [("g", False), ("g / 2", True)])

@@ -9,6 +9,8 @@ No launch is guessed (issue 27).  Per dimension, first wins:
 4. the host code's launches of the kernel in the same translation unit, read from clang's AST
    (:mod:`kpl.frontend.host`): every distinct launch is checked, each with its constants and its
    *relations* to the kernel's scalar parameters (``gridDim.x == (n + 255) / 256``);
+   in an OpenCL C file, its ``clEnqueueNDRangeKernel`` calls with constant sizes
+   (:mod:`kpl.frontend.opencl_host`);
 5. otherwise the dimension is *symbolic*: the kernel is proved for every value CUDA allows
    (at most ``__launch_bounds__`` or 1,024 threads a block; a dimension the kernel never reads
    is 1, :mod:`kpl.launchfacts`).

@@ -152,6 +152,8 @@ PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h
 OPENCL_PRELUDE = "__autosync_opencl_c.h"
 OPENCL_PRELUDE_PARTS = ("__autosync_opencl_c_atomics.h", "__autosync_opencl_c_math.h",
                         "__autosync_opencl_c_async.h", "__autosync_opencl_c_gpuverify.h")
+#: the prelude of OpenCL host code parsed as C (``language="c"``, :mod:`kpl.frontend.opencl_host`)
+HOST_C_PRELUDE = "CL/cl.h"
 #: the OpenCL C versions ``--cl-std`` accepts (clang's ``-cl-std=CL…``)
 OPENCL_VERSIONS = ("1.2", "2.0", "3.0")
 _NOT_NAMES = {"__attribute__", "__align__", "sizeof", "if", "return", "while", "for", "operator",
@@ -321,7 +323,8 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
     """Parse ``text`` as the file ``path`` with clang and return its JSON AST.  ``extra_text``
     is appended after the user's text (explicit template instantiations asked for by
     ``--kernel 'k<32>'``), so that every offset into the user's text stays as it is.
-    ``language`` is ``cuda`` or ``opencl`` (OpenCL C of version ``cl_std``)."""
+    ``language`` is ``cuda``, ``opencl`` (OpenCL C of version ``cl_std``) or ``c`` (the
+    OpenCL host code of a file, with our ``<CL/cl.h>``: :mod:`kpl.frontend.opencl_host`)."""
     tool = find_clang(clang)
     include_dirs = list(include_dirs or [])
     forced = list(forced_includes or [])
@@ -350,9 +353,12 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
             except OSError:  # a name that is a folder of another stand-in's path
                 continue
         opencl = language == "opencl"
-        args = [*tool.command, "-x", "cl" if opencl else "cuda"]
+        host_c = language == "c"
+        args = [*tool.command, "-x", "cl" if opencl else "c" if host_c else "cuda"]
         if opencl:
             args += [f"-cl-std=CL{cl_std}", "-cl-no-stdinc"]
+        elif host_c:
+            args += ["-std=gnu11"]
         else:
             args += ["--cuda-device-only", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={ARCH}",
                      "-std=c++17", "-nostdinc++"]
@@ -362,15 +368,16 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         for d in include_dirs:
             args += ["-I", os.path.abspath(d)]
         prelude = os.path.join(tmp, "__autosync_prelude.h")
-        parts = prelude_parts([text, extra_text, *plan.files.values(), *plan.bundled.values()],
-                              OPENCL_PRELUDE_PARTS if opencl else PRELUDE_PARTS)
+        parts = [] if host_c else prelude_parts([text, extra_text, *plan.files.values(), *plan.bundled.values()],
+                                                OPENCL_PRELUDE_PARTS if opencl else PRELUDE_PARTS)
         with open(prelude, "w", encoding="utf-8") as fh:
             fh.write("".join(f'#include "{name}"\n'
-                             for name in [OPENCL_PRELUDE if opencl else PRELUDE, *parts]))
+                             for name in [OPENCL_PRELUDE if opencl else HOST_C_PRELUDE if host_c else PRELUDE,
+                                          *parts]))
         args += ["-isystem", INCLUDE_DIR, "-idirafter", stubs, "-include", prelude]
         for f in forced:
             args += ["-include", os.path.abspath(f)]
-        predefined = {"__AUTOSYNC__": "1"} if opencl else PREDEFINED
+        predefined = {"__AUTOSYNC__": "1"} if opencl or host_c else PREDEFINED
         for name, value in {**predefined, **(defines or {})}.items():
             args.append(f"-D{name}={value}")
         proc = subprocess.run([*args, "-Xclang", "-ast-dump=json", main], capture_output=True, timeout=300)

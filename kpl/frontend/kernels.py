@@ -4,7 +4,9 @@
 (:mod:`kpl.frontend.tree`), and translates each ``__global__`` function with a body (each
 instantiation of a kernel template) into a :class:`kpl.ast.Kernel` (:class:`Translator`).
 clang's errors stop a kernel only when they are inside it or inside a function it calls;
-an error in host code, or in a function no kernel reaches, does not.
+an error in host code, or in a function no kernel reaches, does not.  The host launches of
+an OpenCL C file (``clEnqueueNDRangeKernel``) are read from a second parse of it as C
+(:mod:`kpl.frontend.opencl_host`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
+from kpl.frontend.opencl_host import opencl_launches
 from kpl.frontend.state import PointerBinding, PointsTo, RetryTranslation, ScalarMemory, Split, Unit
 from kpl.frontend.stmts import StmtsTranslation
 from kpl.frontend.tree import Node
@@ -333,6 +336,10 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         kernel.host_launches = launches_of(translator, func, kernel, calls)
         kernel.launch = restrict_unused(kernel.launch, kernel)
         kernels.append(kernel)
+    if language == "opencl" and kernels:  # the host part of the file, parsed again as C
+        enqueued = opencl_launches(path, text, defines=all_defines, include_dirs=include_dirs, clang=clang)
+        for kernel in kernels:
+            kernel.host_launches = enqueued.get(kernel.name, [])
     if not kernels:
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:
