@@ -67,10 +67,12 @@ def relevant_vars(kernel: K.Kernel, fixed_stores: bool = False,
     written = _written_memories(kernel)
     deps: dict[str, set[str]] = {}
     seeds: set[str] = set()
-    for s in _stmts_outside(kernel.body, skipped):
+    for s, ret_to in _stmts_outside(kernel.body, skipped, None):
         tgt: str | None = None
         value: K.Expr | None = None
-        if isinstance(s, K.Decl):
+        if isinstance(s, K.Return) and ret_to is not None:
+            tgt, value = ret_to, s.value  # an inlined function's result, not a guard
+        elif isinstance(s, K.Decl):
             tgt, value = s.var.name, s.init
         elif isinstance(s, K.Assign):
             t = s.target
@@ -108,16 +110,23 @@ def relevant_vars(kernel: K.Kernel, fixed_stores: bool = False,
     return out
 
 
-def _stmts_outside(block: K.Block, skipped: frozenset[int]) -> Iterator[K.Stmt]:
-    """:func:`kpl.ast.walk_stmts`, without the loops labelled in ``skipped`` (whole)."""
+def _stmts_outside(block: K.Block, skipped: frozenset[int],
+                   ret_to: str | None) -> Iterator[tuple[K.Stmt, str | None]]:
+    """:func:`kpl.ast.walk_stmts`, without the loops labelled in ``skipped`` (whole); each
+    statement with the result variable of its innermost enclosing :class:`K.Inline` (None:
+    none, or a function without a result), into which a ``return`` there stores its value."""
     for stmt in block.stmts:
         if isinstance(stmt, K.Loop) and stmt.label in skipped:
             continue
-        yield stmt
+        yield stmt, ret_to
+        inner = ret_to
+        if isinstance(stmt, K.Inline):
+            inner = stmt.result.name if stmt.result is not None else None
         for sub in K.child_blocks(stmt):
-            yield from _stmts_outside(sub, skipped)
+            yield from _stmts_outside(sub, skipped, inner)
         if isinstance(stmt, K.Loop):
-            yield from stmt.latch
+            for s in stmt.latch:
+                yield s, ret_to
 
 
 #: expressions a skipped loop may contain: values and reads, nothing the executor would
@@ -126,14 +135,27 @@ _DATA_EXPRS = (K.Const, K.Var, K.Builtin, K.Unary, K.Binary, K.Cond, K.Cast, K.L
                K.Field, K.VecInit)
 
 
+def _in_inline(block: K.Block, in_call: bool) -> Iterator[tuple[K.Stmt, bool]]:
+    """:func:`kpl.ast.walk_stmts` (latches of nested loops included), each statement with
+    whether it is inside an inlined call (where ``return`` only leaves that call)."""
+    for stmt in block.stmts:
+        yield stmt, in_call
+        for sub in K.child_blocks(stmt):
+            yield from _in_inline(sub, in_call or isinstance(stmt, K.Inline))
+        if isinstance(stmt, K.Loop):
+            for s in stmt.latch:
+                yield s, in_call
+
+
 def _data_only(loop: K.Loop, written: set[str]) -> bool:
-    """``loop`` (guard, body, latch) has no barrier, annotation, inlined call, ``return``,
-    impure call, atomic or write to shared/global memory, and reads only memory that nothing in the
+    """``loop`` (guard, body, latch) has no barrier, annotation, ``return`` from the kernel
+    (one inside an inlined call only leaves that call), impure call, atomic or write to shared/global memory, and reads only memory that nothing in the
     kernel writes: it can only move data between per-thread variables."""
     exprs = [loop.cond]
-    for s in [*K.walk_stmts(loop.body), *loop.latch]:
+    for s, in_call in [*_in_inline(loop.body, False), *((s, False) for s in loop.latch)]:
         if not isinstance(s, (K.Decl, K.Assign, K.ExprStmt, K.If, K.Loop, K.Switch,
-                              K.Break, K.Continue)):
+                              K.Break, K.Continue, K.Inline)) \
+                and not (isinstance(s, K.Return) and in_call):
             return False
         if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem) \
                 and s.target.mem.space != K.Space.LOCAL:
