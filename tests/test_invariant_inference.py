@@ -43,6 +43,8 @@ PAIRS = {
     "stencil_ok.cu": ["stencil_racy.cu"],
     "bitonic_ok.cu": ["bitonic_racy.cu"],
     "oddeven_ok.cu": ["oddeven_racy.cu"],
+    "scalar_prod_ok.cu": ["scalar_prod_racy.cu"],
+    "mandelbrot_ok.cu": ["mandelbrot_racy.cu"],
 }
 #: the sorting networks, the stencil and two of the scan's twins take 10-60 s each (nested
 #: abstracted loops, index products; most of it the race queries): run with
