@@ -37,7 +37,7 @@ from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
 
 __all__ = [
     "COMPARISONS", "LOGICAL", "SHIFTS", "alignof", "arith", "leaf_paths", "member", "sizeof", "binary_type", "common_type", "convert",
-    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "signed_overflows", "to_int", "unary_type", "wrap_int",
+    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "signed_conversion_changes", "signed_overflows", "to_int", "unary_type", "wrap_int",
 ]
 
 #: operators whose result is ``int`` 0/1 whatever the operand types
@@ -179,6 +179,20 @@ def convert(v: Any, t: CType) -> Any:
         parts = list(v[:n]) + [0] * (n - len(v)) if isinstance(v, tuple) else [v] * n
         return tuple(convert(p, elem) for p in parts)
     return v
+
+
+def signed_conversion_changes(v: Any, src: CType, dst: CType) -> bool:
+    """Would converting the integer ``v`` of type ``src`` to the signed integer type ``dst``
+    change its value (an unsigned value above ``dst``'s maximum, a wider signed value out of
+    ``dst``'s range)?  C leaves the result implementation-defined (C11 6.3.1.3p3; modular in
+    C++20 and nvcc); AutoSync assumes it does not happen, as it assumes no signed overflow
+    (``oracle.base.ASSUMPTIONS``; Frama-C's downcast warnings are the precedent):
+    ``oracle.sdv.encode.conversion_keeps_value`` is the same rule on bit-vectors.  A
+    conversion to an unsigned type, or from ``bool``, a float or a pointer, never counts."""
+    if dst.kind != "int" or not dst.signed or src.kind != "int" or isinstance(v, tuple):
+        return False
+    x = convert(v, src)
+    return bool(wrap_int(x, dst.bits or 32, True) != x)
 
 
 def signed_overflows(op: str, a: Any, b: Any, t: CType) -> bool:

@@ -18,13 +18,13 @@ import pytest
 import z3
 
 from kpl.ast import INT, LONG, CType
-from kpl.ctypes import signed_overflows, wrap_int
+from kpl.ctypes import signed_conversion_changes, signed_overflows, wrap_int
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.labels import LabelTree
 from oracle.base import ASSUMPTIONS, Verdict
 from oracle.dynamic import DynamicOracle
 from oracle.sdv import SDVOracle
-from oracle.sdv.encode import no_signed_overflow
+from oracle.sdv.encode import conversion_keeps_value, no_signed_overflow
 
 KERNELS = Path(__file__).resolve().parent / "kernels" / "overflow"
 FILES = sorted(KERNELS.glob("*.cu"))
@@ -37,7 +37,8 @@ def sdv(path: Path) -> Verdict:
 def test_there_are_pairs() -> None:
     names = {p.name for p in FILES}
     assert {"signed_index_ok.cu", "unsigned_wrap_racy.cu", "grid_stride_ok.cu",
-            "grid_stride_racy.cu", "pitched_ok.cu", "pitched_racy.cu"} <= names
+            "grid_stride_racy.cu", "pitched_ok.cu", "pitched_racy.cu", "grid_stride_np2_ok.cu",
+            "grid_stride_np2_racy.cu", "unsigned_wrap_conv_racy.cu"} <= names
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -61,6 +62,34 @@ def test_unsigned_wrap_witness_replays() -> None:
     assert s > 0 and w.thread1[0] * s != w.thread2[0] * s  # only because it wraps
     assert w.block_dim == (64, 1, 1) and w.grid_dim == (1, 1, 1)
     assert f"when s = {s}" in w.describe() and "launch <<<1, 64>>>" in w.describe()
+
+
+def test_unsigned_wrap_then_conversion_in_range_still_races() -> None:
+    """``int i = t * s`` with unsigned ``t * s``: the product wraps (defined) to a value that
+    fits in an int, so the conversion assumption does not remove the race."""
+    (race,) = sdv(KERNELS / "unsigned_wrap_conv_racy.cu").races
+    w = race.witness
+    assert w is not None
+    s = dict(w.params)["s"]
+    idx = [(t[0] * s) % 2**32 for t in (w.thread1, w.thread2)]
+    assert w.thread1 != w.thread2 and idx[0] == idx[1] == w.index < 2**31
+    assert w.thread1[0] * s != w.thread2[0] * s  # only because the unsigned product wraps
+
+
+def test_conversion_rules_agree() -> None:
+    """The bit-vector rule of sdv and the integer rule of the concrete oracles for a
+    conversion to a signed type are one rule."""
+    uint, ulong = CType("int", 32, False, "unsigned int"), CType("int", 64, False, "unsigned long")
+    schar = CType("int", 8, True, "signed char")
+    vals = [0, 1, 127, 128, 255, 2**31 - 1, 2**31, 2**32 - 1, 2**63, -1, -129, -2**31]
+    for src, dst in itertools.product((INT, uint, LONG, ulong, schar), (INT, LONG, schar, uint)):
+        for v in vals:
+            x = z3.BitVecVal(wrap_int(v, src.bits, src.signed), src.bits)
+            cond = conversion_keeps_value(x, src, dst)
+            keeps = True if cond is None else z3.is_true(z3.simplify(cond))
+            assert keeps == (not signed_conversion_changes(v, src, dst)), (v, src.name, dst.name)
+    assert signed_conversion_changes(2**31, uint, INT) and not signed_conversion_changes(2**31, uint, LONG)
+    assert conversion_keeps_value(z3.BitVec("u", 32), uint, uint) is None  # to unsigned: wraps
 
 
 def test_pitched_racy_witness_replays() -> None:
@@ -117,6 +146,7 @@ def test_signed_overflow_rules_agree() -> None:
 def test_assumptions_are_stated() -> None:
     assert any("signed integer overflow" in a for a in ASSUMPTIONS)
     assert any("2^31" in a for a in ASSUMPTIONS)
+    assert any("conversion to a signed type" in a for a in ASSUMPTIONS)
 
 
 # --------------------------------------------------------------------------- dynamic
@@ -140,6 +170,36 @@ def test_dynamic_finds_the_unsigned_wrap_race() -> None:
     w = race.witness
     assert w is not None and w.index == 0 and dict(w.params) == {"s": 2**29}
     assert not race.cross_block
+
+
+def test_dynamic_cuts_a_run_at_an_out_of_range_conversion() -> None:
+    """``int i = t * s`` past INT_MAX (s = 2^29: thread 4's product is 2^31) is no execution
+    under the conversion assumption: the run is cut, "unknown", never "verified"."""
+    kernel = load_kernel(str(KERNELS / "unsigned_wrap_conv_racy.cu"))
+    cut = DynamicOracle(inputs={"s": 2**29}).check(kernel)
+    assert not cut.verified and not cut.races
+    (unknown,) = cut.unknowns
+    assert "conversion out of a signed type's range" in unknown.reason and unknown.line == 8
+    assert DynamicOracle(inputs={"s": 1}).check(kernel).verified
+
+
+def test_dynamic_finds_a_wrap_then_conversion_race() -> None:
+    """The threads whose wrapped product fits convert it in range and meet at index 0: the
+    race of a defined execution is found (the others do not convert at all)."""
+    kernel = parse_kernel_text(
+        "//--blockDim=64 --gridDim=1\n"
+        "__global__ void k(int *a, unsigned s) {\n"
+        "  unsigned t = threadIdx.x;\n"
+        "  if (t % 8 < 4) {\n"
+        "    int i = t * s;\n"
+        "    a[i] = t;\n"
+        "  }\n"
+        "}\n", "k.cu")
+    verdict = DynamicOracle(inputs={"s": 2**29}).check(kernel)
+    assert not verdict.unknowns and verdict.races
+    w = verdict.races[0].witness
+    assert w is not None and w.index == 0 and w.thread1 != w.thread2
+    assert SDVOracle().check(kernel).races
 
 
 def test_dynamic_grid_stride_twins() -> None:

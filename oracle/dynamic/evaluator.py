@@ -12,7 +12,9 @@ is no race of a defined execution), so a run in which an enabled thread's signed
 or unary ``-`` overflows is no defined execution from that instruction on.  It raises
 :class:`SignedOverflow` and the checker cuts the run there, like a false ``__assume``: the
 races found before it stay reported (each happened before the undefined operation) and the
-verdict says "unknown", never "verified", so the two oracles cannot disagree about it.
+verdict says "unknown", never "verified", so the two oracles cannot disagree about it.  A
+conversion to a signed type that would change a value (``int i = u`` with ``u > INT_MAX``)
+is cut the same way: ``sdv`` assumes it away too (a stated assumption, ``oracle.base``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from kpl.ctypes import (
     common_type,
     convert,
     promote,
+    signed_conversion_changes,
     signed_overflows,
     sizeof,
     to_int,
@@ -57,7 +60,7 @@ from oracle.base import AccessKind
 from oracle.dynamic.races import UNKNOWN, RaceLog
 from oracle.dynamic.values import COMPARE, Dim3, call_value, default_value, truthy
 
-__all__ = ["Evaluator", "SignedOverflow", "Unsupported"]
+__all__ = ["CONVERSION", "Evaluator", "SignedOverflow", "Unsupported"]
 
 
 class Unsupported(Exception):
@@ -68,12 +71,19 @@ class Unsupported(Exception):
         self.label = label
 
 
-class SignedOverflow(Exception):
-    """A signed operation overflowed for an enabled thread (undefined behaviour): the run is
-    cut at ``label`` (see the module docstring)."""
+#: what :class:`SignedOverflow` says of a conversion that changes a value
+CONVERSION = "conversion out of a signed type's range (assumed not to happen)"
 
-    def __init__(self, label: int | None, thread: Dim3, block: Dim3) -> None:
-        super().__init__("signed integer overflow")
+
+class SignedOverflow(Exception):
+    """A signed operation overflowed for an enabled thread (undefined behaviour), or a
+    conversion to a signed type changed a value (:data:`CONVERSION`, assumed not to
+    happen): the run is cut at ``label`` (see the module docstring)."""
+
+    def __init__(self, label: int | None, thread: Dim3, block: Dim3,
+                 what: str = "signed integer overflow (undefined behaviour)") -> None:
+        super().__init__(what)
+        self.what = what
         self.label = label
         self.thread = thread
         self.block = block
@@ -151,7 +161,11 @@ class Evaluator(RaceLog, NodeVisitor):
         return out
 
     def visit_Cast(self, e: Cast, act: list[int]) -> list[Any]:
-        return [convert(v, e.type) for v in self.ev(e.operand, act)]
+        vals = self.ev(e.operand, act)
+        for k, v in enumerate(vals):
+            if signed_conversion_changes(v, e.operand.type, e.type):
+                raise SignedOverflow(self.label, self.tids[act[k]], self.block_id, CONVERSION)
+        return [convert(v, e.type) for v in vals]
 
     def visit_Load(self, e: Load, act: list[int]) -> list[Any]:
         idx = self.ev(e.index, act)

@@ -11,9 +11,12 @@ an execution that overflows is no execution of the program, and a race that need
 race.  :func:`no_signed_overflow` is the condition that the operation is defined; the
 expression stage assumes it on the path that evaluates the operation (as ``__assume``),
 which is what lets ``int i = t * s`` with ``s > 0`` give distinct threads distinct indices.
-Unsigned arithmetic wraps (defined), and so does a conversion to a signed type of a value
-that does not fit (implementation-defined in C, modular in C++20 and in nvcc): neither is
-assumed away, so a race that needs unsigned wrap-around is still found.  Which type an operation
+A conversion to a signed type of a value that does not fit is implementation-defined in C
+(modular in C++20 and nvcc); it is assumed not to happen either (:func:`conversion_keeps_value`,
+a stated assumption: Frama-C warns of such downcasts), so ``i += blockDim.x * gridDim.x`` with
+``int i`` stays in range.  Unsigned arithmetic wraps (defined) and is not assumed away, so a
+race that needs unsigned wrap-around is still found, also when the wrapped value is then
+converted to ``int`` within range.  Which type an operation
 is done in (promotion, the usual arithmetic conversions, shift counts) is decided by
 :mod:`kpl.ctypes`, the one definition shared with the front end and the concrete oracles.
 
@@ -342,6 +345,25 @@ def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) 
     return None
 
 
+def conversion_keeps_value(x: z3.BitVecRef, src: CType, dst: CType) -> z3.BoolRef | None:
+    """The condition under which converting ``x`` of integer type ``src`` to the signed
+    integer type ``dst`` keeps its value (an unsigned ``x`` at most ``dst``'s maximum, a wider
+    signed one in ``dst``'s range), or None for a conversion that always does or is not to a
+    signed integer type.  Out of range, C leaves the result implementation-defined; it is
+    assumed not to happen (``oracle.base.ASSUMPTIONS``), like signed overflow.  The same rule
+    as :func:`kpl.ctypes.signed_conversion_changes` on concrete values."""
+    if dst.kind != "int" or not dst.signed or src.kind != "int":
+        return None
+    n, m = bv_size(x), dst.bits or 32
+    if n < m or (n == m and src.signed):
+        return None
+    if src.signed:  # wider signed: the bits above the target's sign bit are sign copies
+        c: z3.BoolRef = z3.SignExt(n - m, z3.Extract(m - 1, 0, x)) == x
+    else:  # unsigned: every bit from the target's sign bit up is 0
+        c = z3.Extract(n - 1, m - 1, x) == 0
+    return z3.simplify(c) if z3.is_bv_value(x) else c
+
+
 def _fits_with_constant(op: str, x: z3.BitVecRef, c: int) -> z3.BoolRef:
     """:func:`no_signed_overflow` of ``x op c`` for a constant ``c``, as a range of ``x``: two
     comparisons instead of the double-width multiplier z3 builds for ``BVMulNoOverflow``
@@ -374,5 +396,5 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
 
 
 __all__ = ["BOOL", "DEFINED", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
-           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
+           "conversion_keeps_value", "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
            "resize", "same_sort", "sort_of", "to_bool", "values_equal"]

@@ -11,7 +11,8 @@ the predicate that they are evaluated (short-circuit reads, [LockStep]).
 Signed overflow is undefined behaviour: every signed ``+``, ``-``, ``*``, ``/`` and unary ``-``
 a thread evaluates adds "pred ⇒ the operation does not overflow" to the path facts, as an
 ``__assume`` would, so the verdict is about the defined executions only
-(:mod:`oracle.sdv.defined`).  Unsigned operations wrap and add nothing.
+(:mod:`oracle.sdv.defined`); a conversion (``Cast``) to a signed type adds "pred ⇒ the value
+fits", a stated assumption of the same kind.  Unsigned operations wrap and add nothing.
 """
 
 from __future__ import annotations
@@ -114,8 +115,14 @@ class ExprEvaluator(DefinedArithmetic):
     # ------------------------------------------------------------------ composite values
 
     def ev_Cast(self, e: K.Cast, t: int, pred: z3.BoolRef) -> Val:
-        return conv(self.ev(e.operand, t, pred), e.operand.type if hasattr(e.operand, "type")
-                    else e.type, e.type)
+        """A conversion, explicit or one the front end made explicit (clang's
+        ``ImplicitCastExpr``): to a signed type it is assumed to keep the value
+        (:meth:`DefinedArithmetic.assume_in_range`)."""
+        src = e.operand.type if hasattr(e.operand, "type") else e.type
+        v = self.ev(e.operand, t, pred)
+        if isinstance(v, z3.BitVecRef):
+            self.assume_in_range(pred, v, src, e.type)
+        return conv(v, src, e.type)
 
     def ev_Cond(self, e: K.Cond, t: int, pred: z3.BoolRef) -> Val:
         c = to_bool(self.ev(e.cond, t, pred))
