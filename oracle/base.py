@@ -314,9 +314,9 @@ class OracleError(Exception):
 ASSUMPTIONS: tuple[str, ...] = (
     "no signed integer overflow: signed +, -, *, / and unary - never overflow (undefined "
     "behaviour in C and C++); unsigned arithmetic wraps modulo 2^N",
-    "no out-of-range conversion to a signed type: converting an unsigned or wider integer to "
-    "a signed type never changes its value (implementation-defined in C; e.g. int i = "
-    "i + blockDim.x * gridDim.x, computed in unsigned, fits in an int)",
+    "no out-of-range unsigned sum converted to a signed type: an unsigned sum of two values "
+    "that each fit in the signed type fits too when converted to it (int i; i += blockDim.x * "
+    "gridDim.x); other conversions to a signed type keep the low bits",
     "a launch has fewer than 2^31 threads in each dimension (blockDim * gridDim <= 2^31), so "
     "a global thread index such as blockIdx.x * blockDim.x + threadIdx.x fits in an int",
 )

@@ -1,5 +1,5 @@
-"""Signed overflow is undefined behaviour: the no-overflow assumption (and its sibling, no
-out-of-range conversion to a signed type) and the lemmas that let the solver use them.
+"""Signed overflow is undefined behaviour: the no-overflow assumption (and its sibling for an
+unsigned sum converted to a signed type) and the lemmas that let the solver use them.
 
 Stage: expressions (below :mod:`oracle.sdv.expr`, which subclasses
 :class:`DefinedArithmetic`).  C and C++ leave a signed ``+``, ``-``, ``*``, ``/`` or unary ``-``
@@ -9,9 +9,10 @@ condition itself is :func:`oracle.sdv.encode.no_signed_overflow`).  Every such o
 thread evaluates adds "pred ⇒ no overflow" to the path facts, exactly as an ``__assume`` would
 (:meth:`DefinedArithmetic.assume_no_overflow`).  A run whose every execution overflows is
 not proved vacuously: :meth:`DefinedArithmetic.vacuous` finds it and the verifier answers
-"unknown".  A conversion to a signed type of a value out of its range is implementation-defined
-in C (modular in nvcc); it is a stated assumption (``oracle.base.ASSUMPTIONS``) that it does
-not happen, added the same way (:meth:`DefinedArithmetic.assume_in_range`).  Unsigned
+"unknown".  A conversion to a signed type keeps the low bits (implementation-defined in C,
+modular in nvcc), with one stated assumption (``oracle.base.ASSUMPTIONS``) added the same way:
+an unsigned sum of two values that each fit in the signed type fits too when converted to it
+(:meth:`DefinedArithmetic.assume_sum_fits`, ``int i; i += blockDim.x * gridDim.x``).  Unsigned
 arithmetic wraps and adds nothing, so a race that needs unsigned wrap-around is still found,
 also when the wrapped value is converted to ``int`` in range afterwards.
 
@@ -37,7 +38,7 @@ from oracle.sdv.encode import (
     DEFINED,
     Val,
     conv,
-    conversion_keeps_value,
+    converted_sum_fits,
     is_true,
     no_signed_overflow,
 )
@@ -58,16 +59,17 @@ class DefinedArithmetic(Machine):
             # constants and ranges come out decided or minimal
             self._assume(key, pred, lambda: no_signed_overflow(op, x, y))
 
-    def assume_in_range(self, pred: z3.BoolRef, x: z3.BitVecRef, src: K.CType,
-                        dst: K.CType) -> None:
-        """``x`` of type ``src`` converted to the signed type ``dst`` by a thread under
-        ``pred``: the conversion is assumed to keep the value (a stated assumption, like no
-        signed overflow: :func:`oracle.sdv.encode.conversion_keeps_value`), so ``int i`` of
-        a grid-stride loop is the exact unsigned sum ``i + blockDim.x * gridDim.x``.  The
-        unsigned arithmetic before the conversion still wraps."""
+    def assume_sum_fits(self, pred: z3.BoolRef, x: z3.BitVecRef, y: z3.BitVecRef,
+                        src: K.CType, dst: K.CType) -> None:
+        """The unsigned sum ``x + y`` converted to the signed type ``dst`` by a thread under
+        ``pred``: where ``x`` and ``y`` each fit in ``dst``, so does the sum (a stated
+        assumption, like no signed overflow: :func:`oracle.sdv.encode.converted_sum_fits`),
+        so ``int i`` of a grid-stride loop is the exact sum ``i + blockDim.x * gridDim.x``.
+        Other unsigned arithmetic, and the conversion of a value already above the
+        maximum, keep wrapping."""
         if self.assume_defined:
-            key = (f"conv{dst.bits}", x.get_id(), int(src.signed), pred.get_id())
-            self._assume(key, pred, lambda: conversion_keeps_value(x, src, dst))
+            key = (f"sum{dst.bits}", x.get_id(), y.get_id(), pred.get_id())
+            self._assume(key, pred, lambda: converted_sum_fits(x, y, src, dst))
 
     def _assume(self, key: tuple[str, int, int, int], pred: z3.BoolRef,
                 cond: Callable[[], z3.BoolRef | None]) -> None:

@@ -151,7 +151,10 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
                                      z3.ULT(e[1], c0), z3.ULE(e[0], i0), z3.ULE(e[1], i1),  # type: ignore[arg-type]
                                      i0 == i1)
                     return z3.Implies(premise, e[0] == e[1])  # type: ignore[arg-type]
-                cands.append(Candidate(f"stride({name})", False, modc, step_lemmas=step_mod,
+                # bounded by resources, not time: with the lemmas its query needs ~1 s of
+                # bit-blasting for a stride of 672, which a loaded machine would cut
+                cands.append(Candidate(f"stride({name})", False, modc, by_rlimit=True,
+                                       step_lemmas=step_mod,
                                        pair_lemma=apart if op == "+" else None))
 
                 def mono(vs: list[dict[str, Val]], la: list[z3.BoolRef],

@@ -166,7 +166,8 @@ class SDVOracle(OracleBase):
             if same.vacuous() and not any("overflows a signed" in u.reason for u in verdict.unknowns):
                 verdict.unknowns.append(Unknown(
                     "every execution overflows a signed integer (undefined behaviour) or "
-                    "converts a value out of a signed type's range: nothing is proved for it"))
+                    "converts an unsigned sum out of a signed type's range: nothing is proved "
+                    "for it"))
             seen_div = {d.label for d in verdict.divergences}
             self._divergences(same, tree, verdict)
             verdict.divergences = [d for i, d in enumerate(verdict.divergences)
