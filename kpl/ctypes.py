@@ -37,7 +37,7 @@ from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
 
 __all__ = [
     "COMPARISONS", "LOGICAL", "SHIFTS", "alignof", "arith", "leaf_paths", "member", "sizeof", "binary_type", "common_type", "convert",
-    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "signed_overflows", "to_int", "unary_type", "wrap_int",
+    "f32", "int_div", "invalid_operands", "INTEGER_ONLY", "promote", "shift", "converted_sum_overflows", "signed_overflows", "to_int", "unary_type", "wrap_int",
 ]
 
 #: operators whose result is ``int`` 0/1 whatever the operand types
@@ -179,6 +179,24 @@ def convert(v: Any, t: CType) -> Any:
         parts = list(v[:n]) + [0] * (n - len(v)) if isinstance(v, tuple) else [v] * n
         return tuple(convert(p, elem) for p in parts)
     return v
+
+
+def converted_sum_overflows(a: Any, b: Any, src: CType, dst: CType) -> bool:
+    """Would the unsigned sum ``a + b`` (type ``src``), converted to the signed type ``dst``
+    of the same width, exceed ``dst``'s maximum although each of ``a`` and ``b`` fits in it?
+    That is ``int i; i += blockDim.x * gridDim.x`` past INT_MAX: C makes the sum unsigned
+    and the conversion implementation-defined (modular in nvcc); AutoSync assumes it does
+    not happen, as if the signed sum of the two non-negative values did not overflow
+    (``oracle.base.ASSUMPTIONS``; ``oracle.sdv.encode.converted_sum_fits`` is the same rule
+    on bit-vectors).  Every other conversion to a signed type keeps the low bits: an operand
+    above the maximum (``(blockIdx.y * 8 - 1) * 8 + threadIdx.y``, meant negative) or an
+    operator other than ``+`` (``__ffs(~x)``, ``int i = t * s``) is not assumed about."""
+    if not (src.kind == "int" and not src.signed and dst.kind == "int" and dst.signed
+            and (src.bits or 32) == (dst.bits or 32)) or isinstance(a, tuple) or isinstance(b, tuple):
+        return False
+    n = src.bits or 32
+    x, y = convert(a, src), convert(b, src)
+    return x < (1 << (n - 1)) and y < (1 << (n - 1)) and (x + y) >= (1 << (n - 1))
 
 
 def signed_overflows(op: str, a: Any, b: Any, t: CType) -> bool:

@@ -313,8 +313,10 @@ class OracleError(Exception):
 #: that needs one of these to be false is no race of a defined execution.
 ASSUMPTIONS: tuple[str, ...] = (
     "no signed integer overflow: signed +, -, *, / and unary - never overflow (undefined "
-    "behaviour in C and C++); unsigned arithmetic wraps modulo 2^N, and a conversion to a "
-    "signed type keeps the low bits",
+    "behaviour in C and C++); unsigned arithmetic wraps modulo 2^N",
+    "no out-of-range unsigned sum converted to a signed type: an unsigned sum of two values "
+    "that each fit in the signed type fits too when converted to it (int i; i += blockDim.x * "
+    "gridDim.x); other conversions to a signed type keep the low bits",
     "a launch has fewer than 2^31 threads in each dimension (blockDim * gridDim <= 2^31), so "
     "a global thread index such as blockIdx.x * blockDim.x + threadIdx.x fits in an int",
 )

@@ -18,13 +18,13 @@ import pytest
 import z3
 
 from kpl.ast import INT, LONG, CType
-from kpl.ctypes import signed_overflows, wrap_int
+from kpl.ctypes import converted_sum_overflows, signed_overflows, wrap_int
 from kpl.frontend import load_kernel, parse_kernel_text
 from kpl.labels import LabelTree
 from oracle.base import ASSUMPTIONS, Verdict
 from oracle.dynamic import DynamicOracle
 from oracle.sdv import SDVOracle
-from oracle.sdv.encode import no_signed_overflow
+from oracle.sdv.encode import converted_sum_fits, no_signed_overflow
 
 KERNELS = Path(__file__).resolve().parent / "kernels" / "overflow"
 FILES = sorted(KERNELS.glob("*.cu"))
@@ -37,13 +37,21 @@ def sdv(path: Path) -> Verdict:
 def test_there_are_pairs() -> None:
     names = {p.name for p in FILES}
     assert {"signed_index_ok.cu", "unsigned_wrap_racy.cu", "grid_stride_ok.cu",
-            "grid_stride_racy.cu", "pitched_ok.cu", "pitched_racy.cu"} <= names
+            "grid_stride_racy.cu", "pitched_ok.cu", "pitched_racy.cu", "grid_stride_np2_ok.cu",
+            "grid_stride_np2_racy.cu", "unsigned_wrap_conv_racy.cu"} <= names
+
+
+#: racy kernels whose race is reported while another race query of the same statement runs
+#: out of time (a block's threads on a 672-thread grid stride: the divider search remains);
+#: an unknown is never a pass, so the verdict is still "races remain"
+UNKNOWN_BESIDE_THE_RACE = {"grid_stride_np2_racy.cu"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_sdv_verdict_matches_the_header(path: Path) -> None:
     verdict = sdv(path)
-    assert not verdict.unknowns, verdict.unknowns
+    if path.name not in UNKNOWN_BESIDE_THE_RACE:
+        assert not verdict.unknowns, verdict.unknowns
     if path.read_text().startswith("//pass"):
         assert verdict.verified, [r.witness for r in verdict.races]
     else:
@@ -61,6 +69,35 @@ def test_unsigned_wrap_witness_replays() -> None:
     assert s > 0 and w.thread1[0] * s != w.thread2[0] * s  # only because it wraps
     assert w.block_dim == (64, 1, 1) and w.grid_dim == (1, 1, 1)
     assert f"when s = {s}" in w.describe() and "launch <<<1, 64>>>" in w.describe()
+
+
+def test_unsigned_wrap_then_conversion_in_range_still_races() -> None:
+    """``int i = t * s`` with unsigned ``t * s``: the product wraps (defined) and is
+    converted; the assumption about converted unsigned sums does not remove the race."""
+    (race,) = sdv(KERNELS / "unsigned_wrap_conv_racy.cu").races
+    w = race.witness
+    assert w is not None
+    s = dict(w.params)["s"]
+    idx = [wrap_int(t[0] * s, 32, True) for t in (w.thread1, w.thread2)]  # int i = t * s
+    assert w.thread1 != w.thread2 and idx[0] == idx[1] == w.index
+    assert w.thread1[0] * s != w.thread2[0] * s  # only because the unsigned product wraps
+
+
+def test_converted_sum_rules_agree() -> None:
+    """The bit-vector rule of sdv and the integer rule of the concrete oracles for an
+    unsigned sum converted to a signed type are one rule: assumed to fit only where both
+    addends fit; a wrapped ("negative") addend or another type pair assumes nothing."""
+    uint, ulong = CType("int", 32, False, "unsigned int"), CType("int", 64, False, "unsigned long")
+    vals = [0, 1, 672, 2**31 - 673, 2**31 - 1, 2**31, 2**32 - 8, 2**32 - 1]
+    for src, dst in ((uint, INT), (ulong, LONG), (uint, LONG), (INT, INT), (uint, uint)):
+        for a, b in itertools.product(vals, vals):
+            x = z3.BitVecVal(a, src.bits)
+            y = z3.BitVecVal(b, src.bits)
+            cond = converted_sum_fits(x, y, src, dst)
+            fits = True if cond is None else z3.is_true(z3.simplify(cond))
+            assert fits == (not converted_sum_overflows(a, b, src, dst)), (a, b, src.name, dst.name)
+    assert converted_sum_overflows(2**31 - 1, 1, uint, INT)
+    assert not converted_sum_overflows(2**32 - 8, 3, uint, INT)  # (by * 8 - 1) * 8 + ty: meant -5
 
 
 def test_pitched_racy_witness_replays() -> None:
@@ -117,6 +154,7 @@ def test_signed_overflow_rules_agree() -> None:
 def test_assumptions_are_stated() -> None:
     assert any("signed integer overflow" in a for a in ASSUMPTIONS)
     assert any("2^31" in a for a in ASSUMPTIONS)
+    assert any("unsigned sum converted to a signed type" in a for a in ASSUMPTIONS)
 
 
 # --------------------------------------------------------------------------- dynamic
@@ -140,6 +178,33 @@ def test_dynamic_finds_the_unsigned_wrap_race() -> None:
     w = race.witness
     assert w is not None and w.index == 0 and dict(w.params) == {"s": 2**29}
     assert not race.cross_block
+
+
+def test_dynamic_cuts_a_run_at_an_out_of_range_sum() -> None:
+    """``i += (unsigned)s`` past INT_MAX with ``i`` and ``s`` non-negative ints is no
+    execution under the assumption: the run is cut, "unknown", never "verified"."""
+    kernel = parse_kernel_text(
+        "//--blockDim=64 --gridDim=1\n"
+        "__global__ void k(int *a, int s) {\n"
+        "  int i = threadIdx.x;\n"
+        "  i += (unsigned)s;\n"
+        "  a[i & 63] = 0;\n"
+        "}\n", "k.cu")
+    cut = DynamicOracle(inputs={"s": 2**31 - 10}).check(kernel)
+    assert not cut.verified and not cut.races
+    (unknown,) = cut.unknowns
+    assert "unsigned sum out of a signed type's range" in unknown.reason and unknown.line == 4
+    assert DynamicOracle(inputs={"s": 64}).check(kernel).verified
+
+
+def test_dynamic_finds_the_wrap_then_conversion_race() -> None:
+    """``int i = t * s`` (unsigned product): it wraps to 0 for threads 0 and 8 when s = 2^29,
+    and the conversion of the others (2^31 for thread 4) is not assumed about."""
+    kernel = load_kernel(str(KERNELS / "unsigned_wrap_conv_racy.cu"))
+    verdict = DynamicOracle(inputs={"s": 2**29}).check(kernel)
+    assert not verdict.unknowns and verdict.races
+    w = verdict.races[0].witness
+    assert w is not None and w.index == 0 and w.thread1 != w.thread2
 
 
 def test_dynamic_grid_stride_twins() -> None:

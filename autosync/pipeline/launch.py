@@ -210,7 +210,7 @@ def assumptions(kernel: K.Kernel) -> list[str]:
     pointers = [p.name for p in kernel.params if p.mem is not None]
     if len(pointers) > 1:
         lines.append(f"no aliasing: the pointer parameters {', '.join(pointers)} point to distinct arrays")
-    lines.append(ASSUMPTIONS[0])  # the oracles' semantics of C arithmetic (oracle.base)
+    lines.extend(ASSUMPTIONS[:2])  # the oracles' semantics of C arithmetic and conversions (oracle.base)
     return lines
 
 

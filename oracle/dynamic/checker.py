@@ -339,7 +339,7 @@ class DynamicOracle(OracleBase):
             return Unknown("step limit", label, line)
         if isinstance(exc, SignedOverflow):
             return Unknown(
-                "signed integer overflow (undefined behaviour) in this run, for thread "
+                f"{exc.what} in this run, for thread "
                 f"{dim3_id(exc.thread)} of block {dim3_id(exc.block)}; "
                 f"{replayable(Witness(exc.thread, exc.thread), kernel, choice.params).conditions()}; "
                 "the run was cut there", label, line)

@@ -12,7 +12,10 @@ is no race of a defined execution), so a run in which an enabled thread's signed
 or unary ``-`` overflows is no defined execution from that instruction on.  It raises
 :class:`SignedOverflow` and the checker cuts the run there, like a false ``__assume``: the
 races found before it stay reported (each happened before the undefined operation) and the
-verdict says "unknown", never "verified", so the two oracles cannot disagree about it.
+verdict says "unknown", never "verified", so the two oracles cannot disagree about it.  An
+unsigned sum of two values that fit in ``int``, converted to ``int`` above INT_MAX (``int
+i; i += blockDim.x * gridDim.x``), is cut the same way: ``sdv`` assumes it away too (a
+stated assumption, ``oracle.base``).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from kpl.ctypes import (
     arith,
     common_type,
     convert,
+    converted_sum_overflows,
     promote,
     signed_overflows,
     sizeof,
@@ -57,7 +61,7 @@ from oracle.base import AccessKind
 from oracle.dynamic.races import UNKNOWN, RaceLog
 from oracle.dynamic.values import COMPARE, Dim3, call_value, default_value, truthy
 
-__all__ = ["Evaluator", "SignedOverflow", "Unsupported"]
+__all__ = ["CONVERSION", "Evaluator", "SignedOverflow", "Unsupported"]
 
 
 class Unsupported(Exception):
@@ -68,12 +72,19 @@ class Unsupported(Exception):
         self.label = label
 
 
-class SignedOverflow(Exception):
-    """A signed operation overflowed for an enabled thread (undefined behaviour): the run is
-    cut at ``label`` (see the module docstring)."""
+#: what :class:`SignedOverflow` says of a conversion that changes a value
+CONVERSION = "unsigned sum out of a signed type's range (assumed not to happen)"
 
-    def __init__(self, label: int | None, thread: Dim3, block: Dim3) -> None:
-        super().__init__("signed integer overflow")
+
+class SignedOverflow(Exception):
+    """A signed operation overflowed for an enabled thread (undefined behaviour), or an
+    unsigned sum converted to a signed type left its range (:data:`CONVERSION`, assumed not
+    to happen): the run is cut at ``label`` (see the module docstring)."""
+
+    def __init__(self, label: int | None, thread: Dim3, block: Dim3,
+                 what: str = "signed integer overflow (undefined behaviour)") -> None:
+        super().__init__(what)
+        self.what = what
         self.label = label
         self.thread = thread
         self.block = block
@@ -151,7 +162,19 @@ class Evaluator(RaceLog, NodeVisitor):
         return out
 
     def visit_Cast(self, e: Cast, act: list[int]) -> list[Any]:
-        return [convert(v, e.type) for v in self.ev(e.operand, act)]
+        op = e.operand
+        src = op.type
+        if isinstance(op, Binary) and op.op == "+" and src.kind == "int" and not src.signed \
+                and e.type.kind == "int" and e.type.signed:
+            left, right = self.ev(op.left, act), self.ev(op.right, act)
+            for k, (a, b) in enumerate(zip(left, right, strict=True)):
+                if converted_sum_overflows(convert(a, src), convert(b, src), src, e.type):
+                    raise SignedOverflow(self.label, self.tids[act[k]], self.block_id, CONVERSION)
+            vals = [arith("+", convert(a, src), convert(b, src), src)
+                    for a, b in zip(left, right, strict=True)]
+        else:
+            vals = self.ev(op, act)
+        return [convert(v, e.type) for v in vals]
 
     def visit_Load(self, e: Load, act: list[int]) -> list[Any]:
         idx = self.ev(e.index, act)

@@ -1,5 +1,5 @@
-"""Signed overflow is undefined behaviour: the no-overflow assumption and the lemmas that let
-the solver use it.
+"""Signed overflow is undefined behaviour: the no-overflow assumption (and its sibling for an
+unsigned sum converted to a signed type) and the lemmas that let the solver use them.
 
 Stage: expressions (below :mod:`oracle.sdv.expr`, which subclasses
 :class:`DefinedArithmetic`).  C and C++ leave a signed ``+``, ``-``, ``*``, ``/`` or unary ``-``
@@ -9,8 +9,12 @@ condition itself is :func:`oracle.sdv.encode.no_signed_overflow`).  Every such o
 thread evaluates adds "pred ⇒ no overflow" to the path facts, exactly as an ``__assume`` would
 (:meth:`DefinedArithmetic.assume_no_overflow`).  A run whose every execution overflows is
 not proved vacuously: :meth:`DefinedArithmetic.vacuous` finds it and the verifier answers
-"unknown".  Unsigned arithmetic wraps and adds nothing,
-so a race that needs unsigned wrap-around is still found.
+"unknown".  A conversion to a signed type keeps the low bits (implementation-defined in C,
+modular in nvcc), with one stated assumption (``oracle.base.ASSUMPTIONS``) added the same way:
+an unsigned sum of two values that each fit in the signed type fits too when converted to it
+(:meth:`DefinedArithmetic.assume_sum_fits`, ``int i; i += blockDim.x * gridDim.x``).  Unsigned
+arithmetic wraps and adds nothing, so a race that needs unsigned wrap-around is still found,
+also when the wrapped value is converted to ``int`` in range afterwards.
 
 Why lemmas: bit-blasting proves ``t * s != t' * s`` (``t != t'``, ``s > 0``, no overflow) or
 ``row * w + col != row' * w + col'`` (``0 <= col < w``) only by a search through multiplier
@@ -25,10 +29,19 @@ solver scope and removes no execution; it only saves the solver the search.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import z3
 
 from kpl import ast as K
-from oracle.sdv.encode import DEFINED, Val, conv, is_true, no_signed_overflow
+from oracle.sdv.encode import (
+    DEFINED,
+    Val,
+    conv,
+    converted_sum_fits,
+    is_true,
+    no_signed_overflow,
+)
 from oracle.sdv.state import Machine
 
 
@@ -41,16 +54,32 @@ class DefinedArithmetic(Machine):
         overflow would be undefined behaviour, so the defined executions are those where
         ``pred`` implies it does not overflow (a path fact, like ``__assume``).  Not in a
         hypothetical evaluation (``assume_defined`` off, :meth:`ExprEvaluator.eval_in`)."""
-        if not self.assume_defined:
-            return
-        key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
-        if key in self.assumed:  # the same terms again (an unrolled loop): the same fact
+        if self.assume_defined:
+            key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
+            # constants and ranges come out decided or minimal
+            self._assume(key, pred, lambda: no_signed_overflow(op, x, y))
+
+    def assume_sum_fits(self, pred: z3.BoolRef, x: z3.BitVecRef, y: z3.BitVecRef,
+                        src: K.CType, dst: K.CType) -> None:
+        """The unsigned sum ``x + y`` converted to the signed type ``dst`` by a thread under
+        ``pred``: where ``x`` and ``y`` each fit in ``dst``, so does the sum (a stated
+        assumption, like no signed overflow: :func:`oracle.sdv.encode.converted_sum_fits`),
+        so ``int i`` of a grid-stride loop is the exact sum ``i + blockDim.x * gridDim.x``.
+        Other unsigned arithmetic, and the conversion of a value already above the
+        maximum, keep wrapping."""
+        if self.assume_defined:
+            key = (f"sum{dst.bits}", x.get_id(), y.get_id(), pred.get_id())
+            self._assume(key, pred, lambda: converted_sum_fits(x, y, src, dst))
+
+    def _assume(self, key: tuple[str, int, int, int], pred: z3.BoolRef,
+                cond: Callable[[], z3.BoolRef | None]) -> None:
+        """Add "pred ⇒ cond" under :data:`DEFINED`, once per key (the same terms again: an
+        unrolled loop); ``cond`` None or true adds nothing."""
+        if key in self.assumed:
             return
         self.assumed.add(key)
-        c = no_signed_overflow(op, x, y)  # constants and ranges come out decided or minimal
-        if c is None:
-            return
-        if not is_true(c):
+        c = cond()
+        if c is not None and not is_true(c):
             self.q.add(z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c))
             self.ub_facts += 1
 

@@ -11,9 +11,13 @@ an execution that overflows is no execution of the program, and a race that need
 race.  :func:`no_signed_overflow` is the condition that the operation is defined; the
 expression stage assumes it on the path that evaluates the operation (as ``__assume``),
 which is what lets ``int i = t * s`` with ``s > 0`` give distinct threads distinct indices.
-Unsigned arithmetic wraps (defined), and so does a conversion to a signed type of a value
-that does not fit (implementation-defined in C, modular in C++20 and in nvcc): neither is
-assumed away, so a race that needs unsigned wrap-around is still found.  Which type an operation
+A conversion to a signed type of a value that does not fit is implementation-defined in C
+(modular in C++20 and nvcc) and keeps the low bits, with one stated assumption: an unsigned
+sum of two values that each fit in the signed type is assumed to fit as well when converted
+to it (:func:`converted_sum_fits`), so ``int i; i += blockDim.x * gridDim.x`` stays in range.
+Unsigned arithmetic wraps (defined) and is not assumed away, so a race that needs unsigned
+wrap-around is still found, also when the wrapped value is converted to ``int`` in range.
+Which type an operation
 is done in (promotion, the usual arithmetic conversions, shift counts) is decided by
 :mod:`kpl.ctypes`, the one definition shared with the front end and the concrete oracles.
 
@@ -342,6 +346,30 @@ def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) 
     return None
 
 
+def converted_sum_fits(x: z3.BitVecRef, y: z3.BitVecRef, src: CType, dst: CType) -> z3.BoolRef | None:
+    """The condition that the unsigned sum ``x + y`` of type ``src``, converted to the signed
+    type ``dst`` of the same width, fits when ``x`` and ``y`` each do (``int i; i +=
+    blockDim.x * gridDim.x``), or None where no such assumption is made.  Assumed, like no
+    signed overflow (``oracle.base.ASSUMPTIONS``); the same rule as
+    :func:`kpl.ctypes.converted_sum_overflows` on concrete values."""
+    n = bv_size(x)
+    if not (src.kind == "int" and not src.signed and dst.kind == "int" and dst.signed
+            and n == (dst.bits or 32) and bv_size(y) == n):
+        return None
+
+    def fits(v: z3.BitVecRef) -> z3.BoolRef:
+        return z3.Extract(n - 1, n - 1, v) == 0  # type: ignore[no-any-return]
+    if z3.is_bv_value(x) and not z3.is_bv_value(y):
+        x, y = y, x
+    if z3.is_bv_value(y) and not z3.is_bv_value(x):  # a constant step: a range of x (cheap)
+        half, k = 1 << (n - 1), y.as_long()  # type: ignore[attr-defined]
+        if k >= half:
+            return None
+        return z3.Or(z3.UGE(x, half), z3.ULE(x, half - 1 - k))
+    c = z3.Implies(z3.And(fits(x), fits(y)), fits(x + y))
+    return z3.simplify(c) if z3.is_bv_value(x) and z3.is_bv_value(y) else c  # type: ignore[return-value]
+
+
 def _fits_with_constant(op: str, x: z3.BitVecRef, c: int) -> z3.BoolRef:
     """:func:`no_signed_overflow` of ``x op c`` for a constant ``c``, as a range of ``x``: two
     comparisons instead of the double-width multiplier z3 builds for ``BVMulNoOverflow``
@@ -374,5 +402,5 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
 
 
 __all__ = ["BOOL", "DEFINED", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
-           "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
+           "converted_sum_fits", "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
            "resize", "same_sort", "sort_of", "to_bool", "values_equal"]

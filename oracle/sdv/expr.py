@@ -11,7 +11,8 @@ the predicate that they are evaluated (short-circuit reads, [LockStep]).
 Signed overflow is undefined behaviour: every signed ``+``, ``-``, ``*``, ``/`` and unary ``-``
 a thread evaluates adds "pred ⇒ the operation does not overflow" to the path facts, as an
 ``__assume`` would, so the verdict is about the defined executions only
-(:mod:`oracle.sdv.defined`).  Unsigned operations wrap and add nothing.
+(:mod:`oracle.sdv.defined`); an unsigned ``+`` converted (``Cast``) to a signed type adds
+"pred ⇒ the sum of two values that fit fits", a stated assumption of the same kind.  Unsigned operations wrap and add nothing.
 """
 
 from __future__ import annotations
@@ -114,8 +115,21 @@ class ExprEvaluator(DefinedArithmetic):
     # ------------------------------------------------------------------ composite values
 
     def ev_Cast(self, e: K.Cast, t: int, pred: z3.BoolRef) -> Val:
-        return conv(self.ev(e.operand, t, pred), e.operand.type if hasattr(e.operand, "type")
-                    else e.type, e.type)
+        """A conversion, explicit or one the front end made explicit (clang's
+        ``ImplicitCastExpr``).  Of an unsigned ``+`` to a signed type: the sum of two values
+        that fit is assumed to fit (:meth:`DefinedArithmetic.assume_sum_fits`)."""
+        src = e.operand.type if hasattr(e.operand, "type") else e.type
+        op = e.operand
+        if isinstance(op, K.Binary) and op.op == "+" and src.kind == "int" and not src.signed \
+                and e.type.kind == "int" and e.type.signed:
+            a = self.ev(op.left, t, pred)
+            b = self.ev(op.right, t, pred)
+            r = self._binary_scalar("+", a, b, op.left.type, op.right.type, src, pred, (id(op), t))
+            x, y = conv(a, op.left.type, src), conv(b, op.right.type, src)
+            if isinstance(x, z3.BitVecRef) and isinstance(y, z3.BitVecRef):
+                self.assume_sum_fits(pred, x, y, src, e.type)
+            return conv(r, src, e.type)
+        return conv(self.ev(op, t, pred), src, e.type)
 
     def ev_Cond(self, e: K.Cond, t: int, pred: z3.BoolRef) -> Val:
         c = to_bool(self.ev(e.cond, t, pred))

@@ -74,6 +74,12 @@ class Candidate:
     pair: bool
     fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
     by_rlimit: bool = False  # its inductiveness query is bounded by COUNTER_RLIMIT
+    #: theorems of bit-vector arithmetic about a head state and the state one iteration later
+    #: that its inductiveness query may use (they remove no execution, only a search)
+    step_lemmas: Callable[[list[dict[str, Val]], list[dict[str, Val]]], list[z3.BoolRef]] | None = None
+    #: a theorem about thread 0 in one loop-head state and thread 1 in another where the
+    #: candidate holds in both, which the race queries may use (:func:`pair_lemmas`)
+    pair_lemma: Callable[[dict[str, Val], dict[str, Val]], z3.BoolRef] | None = None
 
 
 _LVALUES = (K.Var, K.VarField, K.MemElem)
@@ -115,13 +121,41 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
             steps = [conv(ex.eval_in(step_e, t, s0[t], TRUE), step_e.type, ct)
                      for t in range(2)]
             if all(isinstance(x, z3.BitVecRef) for x in steps):
+                def dist(vs: list[dict[str, Val]], t: int, n: str = name, e: list[Val] = e0,
+                         o: str = op) -> z3.BitVecRef:
+                    return vs[t][n] - e[t] if o == "+" else e[t] - vs[t][n]  # type: ignore[operator,no-any-return]
+
                 def modc(vs: list[dict[str, Val]], la: list[z3.BoolRef],
-                         p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
-                         c: list[Val] = steps, o: str = op) -> list[z3.BoolRef]:
-                    return [z3.URem(vs[t][n] - e[t], c[t]) == 0  # type: ignore[operator]
-                            if o == "+" else z3.URem(e[t] - vs[t][n], c[t]) == 0  # type: ignore[operator]
-                            for t in range(2)]
-                cands.append(Candidate(f"stride({name})", False, modc))
+                         p: list[z3.BoolRef], c: list[Val] = steps) -> list[z3.BoolRef]:
+                    return [z3.URem(dist(vs, t), c[t]) == 0 for t in range(2)]  # type: ignore[arg-type]
+
+                def step_mod(vs: list[dict[str, Val]], post: list[dict[str, Val]],
+                             c: list[Val] = steps) -> list[z3.BoolRef]:
+                    # a distance that stays (a thread that left the loop) or grows by c
+                    # without wrapping keeps its remainder mod c: bit-blasting finds either
+                    # only through the divider circuits (a timeout for c = 672)
+                    out = []
+                    for t in range(2):
+                        x, x2, ct_ = dist(vs, t), dist(post, t), c[t]
+                        same = z3.Or(x2 == x, z3.And(x2 == x + ct_, z3.ULE(x, x2)))  # type: ignore[operator]
+                        out.append(z3.Implies(z3.And(same, z3.URem(x, ct_) == 0),  # type: ignore[arg-type]
+                                              z3.URem(x2, ct_) == 0))  # type: ignore[arg-type]
+                    return out
+                def apart(v0: dict[str, Val], v1: dict[str, Val], n: str = name,
+                          e: list[Val] = e0, c: list[Val] = steps) -> z3.BoolRef:
+                    # i = e + q * c exactly (no wrap) with e < c: one i, one start e -- the
+                    # grid-stride loop's threads never meet (a divider search otherwise)
+                    i0, i1, c0 = v0[n], v1[n], c[0]
+                    premise = z3.And(c0 == c[1], z3.URem(i0 - e[0], c0) == 0,  # type: ignore[operator]
+                                     z3.URem(i1 - e[1], c0) == 0, z3.ULT(e[0], c0),  # type: ignore[operator]
+                                     z3.ULT(e[1], c0), z3.ULE(e[0], i0), z3.ULE(e[1], i1),  # type: ignore[arg-type]
+                                     i0 == i1)
+                    return z3.Implies(premise, e[0] == e[1])  # type: ignore[arg-type]
+                # bounded by resources, not time: with the lemmas its query needs ~1 s of
+                # bit-blasting for a stride of 672, which a loaded machine would cut
+                cands.append(Candidate(f"stride({name})", False, modc, by_rlimit=True,
+                                       step_lemmas=step_mod,
+                                       pair_lemma=apart if op == "+" else None))
 
                 def mono(vs: list[dict[str, Val]], la: list[z3.BoolRef],
                          p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
@@ -177,6 +211,14 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
                     for t in range(2)]
         cands.append(Candidate(f"user-invariant#{i}", False, user))
     return cands
+
+
+def pair_lemmas(cands: list[Candidate], heads: list[tuple[dict[str, Val], dict[str, Val]]]
+                ) -> list[z3.BoolRef]:
+    """The kept candidates' pair lemmas for each (thread 0 state, thread 1 state) of loop-head
+    states the abstraction runs iterations from.  Theorems given the candidates (which hold
+    in every head state): they remove no execution."""
+    return [c.pair_lemma(a, b) for c in cands if c.pair_lemma is not None for a, b in heads]
 
 
 def houdini(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val]],
@@ -248,7 +290,8 @@ def _inductive(ex: LoopRunner, head: State, post: State, pe: list[z3.BoolRef],
     decided = True
     (vs, la), (post_vs, la2) = head, post
     while cands:
-        pre = z3.And([f for c in cands for f in c.fn(vs, la, pe)])
+        pre = z3.And([f for c in cands for f in c.fn(vs, la, pe)]
+                     + [f for c in cands if c.step_lemmas for f in c.step_lemmas(vs, post_vs)])
         forms = [c.fn(post_vs, la2, pe) for c in cands]
         failed: int | None = None
         r = z3.unsat

@@ -28,7 +28,7 @@ import z3
 
 from kpl import ast as K
 from oracle.sdv.encode import Val, conv, fresh, is_false, is_true, ite, to_bool
-from oracle.sdv.invariants import HoudiniMemo, candidates, houdini
+from oracle.sdv.invariants import HoudiniMemo, candidates, houdini, pair_lemmas
 from oracle.sdv.loopinfo import LoopInfo
 from oracle.sdv.scaling import GHOST_MAX, GHOST_SORT
 from oracle.sdv.slice import relevant_vars, skippable_loops
@@ -373,6 +373,8 @@ class LoopExecutor(StmtExecutor):
         for c in cands:
             for f in c.fn(vs, la, pe):
                 self.q.add(f)
+        for f in pair_lemmas(cands, [(vs[0], vs[1])]):
+            self.q.add(f)
         if barrier_epochs:
             ep = z3.FreshInt(f"h{loop.label}.ep")
             self.q.add(ep >= ep0)
@@ -410,6 +412,8 @@ class LoopExecutor(StmtExecutor):
                 for c in cands:
                     for f in c.fn(vs2, la2, pe):
                         self.q.add(f)
+                for f in pair_lemmas(cands, [(vs[0], vs2[1]), (vs2[0], vs[1]), (vs2[0], vs2[1])]):
+                    self.q.add(f)
                 end_a = self.epoch
                 if barrier_epochs:
                     ep2 = z3.FreshInt(f"h{loop.label}b.ep")

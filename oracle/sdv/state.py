@@ -407,7 +407,7 @@ class Machine:
         """Facts that follow from the constraints above but that a bit-vector solver finds
         only by search through a multiplier: the global index ``blockIdx.d * blockDim.d +
         threadIdx.d`` of two threads is equal only for one thread (no overflow: it is below
-        gridDim.d * blockDim.d <= 2^31).  With a symbolic blockDim the product is non-linear;
+        gridDim.d * blockDim.d <= 2^31), and it is below that product.  With a symbolic blockDim the product is non-linear;
         stated once here, the solver refutes the usual ``d[blockIdx.x * blockDim.x +
         threadIdx.x]`` race query by propagation instead of timing out."""
         cs: list[z3.BoolRef] = []
@@ -418,6 +418,14 @@ class Machine:
             h = [self.tid[t][i] + self.bid[t][i] * n for t in range(2)]
             same = z3.And(self.bid[0][i] == self.bid[1][i], self.tid[0][i] == self.tid[1][i])
             cs += [z3.Implies(g[0] == g[1], same), z3.Implies(h[0] == h[1], same)]
+        for i, (n, m) in enumerate(zip(self.bdim, self.gdim, strict=True)):
+            if z3.is_bv_value(n) and z3.is_bv_value(m):
+                continue
+            # the grid-stride loop's stride blockDim.d * gridDim.d in 32 bits is at most 2^31
+            # and above every global index (the stride invariant's premises, oracle.sdv.invariants)
+            stride = simp(n * m)
+            cs.append(z3.ULE(stride, 2 ** 31))
+            cs += [z3.ULT(simp(self.bid[t][i] * n + self.tid[t][i]), stride) for t in range(2)]
         return cs
 
     def block_may_be_single(self) -> bool:

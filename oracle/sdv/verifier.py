@@ -165,8 +165,9 @@ class SDVOracle(OracleBase):
             same.run()
             if same.vacuous() and not any("overflows a signed" in u.reason for u in verdict.unknowns):
                 verdict.unknowns.append(Unknown(
-                    "every execution overflows a signed integer (undefined behaviour): nothing "
-                    "is proved for it"))
+                    "every execution overflows a signed integer (undefined behaviour) or "
+                    "converts an unsigned sum out of a signed type's range: nothing is proved "
+                    "for it"))
             seen_div = {d.label for d in verdict.divergences}
             self._divergences(same, tree, verdict)
             verdict.divergences = [d for i, d in enumerate(verdict.divergences)
