@@ -24,12 +24,10 @@ __global__ void oddEvenTile(unsigned *dkey, unsigned *dval, const unsigned *skey
   for (unsigned size = 2; size <= length; size <<= 1) {
     unsigned stride = size / 2;
     unsigned lane = t & (stride - 1);
-    {
-      __syncthreads();
-      unsigned p = 2 * t - (t & (stride - 1));
-      orderPair(key[p], val[p], key[p + stride], val[p + stride], up);
-      stride >>= 1;
-    }
+    __syncthreads();
+    unsigned first = 2 * t - (t & (stride - 1));
+    orderPair(key[first], val[first], key[first + stride], val[first + stride], up);
+    stride >>= 1;
     for (; stride > 0; stride >>= 1) {
       __syncthreads();
       unsigned p = 2 * t - (t & (stride - 1));
