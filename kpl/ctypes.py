@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from kpl.ast import DOUBLE, FLOAT, INT, LONG, CType
@@ -212,19 +213,23 @@ def signed_overflows(op: str, a: Any, b: Any, t: CType) -> bool:
         return False
     bits = t.bits or 32
     ia = wrap_int(to_int(a), bits, True)
-    if b is None:
-        r = -ia if op == "-" else ia
-    else:
-        ib = wrap_int(to_int(b), bits, True)
-        if op == "+":
-            r = ia + ib
-        elif op == "-":
-            r = ia - ib
-        elif op == "*":
-            r = ia * ib
-        else:
-            r = int_div(ia, ib)
+    r = (-ia if op == "-" else ia) if b is None else _exact(op, ia, wrap_int(to_int(b), bits, True))
     return not -(1 << (bits - 1)) <= r < (1 << (bits - 1))
+
+
+_EXACT: dict[str, Callable[[int, int], int]] = {
+    "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+    "/": lambda x, y: int_div(x, y), "%": lambda x, y: x - y * int_div(x, y) if y != 0 else 0,
+    "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
+}
+
+
+def _exact(op: str, a: int, b: int) -> int:
+    """``a op b`` on unbounded integers, C's truncating division (the one table of integer
+    operators for :func:`arith`, which then wraps, and :func:`signed_overflows`)."""
+    if op not in _EXACT:
+        raise ValueError(f"unknown operator {op!r}")
+    return _EXACT[op](a, b)
 
 
 def int_div(a: int, b: int) -> int:
@@ -262,24 +267,7 @@ def arith(op: str, a: Any, b: Any, t: CType) -> Any:
     bits = t.bits or 32
     if op in SHIFTS:
         return shift(op, ia, ib, bits, t.signed)
-    if op == "+":
-        r = ia + ib
-    elif op == "-":
-        r = ia - ib
-    elif op == "*":
-        r = ia * ib
-    elif op == "/":
-        r = int_div(ia, ib)
-    elif op == "%":
-        r = ia - ib * int_div(ia, ib) if ib != 0 else 0
-    elif op == "&":
-        r = ia & ib
-    elif op == "|":
-        r = ia | ib
-    elif op == "^":
-        r = ia ^ ib
-    else:
-        raise ValueError(f"unknown operator {op!r}")
+    r = _exact(op, ia, ib)
     return wrap_int(r, bits, t.signed)
 
 
