@@ -24,6 +24,10 @@ not: nvcc emits PTX ``shl``/``shr``, which *clamp* the count, so a count at or a
 shifts every bit out (``0``, or all sign bits for a signed ``>>``).  That is also SMT-LIB's
 ``bvshl``/``bvlshr``/``bvashr``, so :func:`shift` and the symbolic encoding agree by
 construction.  A negative count is read as its unsigned bit pattern (a huge count).
+
+Why one piece over 400 lines: this is the one definition of C's integer and float
+semantics (conversion, promotion, wrap, shifts, division, signed overflow) that both concrete
+interpreters and the tests share; split, two halves would have to agree on every rule.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 MICRO = ROOT / "microbench"
@@ -184,14 +185,25 @@ def _nvcc_finds(nvcc: str, header: str, tmp: str) -> bool:
                           timeout=120).returncode == 0
 
 
-def test_all_kernels_compile_with_nvcc() -> None:
+def _compile_all(files: list[Path]) -> None:
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("nvcc not on PATH")
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda p: _nvcc_check(p, nvcc, tmp), [p for p in ALL_FILES if not _needs(p)]))
+        results = list(pool.map(lambda p: _nvcc_check(p, nvcc, tmp), [p for p in files if not _needs(p)]))
     failed = [f"{p.relative_to(ROOT)}:\n{err}" for p, rc, err in results if rc != 0]
     assert not failed, "\n".join(failed)
+
+
+def test_benchmark_kernels_compile_with_nvcc() -> None:
+    """The micro-benchmarks and SDK-style kernels, every run (seconds)."""
+    _compile_all([p for p in ALL_FILES if p.is_relative_to(MICRO) or p.is_relative_to(SDK)])
+
+
+@slow
+def test_all_kernels_compile_with_nvcc() -> None:
+    """Every kernel of the repository (about 400 files, two minutes on two cores)."""
+    _compile_all(ALL_FILES)
 
 
 @pytest.mark.parametrize("path", [p for p in ALL_FILES if _needs(p)], ids=lambda p: str(p.relative_to(ROOT)))

@@ -5,6 +5,7 @@ block shapes.  Each is checked under the launches its own host code makes."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from autosync.commands.cli import app
 DIR = "tests/kernels/launch"
 
 
+@functools.cache  # the stencil's and the grid-stride loop's checks serve several tests
 def _check(name: str, *extra: str) -> tuple[dict, int]:
     res = CliRunner().invoke(app, ["check", f"{DIR}/{name}", "--format", "json", "--no-cache", *extra])
     return json.loads(res.stdout), res.exit_code

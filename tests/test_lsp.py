@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from conftest import slow
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -398,6 +399,7 @@ def _make_corpus(out: Path) -> list[Path]:
     return files
 
 
+@slow  # a minute: each corpus file once more, through the server (test_fuzz runs them in the CLI)
 @pytest.mark.asyncio(loop_scope="module")
 async def test_server_survives_the_whole_hostile_corpus(client: LanguageClient, tmp_path: Path) -> None:
     """Every file of the fuzzer's hostile corpus, opened in the server as an editor would (bytes

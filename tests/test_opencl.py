@@ -403,8 +403,7 @@ _TILE = """__kernel void tile2d(__global float *out, __global const float *in) {
 @pytest.mark.parametrize(("local", "code", "block", "grid"), [
     ("{16, 16}", 0, [16, 16, 1], [64, 48, 1]),
     ("{32, 8}", 1, [32, 8, 1], [32, 96, 1]),  # racy twin: work-items x and x + 16 share a slot
-    (None, 1, None, None),                     # NULL local size: every size, so the race too
-])
+])  # a NULL local size states no size (test_host_launch_sizes): checked for every size
 def test_host_launch_2d(tmp_path: Path, local: str | None, code: int, block: list[int] | None,
                         grid: list[int] | None) -> None:
     """A 2-D launch: ``local`` work-items per group, ``global / local`` groups per dimension,
@@ -428,6 +427,7 @@ def test_host_launch_2d(tmp_path: Path, local: str | None, code: int, block: lis
     ("  size_t global[1] = {N};\n  size_t local[1] = {64};\n  local[0] = 32;\n", "1", "local", None),
     ("  size_t global[1] = {N + 1};\n  size_t local[1] = {64};\n", "1", "local", None),  # not a multiple
     ("  size_t global[2] = {N, 4};\n  size_t local[1] = {64};\n", "2", "local", None),  # too short
+    ("  size_t global[1] = {N};\n", "1", "NULL", None),  # the implementation chooses the local size
 ])
 def test_host_launch_sizes(body: str, dims: str, size_arg: str,
                            want: tuple[tuple[int, ...], tuple[int, ...]] | None) -> None:

@@ -16,6 +16,9 @@ verdict says "unknown", never "verified", so the two oracles cannot disagree abo
 unsigned sum of two values that fit in ``int``, converted to ``int`` above INT_MAX (``int
 i; i += blockDim.x * gridDim.x``), is cut the same way: ``sdv`` assumes it away too (a
 stated assumption, ``oracle.base``).
+
+Why one piece over 400 lines: one visitor over every :mod:`kpl.ast` expression class, with the
+undefined-behaviour cuts beside the operations they guard.
 """
 
 from __future__ import annotations

@@ -29,6 +29,9 @@ gives the same value in both threads, so a float loop counter that is uniform st
 (GPUVerify also models floating point with uninterpreted functions, [WarpsAtomics] Sec. 5).
 
 Vector values (``float4``) are dicts from component name to value.
+
+Why one piece over 400 lines: the encoding of every C value and operation as z3 terms, the
+no-overflow conditions next to the operations they guard; the other layers build on it.
 """
 
 from __future__ import annotations
