@@ -142,6 +142,14 @@ def dim_text(dims: Dim3, name: str) -> str:
     return f"{name}=[{x},{y},{z}]"
 
 
+def dim3_text(dims: Dim3) -> str:
+    """A launch argument as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``;
+    ``*`` for a symbolic dimension (the one spelling of ``<<<grid, block>>>`` sizes, for the
+    reports and the witnesses of :mod:`oracle.base`)."""
+    x, y, z = ("*" if d is None else str(d) for d in dims)
+    return x if (y, z) == ("1", "1") else f"dim3({x}, {y})" if z == "1" else f"dim3({x}, {y}, {z})"
+
+
 def launch_text(launch: Launch) -> str:
     """The launch in one line: ``blockDim=[*,*,1] gridDim=[*,*,1]``; ``*`` is any value CUDA
     allows."""
@@ -149,4 +157,4 @@ def launch_text(launch: Launch) -> str:
 
 
 __all__ = ["LaunchDim", "Dim3", "Launch", "MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM", "MAX_GRID_DIM",
-           "representative", "dim_text", "launch_text"]
+           "representative", "dim_text", "dim3_text", "launch_text"]

@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Protocol, overload, runtime_checkable
 
 from kpl.ast import Kernel, Space
+from kpl.launch import dim3_text
 
 
 class AccessKind(str, Enum):
@@ -51,13 +52,6 @@ def conflicts(a: AccessKind | str, b: AccessKind | str) -> bool:
 Dim3 = tuple[int, int, int]
 #: a scalar parameter's value in a witness (a float only where an oracle knows it)
 ParamValue = int | float | bool
-
-
-def dim3_text(d: Dim3) -> str:
-    """A launch dimension as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``."""
-    if d[1:] == (1, 1):
-        return str(d[0])
-    return f"dim3({d[0]}, {d[1]})" if d[2] == 1 else f"dim3({d[0]}, {d[1]}, {d[2]})"
 
 
 def launch_text(grid_dim: Dim3, block_dim: Dim3) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kpl import ast as K
-from kpl.launch import dim_text
+from kpl.launch import dim3_text, dim_text
 from kpl.launchfacts import HostLaunch
 from oracle.base import ASSUMPTIONS
 
@@ -58,15 +58,11 @@ class LaunchChoice:
 SOURCES: weakref.WeakKeyDictionary[K.Kernel, LaunchChoice] = weakref.WeakKeyDictionary()
 
 
-def _dims_json(dims: K.Dim3) -> list[int | None]:
-    return list(dims)
-
-
 def launch_json(kernel: K.Kernel) -> dict[str, object]:
     """The ``"launch"`` member of a kernel's JSON result: ``null`` for a symbolic dimension."""
     launch = kernel.launch
     choice = SOURCES.get(kernel)
-    out: dict[str, object] = {"blockDim": _dims_json(launch.block_dim), "gridDim": _dims_json(launch.grid_dim),
+    out: dict[str, object] = {"blockDim": list(launch.block_dim), "gridDim": list(launch.grid_dim),
                               "source": choice.source if choice is not None else _plain_source(launch)}
     if None in launch.block_dim:  # the bound of a symbolic block
         out["maxThreadsPerBlock"] = launch.max_threads
@@ -79,13 +75,6 @@ def _plain_source(launch: K.Launch) -> str:
     return SYMBOLIC if launch.symbolic else "unknown"
 
 
-def _dims(dim: K.Dim3) -> str:
-    """A launch argument as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``; ``*``
-    for a symbolic dimension."""
-    x, y, z = ("*" if d is None else str(d) for d in dim)
-    return x if (y, z) == ("1", "1") else f"dim3({x}, {y})" if z == "1" else f"dim3({x}, {y}, {z})"
-
-
 def launch_text(kernel: K.Kernel) -> str:
     """The launch ``kernel`` was checked under, for a text report that must tell several
     launches of one kernel apart: ``launch <<<4, 32>>> at k.cu:12`` (a host launch) or
@@ -94,7 +83,7 @@ def launch_text(kernel: K.Kernel) -> str:
     launch = kernel.launch
     source = choice.source if choice else _plain_source(launch)
     where = source.removeprefix("host launch ")
-    return (f"launch <<<{_dims(launch.grid_dim)}, {_dims(launch.block_dim)}>>> "
+    return (f"launch <<<{dim3_text(launch.grid_dim)}, {dim3_text(launch.block_dim)}>>> "
             + (where if where != source else f"from {source}"))
 
 
