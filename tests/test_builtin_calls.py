@@ -141,3 +141,23 @@ def test_unmodelled_bodiless_call_is_an_error_naming_it(decl: str, call: str) ->
         parse_kernel_text(text)
     name = call.split("(")[0]
     assert f"'{name}'" in ei.value.message and "\n" not in ei.value.message
+
+
+def test_race_inside_a_bundled_body_is_reported_at_the_users_call() -> None:
+    """``__stcs`` has a body in our header; its store races, and the race names the user's
+    line and column, never ``<autosync>/__autosync_warp.h``."""
+    k = _kernel("  __stcs(out + 1, tid);")
+    spans = {s.label: s.span for s in K.walk_stmts(k.body)}
+    races = SDVOracle().check(k).races
+    assert races
+    for r in races:
+        span = spans[r.first]
+        assert span is not None and (span.file, span.line, span.col) == (k.source_path, 5, 3)
+
+
+@pytest.mark.parametrize("name", ["INFINITY", "NAN", "M_PI", "HUGE_VALF", "INT_MAX", "UINT_MAX"])
+def test_constants_nvcc_makes_visible_without_an_include(name: str) -> None:
+    """nvcc's implicit includes give a .cu file <math.h>'s and <limits.h>'s constants; a kernel
+    that uses them with no #include is accepted here too."""
+    k = _kernel(f"  float m = (float)({name});\n  if (tid == 0) out[0] = (int)m;")
+    assert SDVOracle().check(k).races == []

@@ -441,8 +441,10 @@ class CallsTranslation(LibraryTranslation):
         self.inline_depth += 1
         self.result_vars.append(result)
         self.this_stack.append(this)
-        saved_func, saved_gotos = self.current_func, self.goto_targets
+        saved_func, saved_gotos, saved_site = self.current_func, self.goto_targets, self.bundled_call
         self.current_func, self.goto_targets = name, []
+        if saved_site is None and self.is_bundled(func):
+            self.bundled_call = node
         self.enter_function()
         try:
             if constructing is not None:
@@ -450,7 +452,7 @@ class CallsTranslation(LibraryTranslation):
             body = self.block(tree.body_of(func), inner)
             self.leave_function(body)
         finally:
-            self.current_func, self.goto_targets = saved_func, saved_gotos
+            self.current_func, self.goto_targets, self.bundled_call = saved_func, saved_gotos, saved_site
             self.this_stack.pop()
             self.result_vars.pop()
             self.inline_depth -= 1

@@ -231,6 +231,7 @@ class TranslatorBase:
         self.uses_named = False  # saw a named barrier
         self.call_stack: list[str] = [str(func.get("id"))]  # functions being inlined (by id)
         self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)
+        self.bundled_call: Node | None = None  # the user's call into our headers being inlined
         self.control_depth = 0  # > 0 inside a loop or branch
         self.result_vars: list[K.Var | None] = []  # return slot of each inlined call
         self.current_func = str(func.get("name", ""))  # function whose locals are declared
@@ -253,6 +254,8 @@ class TranslatorBase:
         loc = tree.location(node.get("range", {}).get("begin")) or tree.location(node.get("loc"))
         if loc is None:
             return self.path, None, None
+        if self.bundled_call is not None and str(loc.get("file", "")).startswith(self.unit.bundled_dir):
+            return self.where(self.bundled_call)  # the user wrote the call, not our header's body
         file = self.display_file(str(loc.get("file", "")))
         text = self.text_of(str(loc.get("file", "")))
         if text is None:
