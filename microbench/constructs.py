@@ -83,7 +83,7 @@ CONSTRUCTS = {
     "10": "goto", "11": "textures, misc, encodings", "12": "byte views", "13": "benign writes",
     "14": "consistent reads", "15": "atomics", "16": "loop invariants",
     "17": "__device__ __shared__", "18": "annotations", "19": "__syncwarp",
-    "20": "modern CUDA C++", "21": "pointers as values",
+    "20": "modern CUDA C++", "21": "pointers as values", "22": "library calls and statements",
 }
 
 

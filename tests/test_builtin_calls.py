@@ -161,3 +161,9 @@ def test_constants_nvcc_makes_visible_without_an_include(name: str) -> None:
     that uses them with no #include is accepted here too."""
     k = _kernel(f"  float m = (float)({name});\n  if (tid == 0) out[0] = (int)m;")
     assert SDVOracle().check(k).races == []
+
+
+def test_assert_needs_no_include() -> None:
+    """assert() too, as with nvcc; its condition is still evaluated (the read races)."""
+    k = _kernel("  s[tid] = tid;\n  assert(s[(tid + 1) % 64] >= 0);")
+    assert len(SDVOracle().check(k).races) == 1

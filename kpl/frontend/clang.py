@@ -144,11 +144,11 @@ def _bundled_text(path: str) -> str:
 
 #: parts of the prelude read only by files that name something they declare: most kernels use
 #: a few built-ins, and every declaration read is AST that clang prints and we parse.  <math.h>'s
-#: and <limits.h>'s constants (INFINITY, M_PI, INT_MAX) are among them because nvcc's implicit
+#: and <limits.h>'s constants (INFINITY, M_PI, INT_MAX) and assert() are among them: nvcc's implicit
 #: includes make them visible to a .cu file that includes nothing
 PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h",
                  "__autosync_textures.h", "__autosync_runtime.h", "__autosync_gpuverify.h",
-                 "__autosync_opencl.h", "math.h", "limits.h")
+                 "__autosync_opencl.h", "math.h", "limits.h", "assert.h")
 #: OpenCL C's prelude (``-x cl``, our own declarations instead of clang's ``opencl-c.h``) and
 #: its parts read by files that name something they declare
 OPENCL_PRELUDE = "__autosync_opencl_c.h"

@@ -51,8 +51,33 @@ __device__ __host__ int isnan(double x);
 __device__ __host__ int isinf(double x);
 __device__ __host__ int isfinite(double x);
 __device__ __host__ int signbit(double x);
-__device__ void sincosf(float x, float *s, float *c);
-__device__ void sincos(double x, double *s, double *c);
+/* functions that answer through pointers have bodies: their stores are accesses like any
+   other (into a local, shared or global array), and the values pure functions of x */
+__device__ int __autosync_exponent_of(double x);
+__device__ int __autosync_quotient_bits(double x, double y);
+__device__ __host__ inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+__device__ __host__ inline void sincos(double x, double *s, double *c) { *s = sin(x); *c = cos(x); }
+__device__ inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+__device__ inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
+__device__ inline void sincospi(double x, double *s, double *c) { *s = sinpi(x); *c = cospi(x); }
+__device__ __host__ inline float modff(float x, float *ip) { *ip = truncf(x); return x - truncf(x); }
+__device__ __host__ inline double modf(double x, double *ip) { *ip = trunc(x); return x - trunc(x); }
+__device__ __host__ inline float frexpf(float x, int *e) {
+  *e = __autosync_exponent_of(x);
+  return ldexpf(x, -__autosync_exponent_of(x));
+}
+__device__ __host__ inline double frexp(double x, int *e) {
+  *e = __autosync_exponent_of(x);
+  return ldexp(x, -__autosync_exponent_of(x));
+}
+__device__ __host__ inline float remquof(float x, float y, int *q) {
+  *q = __autosync_quotient_bits(x, y);
+  return remainderf(x, y);
+}
+__device__ __host__ inline double remquo(double x, double y, int *q) {
+  *q = __autosync_quotient_bits(x, y);
+  return remainder(x, y);
+}
 __device__ float __fdividef(float x, float y);
 __device__ float __expf(float x);
 __device__ float __exp10f(float x);
