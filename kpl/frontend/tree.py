@@ -235,6 +235,25 @@ class DeclIndex:
                         self.by_id[str(record.get("id"))] = record
                         self._index(record, record)
 
+    def local_records(self) -> list[Node]:
+        """Structs and unions declared inside the bodies of functions that are not
+        template patterns (``__shared__ union { … } temp;`` in a kernel): the index does not
+        walk bodies, so they are indexed here, on the first type lookup that needs them."""
+        found: list[Node] = []
+        for func in [n for n in self.by_id.values() if kind(n) in _FUNCTIONS]:
+            body = body_of(func)
+            if body is None or str(func.get("id")) in self.patterns:
+                continue
+            for n in walk(body):
+                if kind(n) != "DeclStmt":
+                    continue
+                for c in children(n):
+                    if kind(c) in ("CXXRecordDecl", "RecordDecl") and c.get("id") is not None:
+                        self.by_id[str(c["id"])] = c
+                        found.append(c)
+                        self._index(c, c)
+        return found
+
     def qualified_name(self, node: Node) -> str:
         """``ns::Class::name`` of a declaration at namespace or class scope."""
         parts = [str(node.get("name", ""))]

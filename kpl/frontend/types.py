@@ -124,6 +124,7 @@ class TypeTable:
         self.typedefs: dict[str, str] = {}  # typedef / using name -> the type it stands for
         self._cache: dict[str, K.CType] = {}
         self._building: set[str] = set()
+        self._locals_added = False  # records declared in function bodies: added on demand
         self.ns_aliases: dict[str, str] = {}  # `namespace cg = cooperative_groups;`
         for node in index.by_id.values():
             k = tree.kind(node)
@@ -181,8 +182,20 @@ class TypeTable:
         if not name.endswith(">") or "<" not in name:
             return None
         prefix = name[:-1] + ", "
-        found = [n for key, n in self.records.items() if key.startswith(prefix)]
+        found = [n for key, n in self.records.items() if key.startswith(prefix) and key.endswith(">")
+                 and self._names(n)[0].endswith(">")]
         return found[0] if found and all(f is found[0] for f in found) else None
+
+    def _nested_with_defaults(self, name: str) -> Node | None:
+        """``BlockReduce<float, 256>::TempStorage``: a class nested in a specialisation that
+        clang prints without its default arguments (the specialisation's own name has them)."""
+        cut = name.rfind(">::")
+        if cut < 0:
+            return None
+        outer = self.records.get(name[:cut + 1]) or self._with_defaults(name[:cut + 1])
+        if outer is None:
+            return None
+        return self.records.get(f"{self._names(outer)[0]}::{name[cut + 3:]}")
 
     def _scoped(self, record: Node, text: str) -> str:
         """A member's type as written inside its class (``TempStorage &``) resolved in that
@@ -252,8 +265,29 @@ class TypeTable:
         return "(*)" in text or "(&)" in text or bool(re.search(r"\(\*\s*\w*\)\s*\(", text))
 
     def record(self, text: str) -> Node | None:
-        key = strip_qualifiers(text).rstrip("&").strip()
-        return self.records.get(key)
+        key = strip_qualifiers(text).rstrip("&").strip().removeprefix("::")
+        return self._lookup(key)
+
+    def _lookup(self, name: str) -> Node | None:
+        found = self.records.get(name) or self._with_defaults(name) or self._nested_with_defaults(name)
+        if found is None and not self._locals_added:
+            self._add_local_records()
+            found = self.records.get(name) or self._nested_with_defaults(name)
+        return found
+
+    def _add_local_records(self) -> None:
+        """The structs and unions of function bodies (``__shared__ union { … } temp;``).  A
+        name two functions both declare is left out -- the lookup fails with an error rather
+        than take one function's layout for the other's."""
+        self._locals_added = True
+        seen: dict[str, list[Node]] = {}
+        for node in self.index.local_records():
+            if node.get("completeDefinition"):
+                for name in self._names(node):
+                    seen.setdefault(name, []).append(node)
+        for name, nodes in seen.items():
+            if len(nodes) == 1 and name not in self.records:
+                self.records[name] = nodes[0]
 
     # ------------------------------------------------------------------ parsing
 
@@ -278,7 +312,7 @@ class TypeTable:
         if "(" in t and t.endswith(")") and "lambda" not in t and "unnamed" not in t:
             raise UnsupportedType(f"function type '{text}'")
         bare = strip_qualifiers(t)
-        bare = re.sub(r"\s+", " ", bare)
+        bare = re.sub(r"\s+", " ", bare).removeprefix("::")  # `::cub::Sum`: the global scope
         while bare.endswith(("const", "volatile", "__restrict")):
             bare = strip_qualifiers(bare)
         if bare.endswith("*"):
@@ -308,7 +342,7 @@ class TypeTable:
             return K.INT
         if bare in self.typedefs and self.typedefs[bare] != bare:
             return self._ctype(self.typedefs[bare])
-        record = self.records.get(bare) or self._with_defaults(bare)
+        record = self._lookup(bare)
         head, sep, rest = bare.partition("::")
         if record is None and sep and head in self.typedefs:  # `R::TempStorage`, `using R = …`
             spelled = f"{strip_qualifiers(self.typedefs[head])}::{rest}"

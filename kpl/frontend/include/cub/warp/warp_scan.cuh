@@ -1,0 +1,3 @@
+/* AutoSync: declared by <cub/cub.cuh> (written for AutoSync). */
+#pragma once
+#include <cub/cub.cuh>
