@@ -28,7 +28,6 @@ from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
 from kpl.frontend.opencl_host import opencl_launches
 from kpl.frontend.state import (
-    ObjectBinding,
     PointerBinding,
     PointsTo,
     RetryTranslation,
@@ -104,32 +103,6 @@ class Translator(StmtsTranslation):
             kernel.expected.setdefault("verdict", header.verdict)
         kernel.next_label = self.label_counter
         return kernel
-
-    def parameter_object(self, name: str, record: Node, params: list[K.Param]) -> ObjectBinding:
-        """A kernel parameter of a struct with pointer members (``struct P { float *x; int n; }``
-        passed by value): each pointer member is a global array of its own, ``p.x``, and each
-        value member a scalar parameter, ``p.n`` -- as if the host had passed them one by one,
-        under the same no-aliasing assumption as pointer parameters."""
-        obj = ObjectBinding(str(record.get("name", "")))
-        for f in tree.children(record):
-            if tree.kind(f) != "FieldDecl":
-                continue
-            fname, text = f"{name}.{f.get('name', '')}", tree.qual_type(f)
-            typ = self.ctype(text, f)
-            if typ.kind == "ptr" and typ.elem is not None and typ.elem.kind != "ptr":
-                mem = K.Memory(fname, K.Space.GLOBAL, typ.elem, (None,))
-                self.memories[fname] = mem
-                obj.fields[str(f.get("name", ""))] = PointerBinding(mem, K.Const(0))
-                params.append(K.Param(fname, typ, mem=mem))
-            elif typ.kind != "ptr" and self.object_record(f) is None:
-                var = K.Var(self.unique(fname), typ)
-                obj.fields[str(f.get("name", ""))] = var
-                params.append(K.Param(fname, typ, var=var))
-            else:
-                raise self.error(f"unsupported: member '{fname}' of kernel parameter '{name}' "
-                                 f"(type '{text}'): a pointer to pointers or a nested struct "
-                                 "holding pointers", f)
-        return obj
 
     def span_of(self, node: Node, *, decl: bool = False) -> K.Span | None:
         """A statement from inside a macro's body, not the whole expansion, has no extent of

@@ -249,21 +249,18 @@ class TranslatorBase:
 
     def where(self, node: Node | None) -> tuple[str, int | None, int | None]:
         """(file, line, column) of ``node``'s start, in the user's terms."""
-        if node is None:
-            return self.path, None, None
-        loc = tree.location(node.get("range", {}).get("begin")) or tree.location(node.get("loc"))
+        loc = None if node is None else \
+            tree.location(node.get("range", {}).get("begin")) or tree.location(node.get("loc"))
         if loc is None:
             return self.path, None, None
-        if self.bundled_call is not None and str(loc.get("file", "")).startswith(self.unit.bundled_dir):
+        clang_file = str(loc.get("file", ""))
+        if self.bundled_call is not None and clang_file.startswith(self.unit.bundled_dir):
             return self.where(self.bundled_call)  # the user wrote the call, not our header's body
-        file = self.display_file(str(loc.get("file", "")))
-        text = self.text_of(str(loc.get("file", "")))
+        file, text = self.display_file(clang_file), self.text_of(clang_file)
         if text is None:
             return file, loc.get("line"), loc.get("col")
-        pos = self._char(str(loc.get("file", "")), int(loc["offset"]))
-        line, col = SourceText(text).line_col(pos) if text is not self.source.text else \
-            self.source.line_col(pos)
-        return file, line, col
+        pos = self._char(clang_file, int(loc["offset"]))
+        return (file, *(SourceText(text) if text is not self.source.text else self.source).line_col(pos))
 
     def display_file(self, clang_file: str) -> str:
         """How the user names ``clang_file``: the kernel's path as given, a header relative to
@@ -286,8 +283,7 @@ class TranslatorBase:
         return offset
 
     def error(self, message: str, node: Node | None = None) -> KplError:
-        file, line, col = self.where(node)
-        return KplError(message, file, line, col)
+        return KplError(message, *self.where(node))
 
     def ctype(self, text: str, node: Node | None = None) -> K.CType:
         try:

@@ -5,7 +5,12 @@ it has already instantiated templates, so the strings are concrete (``float[128]
 ``ns::Packed<float> *``).  Records (structs, classes, unions, template specialisations) are
 found by the names clang prints for them, their members read from their ``FieldDecl``\\ s and
 laid out by :mod:`kpl.ctypes`.  CUDA's vector types (``float4``) and ``dim3`` are vector
-values with named components (:func:`vector_type`)."""
+values with named components (:func:`vector_type`).
+
+Why one piece (over 400 lines): finding a record by any name clang prints for it (qualified,
+with or without default template arguments, nested in a specialisation, local to a function)
+and turning it into a laid-out type are one table and one recursion -- a member's type is
+looked up by the same names while its record is being built."""
 
 from __future__ import annotations
 
