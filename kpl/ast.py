@@ -333,11 +333,14 @@ class ExprStmt(Stmt):
 class Barrier(Stmt):
     """``__syncthreads()``, OpenCL ``barrier(...)`` or ``__syncwarp()``; ``spelling`` as written.
     ``fences``: the spaces whose accesses it orders (CUDA: both; OpenCL: its flags); it
-    synchronises execution whatever they are (divergence rules do not depend on them)."""
+    synchronises execution whatever they are (divergence rules do not depend on them).
+    ``fixed``: part of an expression (``v = __syncthreads_or(p)``), so synthesis neither
+    removes nor moves it (:func:`kpl.transform.barrier_anchors`)."""
 
     spelling: str = "__syncthreads()"
     kind: BarrierKind = field(default=BarrierKind.SYNCTHREADS, repr=False)  # spelling shows it
     fences: frozenset[Space] = field(default=ALL_FENCES, repr=False)
+    fixed: bool = field(default=False, repr=False)
 
 
 @dataclass(eq=False)

@@ -167,3 +167,34 @@ def test_assert_needs_no_include() -> None:
     """assert() too, as with nvcc; its condition is still evaluated (the read races)."""
     k = _kernel("  s[tid] = tid;\n  assert(s[(tid + 1) % 64] >= 0);")
     assert len(SDVOracle().check(k).races) == 1
+
+
+@pytest.mark.parametrize("spelling", ["__syncthreads_or(s[(tid + 1) % 64] > 3);",
+                                      "int any = __syncthreads_or(s[(tid + 1) % 64] > 3);"])
+def test_predicate_of_a_barrier_is_read_before_it(spelling: str) -> None:
+    """The predicate's read races with the write before the barrier it belongs to (it used
+    to be dropped in statement position), and not with the write after it."""
+    racy = _kernel(f"  s[tid] = tid;\n  {spelling}\n  s[tid] = 0;")
+    assert len(SDVOracle().check(racy).races) == 1
+    ok = _kernel(f"  s[tid] = tid;\n  __syncthreads();\n  {spelling}\n  s[tid] = 0;")
+    assert SDVOracle().check(ok).verified
+
+
+def test_barrier_result_under_divergence_is_divergence() -> None:
+    k = _kernel("  int n = 0;\n  if (tid < 32) n = __syncthreads_count(tid > 3);\n  out[tid] = n;")
+    verdict = SDVOracle().check(k)
+    assert verdict.divergences and not verdict.races
+    uniform = _kernel("  int n = __syncthreads_count(tid > 3);\n  if (n > 0) __syncthreads();\n"
+                      "  out[tid] = n;")
+    assert SDVOracle().check(uniform).verified  # the same result in every thread
+
+
+def test_compare_keeps_a_barrier_that_is_part_of_an_expression() -> None:
+    """``compare`` strips the barriers it may place again; ``while (__syncthreads_or(c))`` is
+    not one of them (its text is the loop's condition), and the search finds the other."""
+    from typer.testing import CliRunner
+
+    from autosync.commands.cli import app
+    res = CliRunner().invoke(app, ["compare", "tests/kernels/constructs/22_syncpred_ok.cu"])
+    assert res.exit_code == 0, res.output
+    assert "while (__syncthreads_or(changed))" in res.stdout

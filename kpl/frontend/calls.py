@@ -42,6 +42,8 @@ class ReferenceResult:
 
 
 BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "barrier"}
+#: barriers with a result: a value where they are used as one (Calls.predicate_barrier)
+PREDICATE_BARRIERS = {"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"}
 FENCES = {"__threadfence", "__threadfence_block", "__threadfence_system", "__nanosleep"}
 ATOMIC_OPS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
               "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"}
@@ -213,13 +215,33 @@ class CallsTranslation(LibraryTranslation):
         own = self.library_statement(node, func, name, args, scope)
         if own is not None:
             return own
-        if name in BARRIERS:
-            return [K.Barrier(spelling=self._barrier_spelling(node, name), label=self.label())]
+        if name in BARRIERS:  # the predicate of __syncthreads_or(p) & co. is read before it
+            reads = [st for a in args if tree.kind(a) != "CXXDefaultArgExpr" for st in self.effects(a, scope)]
+            return reads + [K.Barrier(spelling=self._barrier_spelling(node, name), label=self.label())]
         if name == "__syncwarp":
             return [self._syncwarp(node, args, scope)]
         if name in FENCES:
             return []
         return None
+
+    def predicate_barrier(self, node: Node, name: str, args: list[Node], scope: Scope,
+                          pre: list[K.Stmt]) -> K.Expr:
+        """``v = __syncthreads_or(p)`` (``_and``, ``_count``): ``p`` is read, then the block
+        synchronizes, then every thread gets the same result.  The result is an opaque
+        function of the call site and of how many such barriers the thread has passed (the
+        same count in every thread, or the barrier diverges): uniform, and new at each
+        call -- a loop ``while (__syncthreads_or(changed))`` may stop after any round."""
+        predicate = self.expr(args[0], scope, pre) if args else K.Const(1)
+        held = self.temp(predicate.type, "pred")
+        if self.sync_epoch is None:
+            self.sync_epoch = K.Var(self.unique("__sync_epoch"), K.UINT)
+        epoch = self.sync_epoch
+        pre.append(K.Decl(held, predicate, label=self.label()))
+        pre.append(K.Barrier(spelling=self._barrier_spelling(node, name), label=self.label(), fixed=True))
+        pre.append(K.Assign(epoch, K.Binary("+", epoch, K.Const(1, K.UINT), K.UINT), label=self.label(),
+                            placeable=False, synthetic=True))
+        site = K.Const(int(node.get("range", {}).get("begin", {}).get("offset", 0) or 0))
+        return K.Call(f"{name[2:]}.result", (site, epoch), K.INT)  # not a barrier name
 
     def _syncwarp(self, node: Node, args: list[Node], scope: Scope) -> K.Stmt:
         """``__syncwarp()`` / ``__syncwarp(0xffffffff)``: a warp barrier over all 32 lanes.  Any
@@ -290,6 +312,8 @@ class CallsTranslation(LibraryTranslation):
     def model(self, node: Node, func: Node, name: str, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         """A built-in of our headers (module docstring)."""
         args = self.arguments(node, func)
+        if name in PREDICATE_BARRIERS:
+            return self.predicate_barrier(node, name, args, scope, pre)
         if name in BARRIERS or name == "__syncwarp":
             raise self.error(f"'{name}()' must be a statement of its own", node)
         if name in FENCES:

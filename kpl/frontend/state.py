@@ -232,6 +232,7 @@ class TranslatorBase:
         self.call_stack: list[str] = [str(func.get("id"))]  # functions being inlined (by id)
         self.inline_depth = 0  # > 0 inside an inlined body (nothing placeable there)
         self.bundled_call: Node | None = None  # the user's call into our headers being inlined
+        self.sync_epoch: K.Var | None = None  # counts __syncthreads_or & co.: one result each
         self.control_depth = 0  # > 0 inside a loop or branch
         self.result_vars: list[K.Var | None] = []  # return slot of each inlined call
         self.current_func = str(func.get("name", ""))  # function whose locals are declared
