@@ -56,6 +56,24 @@ int main() {
                    ((8, 1, 1), (128, 1, 1), 17), ((2, 3, 1), (8, 4, 2), 18), ((16, 1, 1), (64, 1, 1), 19)]
 
 
+def test_runtime_launch_calls(tmp_path: Path) -> None:
+    """``cudaLaunchKernel`` and ``cudaLaunchCooperativeKernel`` launch the kernel they are
+    given behind a ``(void *)`` cast, with the grid and block of their next arguments; a
+    runtime launch of another kernel is not this kernel's."""
+    text = KERNEL + """
+__global__ void other(int *d) { d[0] = 1; }
+void run(int *d, int n) {
+    void *args[] = {&d, &n};
+    dim3 block(32, 4);
+    cudaLaunchKernel((void *)k, dim3(6), block, args, 0, 0);
+    cudaLaunchCooperativeKernel((const void *)&k, 12, 64, args);
+    cudaLaunchKernel((void *)other, 99, 99, args, 0, 0);
+}
+"""
+    got = [(h.grid, h.block, h.line) for h in _host(text, tmp_path)]
+    assert got == [((6, 1, 1), (32, 4, 1), 9), ((12, 1, 1), (64, 1, 1), 10)]
+
+
 def test_host_launch_not_constant_is_symbolic_with_its_relation(tmp_path: Path) -> None:
     """``n`` is passed to the kernel unchanged: the grid is a relation to the kernel's ``n``;
     ``m`` is not passed: the grid is unknown (symbolic), never guessed."""

@@ -2,7 +2,9 @@
 
 clang parses the host functions of a CUDA file too; a launch ``k<<<grid, block, smem,
 stream>>>(args)`` is a ``CUDAKernelCallExpr`` whose children are the callee, the call of
-``cudaConfigureCall(grid, block, smem, stream)`` and the arguments.  Because clang has
+``cudaConfigureCall(grid, block, smem, stream)`` and the arguments (``cudaLaunchKernel`` and
+``cudaLaunchCooperativeKernel`` name the kernel, grid and block as their first three
+arguments).  Because clang has
 already expanded the macros, instantiated the templates (``run<64>`` gives a launch with
 ``B = 64``) and resolved the names, a launch dimension here is an expression tree to evaluate:
 
@@ -76,11 +78,40 @@ def _calls(unit: Unit) -> list[tuple[Node, Node]]:
                 continue
             if k in _FUNCS:
                 func = node
-        if k == "CUDAKernelCallExpr" and func is not None:
+        if func is not None and (k == "CUDAKernelCallExpr" or (
+                k == "CallExpr" and _callee_name(node) in RUNTIME_LAUNCHES)):
             out.append((node, func))
         for c in reversed(tree.children(node)):
             stack.append((c, func))
     return out
+
+
+#: the runtime's launch calls: ``cudaLaunchKernel((void *)k, grid, block, args, smem, stream)``
+RUNTIME_LAUNCHES = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+
+
+def _callee_name(call: Node) -> str | None:
+    inner = tree.children(call)
+    ref = _strip(inner[0]) if inner else {}
+    return (ref.get("referencedDecl") or {}).get("name") if tree.kind(ref) == "DeclRefExpr" else None
+
+
+def _launch_parts(call: Node) -> tuple[str | None, Node, Node, list[Node]] | None:
+    """(kernel decl id, grid, block, arguments) of a launch: ``k<<<grid, block>>>(args)``, or a
+    runtime launch call, whose kernel is its first argument (behind a ``(void *)`` cast) and
+    whose arguments are an array of addresses (not read: no facts on the parameters)."""
+    inner = tree.children(call)
+    if tree.kind(call) == "CUDAKernelCallExpr":
+        config = tree.children(inner[1])[1:] if len(inner) >= 2 else []  # cudaConfigureCall(…)
+        return (_ref_id(inner[0]), config[0], config[1], inner[2:]) if len(config) >= 2 else None
+    if len(inner) < 4:
+        return None
+    target = inner[1]
+    while tree.kind(target) != "DeclRefExpr" and tree.children(target) and (
+            tree.kind(target).endswith("CastExpr") or tree.kind(target) in _TRANSPARENT
+            or (tree.kind(target) == "UnaryOperator" and target.get("opcode") == "&")):
+        target = tree.children(target)[0]
+    return _ref_id(target), inner[2], inner[3], []
 
 
 def _strip(node: Node) -> Node:
@@ -391,14 +422,14 @@ def _launches(unit: Unit, kernel: K.Kernel, calls: list[tuple[Node, Node]], matc
     out: list[HostLaunch] = []
     scanned: dict[str, _Function] = {}
     for call, host in calls:
-        inner = tree.children(call)
-        if len(inner) < 2 or not matches(_ref_id(inner[0])):
+        parts = _launch_parts(call)
+        if parts is None or not matches(parts[0]):
             continue
+        _callee, grid_node, block_node, args = parts
         hid = str(host.get("id"))
         info = scanned.get(hid)
         if info is None:
             info = scanned[hid] = _scan_function(host)
-        args = inner[2:]
         param_of: dict[str, K.Var] = {}
         for p, a in zip(kernel.params, args, strict=False):
             rid = _ref_id(a)
@@ -412,11 +443,8 @@ def _launches(unit: Unit, kernel: K.Kernel, calls: list[tuple[Node, Node]], matc
             except _Unknown:
                 continue
         ev = _Eval(unit, param_of, info)
-        config = tree.children(inner[1])[1:]  # cudaConfigureCall(grid, block, smem, stream)
-        if len(config) < 2:
-            continue
-        grid = _positive(ev.dim3(config[0], {}))
-        block = _positive(ev.dim3(config[1], {}))
+        grid = _positive(ev.dim3(grid_node, {}))
+        block = _positive(ev.dim3(block_node, {}))
         facts: list[K.Expr] = []
         for p, a in zip(kernel.params, args, strict=False):
             if p.var is None or p.var.type.kind != "int":
