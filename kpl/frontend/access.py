@@ -15,6 +15,8 @@ memory model (element indices, byte views, pointer bindings) has one definition.
 
 from __future__ import annotations
 
+import re
+
 from kpl import ast as K
 from kpl.ctypes import binary_type, common_type, invalid_operands, sizeof
 from kpl.frontend import tree
@@ -77,6 +79,29 @@ def subscript_parts(node: Node) -> tuple[Node, Node]:
         return b, a
     return a, b
 
+
+
+def _product(dims: tuple[int | None, ...]) -> int:
+    out = 1
+    for d in dims:
+        out *= d or 1
+    return out
+
+
+def subscript_shape(text: str) -> tuple[int | None, ...] | None:
+    """The extents a subscript of an expression of C type ``text`` walks: ``float[4][64]`` →
+    (4, 64), ``float (*)[64]`` → (None, 64), ``float *`` and ``float[]`` → (None,), a reference
+    to an array as the array; None for anything else."""
+    t = " ".join(text.replace("const", " ").replace("volatile", " ").replace("__restrict", " ").split())
+    m = re.fullmatch(r"[\w:<>, ]+?\s*(\(\s*[*&]+\s*\))?\s*((?:\[\d*\])*)", t)
+    if m is None:
+        return (None,) if re.fullmatch(r"[\w:<>, ]+?\s*\*", t) else None
+    dims: list[int | None] = [int(d) if d else None for d in re.findall(r"\[(\d*)\]", m.group(2))]
+    if m.group(1) is not None and "*" in m.group(1):
+        dims.insert(0, None)
+    if not dims or any(d is None for d in dims[1:]):
+        return None
+    return tuple(dims)
 
 class AccessTranslation(TranslatorBase):
     """Pointers, array elements, lvalues and assignments: how C names memory."""
@@ -188,7 +213,8 @@ class AccessTranslation(TranslatorBase):
                 other = left
             if base is None:
                 return None
-            return self._advance(base, self.expr_pure(other, scope), node.get("opcode") == "-")
+            return self._advance(base, self.expr_pure(other, scope), node.get("opcode") == "-",
+                                 tree.qual_type(peel(right if other is left else left)))
         if k == "UnaryOperator" and node.get("opcode") == "&":
             target = peel(tree.children(node)[0])
             tk = tree.kind(target)
@@ -255,10 +281,14 @@ class AccessTranslation(TranslatorBase):
         tmp = self.temp(binding.offset.type, "off")
         return PointerBinding(binding.mem, tmp, binding.view), [K.Decl(tmp, binding.offset, label=self.label())]
 
-    def _advance(self, base: PointerBinding, off: K.Expr, backwards: bool) -> PointerBinding:
-        """``base ± off`` in elements: pointer steps over a 2-D array move by whole rows
-        (over a byte view, by ``sizeof`` of the view)."""
-        stride = self._row_stride(base.mem) if base.view is None else (sizeof(base.view) or 1)
+    def _advance(self, base: PointerBinding, off: K.Expr, backwards: bool,
+                 pointer_type: str = "") -> PointerBinding:
+        """``base ± off`` in what the pointer points to: by elements for ``float *`` (even
+        into a 2-D array: ``float *r = table[i]; r + 1``), by whole rows for the array itself
+        or ``float (*)[64]`` (over a byte view, by ``sizeof`` of the view)."""
+        shape = subscript_shape(pointer_type)
+        stride = (sizeof(base.view) or 1) if base.view is not None else \
+            self._row_stride(base.mem) if shape is None else _product(shape[1:])
         if stride != 1:
             off = K.Binary("*", off, K.Const(stride), off.type)
         if backwards:
@@ -301,7 +331,10 @@ class AccessTranslation(TranslatorBase):
             if size != 1:
                 byte = K.Binary("*", byte, K.Const(size, K.ULONG), common_type(byte.type, K.ULONG))
             return mem, self._add(binding.offset, byte), binding.view
-        dims = mem.dims
+        # the C type of the base says how far each subscript steps: `table[i][j]` by rows of
+        # `table`, but `r[j]` of `float *r = table[i]` (or `float (&r)[64]`) by elements
+        shape = subscript_shape(tree.qual_type(peel(base)))
+        dims = mem.dims if shape is None or len(shape) < len(subscripts) else shape
         index: K.Expr | None = None
         for n, sub in enumerate(subscripts):
             value = self.expr(sub, scope, pre)
@@ -502,7 +535,7 @@ class AccessTranslation(TranslatorBase):
         if op == "=":
             binding = self.pointer(rhs, scope)
         elif op in ("+=", "-=") and isinstance(found, PointerBinding):
-            binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=")
+            binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=", tree.qual_type(peel(lhs)))
         else:
             binding = None
         if binding is None:

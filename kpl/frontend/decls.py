@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import replace
 
 from kpl import ast as K
@@ -106,7 +107,7 @@ class DeclsTranslation(MembersTranslation):
         if decl.get("storageClass") == "static" and text.startswith("const") is False \
                 and "[" in text:
             raise self.error(f"unsupported: static local array '{name}'", decl)
-        if text.rstrip().endswith("&") or text.rstrip().endswith("&&"):
+        if text.rstrip().endswith("&") or re.search(r"&\)?\s*\[", text):  # or to an array: T (&)[N]
             if init is None:
                 raise self.error(f"reference '{name}' without an initialiser", decl)
             bind: list[K.Stmt] = []

@@ -161,7 +161,8 @@ class StmtsTranslation(AsmTranslation):
                 return self.dyn_step(found, node.get("opcode") == "--", node)
             if isinstance(found, PointerBinding):
                 self.reassigned(ident or "", found, None, scope)
-                moved = self._advance(found, K.Const(1), node.get("opcode") == "--")
+                moved = self._advance(found, K.Const(1), node.get("opcode") == "--",
+                                      tree.qual_type(peel(target_node)))
                 stable, stmts = self._stable(moved)
                 scope.rebind(ident or "", stable)
                 return stmts
@@ -292,7 +293,59 @@ class StmtsTranslation(AsmTranslation):
         return self._loop("for", init, cond, step, body, scope, True, node)
 
     def stmt_CXXForRangeStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
-        raise self.error("unsupported: range-based for loop", node)
+        """``for (T x : a)`` over an array of N elements, as the index loop it is: ``for (i = 0;
+        i < N; ++i) { T x = a[i]; body }`` (clang's own expansion steps a pointer
+        ``__begin`` to ``__end = a + N``; the element variable, a value or a reference, is
+        bound to ``a[i]`` instead of ``*__begin``).  A range with ``begin()``/``end()``
+        methods is refused."""
+        parts = [p if p else None for p in tree.children(node)]
+        if len(parts) != 8 or any(parts[i] is None for i in (1, 2, 3, 6)):
+            raise self.error("unsupported: range-based for loop of this form", node)
+        init, range_decl, begin_decl, end_decl, _cond, _step, var_decl, body = parts
+        assert range_decl is not None and begin_decl is not None and end_decl is not None
+        begin, end = (tree.children(d)[0] if tree.children(d) else {} for d in (begin_decl, end_decl))
+        end_init = peel(tree.children(end)[0]) if tree.children(end) else {}
+        count = [c for c in tree.children(end_init) if tree.kind(peel(c)) == "IntegerLiteral"]
+        if tree.kind(end_init) != "BinaryOperator" or end_init.get("opcode") != "+" or not count \
+                or not tree.children(begin):
+            raise self.error("unsupported: range-based for loop over something other than an "
+                             "array (a range with begin() and end())", node)
+        at = {"range": node.get("range", {}), "valueCategory": "prvalue"}
+        index_type = {"qualType": "long"}
+        index = {"kind": "VarDecl", "id": f"{node.get('id')}.index", "name": "__index", "init": "c",
+                 "type": index_type, "inner": [{"kind": "IntegerLiteral", "type": index_type,
+                                                 "value": "0", **at}], **at}
+        ref = {"kind": "DeclRefExpr", "type": index_type, "valueCategory": "lvalue",
+               "range": node.get("range", {}),
+               "referencedDecl": {"id": index["id"], "kind": "VarDecl", "name": "__index"}}
+        read = {"kind": "ImplicitCastExpr", "castKind": "LValueToRValue", "type": index_type,
+                "inner": [ref], **at}
+        cond = {"kind": "BinaryOperator", "opcode": "<", "type": {"qualType": "bool"},
+                "inner": [read, peel(count[0])], **at}
+        step = {"kind": "UnaryOperator", "opcode": "++", "isPostfix": False, "type": index_type,
+                "inner": [ref], **at}
+        element = self._range_element(var_decl, tree.children(begin)[0], read)
+        outer = Scope(scope)
+        pre: list[K.Stmt] = []
+        for decl in (init, range_decl):
+            if decl is not None:
+                pre.extend(self.stmt_DeclStmt(decl, outer) if tree.kind(decl) == "DeclStmt"
+                           else self.effects(decl, outer))
+        for stmt in pre:
+            stmt.placeable, stmt.synthetic = False, True
+        init_stmt = {"kind": "DeclStmt", "inner": [index], **at}
+        return pre + self._loop("for", init_stmt, cond, step, body, outer, True, node, prologue=element)
+
+    @staticmethod
+    def _range_element(var_decl: Node | None, base: Node, index: Node) -> Node:
+        """The element variable's declaration with ``*__begin`` replaced by ``base[index]``."""
+        def swap(n: Node) -> Node:
+            if tree.kind(n) == "UnaryOperator" and n.get("opcode") == "*":
+                return {"kind": "ArraySubscriptExpr", "type": n.get("type"), "valueCategory": "lvalue",
+                        "range": n.get("range", {}), "inner": [base, index]}
+            return {**n, "inner": [swap(c) for c in tree.children(n)]} if tree.children(n) else n
+        assert var_decl is not None
+        return swap(var_decl)
 
     def stmt_SwitchStmt(self, node: Node, scope: Scope) -> list[K.Stmt]:
         """``switch`` as a once-loop over ``if (fall || sw == v) { fall = 1; … }`` arms, so
@@ -390,7 +443,8 @@ class StmtsTranslation(AsmTranslation):
         return self.statement(tree.children(node)[0], scope)
 
     def _loop(self, kind: str, init: Node | None, cond: Node | None, step: Node | None,
-              body: Node | None, scope: Scope, test_first: bool, node: Node) -> list[K.Stmt]:
+              body: Node | None, scope: Scope, test_first: bool, node: Node,
+              prologue: Node | None = None) -> list[K.Stmt]:
         loop_scope = Scope(scope)
         whole = self.span_of(node)
         header_span = K.Span(whole.file, whole.line, whole.col) if whole is not None else None
@@ -419,7 +473,11 @@ class StmtsTranslation(AsmTranslation):
         checks.extend(wide_checks)
         label = self.label()
         self.control_depth += 1
+        first = self.stmt_DeclStmt(prologue, loop_scope) if prologue is not None else []
+        for stmt in first:  # a range-for's element variable, bound at each iteration's start
+            stmt.placeable, stmt.synthetic = False, True
         body_block = self.block(body, loop_scope)
+        body_block.stmts[:0] = first
         latch: list[K.Stmt] = []
         if step is not None:
             latch.extend(self.effects(step, loop_scope))
