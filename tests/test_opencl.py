@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,20 @@ def test_swizzles_and_vector_literals() -> None:
     assert SDVOracle().check(ok).verified
     racy = parse_kernel_text(text % "a.y", "v.cl")  # thread 1 writes s[1]: a race with s[b.x]
     assert SDVOracle().check(racy).races
+
+
+@pytest.mark.parametrize(("index", "racy"), [("l", False), ("clamp(l, 0, 31)", True)])
+def test_math_functions_are_values(index: str, racy: bool) -> None:
+    """The functions of our OpenCL math header (``sqrt``, ``clamp``, ``clz`` …) are pure
+    values, as CUDA's math functions: a kernel using them is analysed, and an index made by
+    one still races (the twin: work-items 31 to 63 all write ``s[31]``)."""
+    text = ("//--local_size=64 --num_groups=1\n"
+            "__kernel void k(__global float *a, __local float *s) {\n"
+            "  int l = get_local_id(0);\n"
+            "  float v = sqrt(a[l]) + (float)clz((uint)l);\n"
+            f"  s[{index}] = v;\n}}\n")
+    verdict = SDVOracle().check(parse_kernel_text(text, "m.cl"))
+    assert bool(verdict.races) == racy and not verdict.unknowns
 
 
 def test_unsupported_constructs_are_errors() -> None:
@@ -345,21 +360,62 @@ def test_microbenchmark_twins(stem: str) -> None:
     assert a.oracle_calls == b.oracle_calls
 
 
-SDK_TWINS = sorted(p.stem for p in (SDK / "opencl").glob("*.cl"))
+SDK_TWINS = sorted(p.stem for p in SDK.glob("*.cu"))
+
+
+@dataclass(frozen=True)
+class TwinDifference:
+    """Where an OpenCL twin cannot match its CUDA kernel exactly, and why (``why``):
+    ``extra_barriers`` the developer's OpenCL kernel has beyond the CUDA one; ``anchors``
+    the (CUDA, OpenCL) statements of the one synthesized barrier placed elsewhere;
+    ``developer_races`` the arrays sdv reports on the developer's OpenCL kernel."""
+
+    why: str
+    extra_barriers: int = 0
+    anchors: tuple[tuple[str, str], ...] = ()
+    developer_races: tuple[str, ...] = ()
+
+
+_LOCKSTEP = TwinDifference(
+    "OpenCL C has no warp-synchronous execution (a sub-group's size is the device's): the "
+    "last six steps of the tree, a warp's without barriers in CUDA (--warp-sync=32), are a "
+    "loop with a barrier; synthesis puts one barrier at the top of that loop where CUDA puts "
+    "it before the warp's tail -- as many barriers, as many oracle calls",
+    extra_barriers=1, anchors=(("if (blockSize >= 128) {", "for (unsigned int s = 32; s > 0; s >>= 1) {"),))
+_BENIGN_AFTER_LOCAL_FENCES = TwinDifference(
+    "imprecision of sdv, not of the kernel: the benign write of the group total into "
+    "d_clocks[0] is checked in the global-memory view, where the local-only barriers order "
+    "nothing, so the two work-items' reads of s_clocks[0] are not known to be equal (the "
+    "dynamic oracle verifies the kernel); synthesis places the same barriers, with both fences",
+    developer_races=("d_clocks",))
+#: the pairs that cannot match exactly (every other pair must match exactly); an entry that
+#: no longer describes its pair fails the test, so it goes when the difference goes
+SDK_TWIN_DIFFERENCES = {"reduce5": _LOCKSTEP, "reduce6": _LOCKSTEP,
+                        "sum0": _BENIGN_AFTER_LOCAL_FENCES, "sum1": _BENIGN_AFTER_LOCAL_FENCES}
+
+
+def test_every_sdk_kernel_has_an_opencl_twin() -> None:
+    assert sorted(p.stem for p in (SDK / "opencl").glob("*.cl")) == SDK_TWINS
 
 
 @pytest.mark.parametrize("stem", SDK_TWINS)
 def test_sdk_twins(stem: str) -> None:
-    """Table II in OpenCL C (a subset of the SDK kernels): the developer's barriers verify,
-    and synthesis from the barrier-free kernel places the same barriers after the same
-    statements with as many oracle calls as for the CUDA kernel."""
+    """Table II in OpenCL C: the developer's barriers verify, and synthesis from the
+    barrier-free kernel places the same barriers after the same statements with as many
+    oracle calls as for the CUDA kernel -- except for the differences in
+    :data:`SDK_TWIN_DIFFERENCES`, which are checked to be exactly those."""
+    diff = SDK_TWIN_DIFFERENCES.get(stem, TwinDifference("none"))
     cu, cl = kernel_of(SDK / f"{stem}.cu"), kernel_of(SDK / "opencl" / f"{stem}.cl")
-    assert len(barriers(cu)) == len(barriers(cl))
+    assert len(barriers(cl)) == len(barriers(cu)) + diff.extra_barriers
     a, b = compare_kernel(cu, SDVOracle(), warp_cost=None), compare_kernel(cl, SDVOracle())
-    assert a.developer_verified and b.developer_verified
-    assert a.synthesis.status == b.synthesis.status
-    assert [cuda_to_opencl(s) for s in anchors(strip_barriers(cu)[0], list(a.synthesis.labels))] \
-        == anchors(strip_barriers(cl)[0], list(b.synthesis.labels))
+    assert a.developer_verified
+    assert b.developer_verified == (not diff.developer_races)
+    assert sorted({r.array for r in b.developer_verdict.races}) == sorted(diff.developer_races)
+    assert a.synthesis.status == b.synthesis.status == "fixed"
+    want = [cuda_to_opencl(s) for s in anchors(strip_barriers(cu)[0], list(a.synthesis.labels))]
+    for in_cuda, in_opencl in diff.anchors:
+        want[want.index(in_cuda)] = in_opencl
+    assert sorted(want) == anchors(strip_barriers(cl)[0], list(b.synthesis.labels))
     assert a.synthesis.oracle_calls == b.synthesis.oracle_calls
 
 
