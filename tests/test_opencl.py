@@ -310,6 +310,43 @@ def test_folders_include_cl_files() -> None:
     assert sorted(Path(f).name for f in files) == CASES
 
 
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+def test_witness_in_opencl_terms(oracle: str) -> None:
+    """A witness of a ``.cl`` kernel names work-items and groups and its launch in the
+    header's words (no CUDA ``<<<…>>>``), in text, JSON and the language server alike."""
+    path = KERNELS / "global_fence_racy.cl"  # --local_size=128 --num_groups=8
+    res = invoke("check", path, "--oracle", oracle)
+    assert res.exit_code == 1
+    line = next(ln for ln in res.output.splitlines() if ": error: " in ln)
+    assert re.search(r"\(work-items \d+ and \d+ of group \d+, index \d+; "
+                     r"launch local_size=128 num_groups=8\)$", line), line
+    doc = json.loads(invoke("check", path, "--oracle", oracle, "--format", "json").stdout)
+    (race,) = [r for k in doc["kernels"] for r in k["races"]]
+    assert race["witness"]["description"].endswith("launch local_size=128 num_groups=8")
+    result = analyze(str(path), path.read_text(), Options(oracle=oracle))
+    messages = [p.message for p in result.problems if p.kind == "race"]
+    assert messages and all("work-items" in m and "<<<" not in m for m in messages)
+
+
+def test_launch_line_in_opencl_terms(tmp_path: Path) -> None:
+    """The report tells a kernel's launches apart by their sizes in OpenCL's words: two
+    enqueues of one kernel with different local sizes, each checked on its own line."""
+    kernel = (KERNELS / "local_reverse.cl").read_text().split("\n", 2)[2]  # no header
+    host = ("\n#ifndef __OPENCL_C_VERSION__\n#include <CL/cl.h>\n"
+            "void host(cl_command_queue q, cl_program p) {\n  cl_int err;\n"
+            "  cl_kernel k = clCreateKernel(p, \"reverse\", &err);\n"
+            "  size_t global[1] = {1024};\n  size_t a[1] = {64};\n  size_t b[1] = {32};\n"
+            "  clEnqueueNDRangeKernel(q, k, 1, NULL, global, a, 0, NULL, NULL);\n"
+            "  clEnqueueNDRangeKernel(q, k, 1, NULL, global, b, 0, NULL, NULL);\n}\n#endif\n")
+    path = tmp_path / "two.cl"
+    path.write_text(kernel + host)
+    res = invoke("check", path)
+    summaries = [ln for ln in res.output.splitlines() if ": kernel 'reverse' (" in ln]
+    assert len(summaries) == 2 and "<<<" not in res.output, res.output
+    sizes = sorted(re.sub(r".*\(launch (.*) at .*", r"\1", ln) for ln in summaries)
+    assert sizes == ["local_size=32 num_groups=32", "local_size=64 num_groups=16"]
+
+
 # --------------------------------------------------------------------------- language server
 
 

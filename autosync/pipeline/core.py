@@ -197,7 +197,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         if launches[k.name]:
             from kpl.launch import launch_text
 
-            dims = "; ".join(launch_text(g.launch) for g in [k, *launches[k.name]])
+            dims = "; ".join(launch_text(g.launch, g.language) for g in [k, *launches[k.name]])
             outcome.notes.append(f"kernel '{k.name}': one placement for its {len(launches[k.name]) + 1} launch "
                                  f"configurations ({dims}), verified under each")
     bad = [f for f in fixes if f.result.status not in ("verified", "fixed")]
