@@ -265,6 +265,61 @@ def test_bad_global_size(line: str, message: str) -> None:
         parse_header(f"//pass\n{line}\n", "h.cl")
 
 
+_REQD = """__kernel __attribute__((reqd_work_group_size(%s)))
+void slots(__global int *out, __local int *s) {
+  size_t l = get_local_id(0);
+  s[l %% 32] = (int)l;
+  out[get_global_id(0)] = (int)l;
+}
+"""
+
+
+@pytest.mark.parametrize(("size", "code"), [("32, 1, 1", 0), ("64, 1, 1", 1)])  # 64: l and l + 32 share a slot
+def test_reqd_work_group_size_is_the_block(tmp_path: Path, size: str, code: int) -> None:
+    """``reqd_work_group_size`` gives the local size (no header needed): 32 work-items write
+    32 distinct slots; its racy twin requires 64, and work-items l and l + 32 collide."""
+    path = tmp_path / "slots.cl"
+    path.write_text(_REQD % size)
+    res = invoke("check", path, "--format", "json")
+    assert res.exit_code == code, res.output
+    launch = json.loads(res.stdout)["kernels"][0]["launch"]
+    assert launch["blockDim"] == [int(size.split(",")[0]), 1, 1]
+    assert launch["source"].startswith(f"blockDim: reqd_work_group_size at {path}:1")
+    kernel = parse_kernel_text(_REQD % size, "slots.cl")
+    assert kernel.launch.block_dim == (int(size.split(",")[0]), 1, 1)
+    assert bool(SDVOracle().check(kernel).races) == bool(code)
+
+
+def test_reqd_work_group_size_agrees_with_the_header() -> None:
+    text = "//pass\n//--local_size=[16,4] --num_groups=[2,2]\n" + _REQD % "16, 4, 1"
+    kernel = parse_kernel_text(text, "slots.cl")
+    assert kernel.launch.block_dim == (16, 4, 1) and kernel.launch.grid_dim == (2, 2, 1)
+    assert kernel.required_size is not None and kernel.required_size.dims == (16, 4, 1)
+
+
+@pytest.mark.parametrize(("header", "flags", "host", "stated"), [
+    ("//pass\n//--local_size=64 --num_groups=4\n", [], "", "[64,1,1] of the header"),
+    ("", ["--blockDim", "16"], "", "[16,1,1] of the command line"),
+    ("", [], "64", "[64,1,1] of the host launch at "),
+])
+def test_reqd_work_group_size_conflicts_are_bad_input(tmp_path: Path, header: str, flags: list[str],
+                                                      host: str, stated: str) -> None:
+    """Another local size from the header, the command line or a host launch is bad input
+    (that launch does not run): one line at the attribute, exit 2."""
+    text = header + _REQD % "32, 1, 1"
+    if host:
+        text += _HOST % ("slots", f"  size_t global[1] = {{N}};\n  size_t local[1] = {{{host}}};\n",
+                         "1", "local")
+    path = tmp_path / "conflict.cl"
+    path.write_text(text)
+    res = invoke("check", path, *flags)
+    assert res.exit_code == 2
+    line = 1 + header.count("\n")
+    assert res.output.strip().splitlines()[-1].startswith(
+        f"{path}:{line}:25: error: reqd_work_group_size(32, 1, 1) conflicts with the local size {stated}")
+    assert "Traceback" not in res.output
+
+
 # --------------------------------------------------------------------------- command line
 
 

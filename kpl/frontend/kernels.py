@@ -241,21 +241,49 @@ def launch_bounds(func: Node, index: tree.DeclIndex) -> int | None:
     return None
 
 
+def required_size(func: Node, index: tree.DeclIndex) -> tuple[tuple[int, int, int], Node] | None:
+    """X, Y, Z of OpenCL C's ``__attribute__((reqd_work_group_size(X, Y, Z)))`` (constant
+    expressions) and the attribute's node, or None."""
+    for attr in tree.children(func):
+        if tree.kind(attr) == "ReqdWorkGroupSizeAttr" and len(tree.children(attr)) == 3:
+            x, y, z = (ConstEval(index).value(c) for c in tree.children(attr))
+            if x is None or y is None or z is None:
+                return None  # clang rejects a size that is not constant: not reached
+            return (x, y, z), attr
+    return None
+
+
+def check_required_size(required: K.RequiredSize, stated: Any, source: str) -> None:
+    """Bad input where ``source`` (the command line, the header, the configuration, a host
+    launch) states a local size other than the one ``reqd_work_group_size`` requires: such a
+    launch does not run (``CL_INVALID_WORK_GROUP_SIZE``), so no verdict for it means anything.
+    A dimension ``stated`` leaves open (None, an expression) is no conflict."""
+    given = _dims(stated) if stated is None or isinstance(stated, int) \
+        else tuple(v if isinstance(v, int) else None for v in stated)
+    if given is None or all(g is None or g == r for g, r in zip(given, required.dims, strict=False)):
+        return
+    x, y, z = required.dims
+    shown = "[" + ",".join("*" if g is None else str(g) for g in given) + "]"
+    raise KplError(f"reqd_work_group_size({x}, {y}, {z}) conflicts with the local size {shown} of "
+                   f"{source}", required.file, required.line, required.col)
+
+
+def _dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return (value, 1, 1)
+    vals = [None if v is None else int(v) for v in value] + [1, 1]  # None: symbolic
+    return (vals[0], vals[1], vals[2])
+
+
 def _launch(header: KernelHeader, bound: int | None, block_dim: Dim, grid_dim: Dim,
-            warp_sync: int | None) -> K.Launch:
+            warp_sync: int | None, required: tuple[int, int, int] | None) -> K.Launch:
     """The launch the caller or the header states; every dimension neither states is symbolic
     (None: any value CUDA allows, :mod:`kpl.launch`), with at most ``__launch_bounds__``
-    threads a block."""
-    def dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
-        if value is None:
-            return None
-        if isinstance(value, int):
-            return (value, 1, 1)
-        vals = [None if v is None else int(v) for v in value] + [1, 1]  # None: symbolic
-        return (vals[0], vals[1], vals[2])
-
-    block = dims(block_dim) or dims(header.block_dim) or (None, None, None)
-    grid = dims(grid_dim) or dims(header.grid_dim) or (None, None, None)
+    threads a block.  A kernel with ``reqd_work_group_size`` has that block size."""
+    block = _dims(block_dim) or _dims(header.block_dim) or required or (None, None, None)
+    grid = _dims(grid_dim) or _dims(header.grid_dim) or (None, None, None)
     return K.Launch(block, grid, warp_sync if warp_sync is not None else header.warp_sync,
                     max_threads=min(bound, K.MAX_THREADS_PER_BLOCK) if bound else K.MAX_THREADS_PER_BLOCK)
 
@@ -329,8 +357,14 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     for func, name in _kernels(unit):
         check_errors(result, unit, func, path)
         bound = launch_bounds(func, unit.index)
-        launch = _launch(header, bound, block_dim, grid_dim, warp_sync)
+        required = required_size(func, unit.index)
+        launch = _launch(header, bound, block_dim, grid_dim, warp_sync, required and required[0])
         kernel, translator = translate(unit, func, launch, name, header)
+        if required is not None:
+            file, line, col = translator.where(required[1])
+            kernel.required_size = K.RequiredSize(required[0], file or path, line or 1, col or 1)
+            check_required_size(kernel.required_size, block_dim, "the command line")
+            check_required_size(kernel.required_size, header.block_dim, "the header")
         kernel.macros = dict(macros)
         kernel.launch_bounds = bound
         kernel.host_launches = launches_of(translator, func, kernel, calls)
