@@ -489,7 +489,7 @@ class RequiredSize:
     """OpenCL C's ``__attribute__((reqd_work_group_size(X, Y, Z)))`` on a kernel: the only
     local size it may be enqueued with (OpenCL C 1.2 §6.7.2), so the block size it is checked
     under; ``file:line:col`` is where it is written (a launch stating another size is bad
-    input, :func:`kpl.frontend.kernels.check_required_size`)."""
+    input, :func:`kpl.frontend.opencl.check_required_size`)."""
 
     dims: tuple[int, int, int]
     file: str

@@ -163,7 +163,7 @@ def read_compile_command(opts: KernelOptions) -> None:
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel) -> list[LaunchChoice]:
     """Every launch ``kernel`` is checked under (the order of :mod:`autosync.pipeline.launch`)."""
     from autosync.pipeline.launch import SYMBOLIC, LaunchChoice, host_choices
-    from kpl.frontend.kernels import check_required_size
+    from kpl.frontend.opencl import check_required_size
     from kpl.launch import SIZE_NAMES, dim_text
     from kpl.launchfacts import restrict_unused
     name = kernel.name

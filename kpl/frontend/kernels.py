@@ -25,7 +25,8 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.host import foreign_launches, host_calls, launches_of
-from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
+from kpl.frontend.opencl import check_required_size, is_kernel, language_of, normalize, pointee_space
+from kpl.frontend.opencl import required_size as opencl_required_size
 from kpl.frontend.opencl_host import opencl_launches
 from kpl.frontend.state import PointerBinding, PointsTo, RetryTranslation, ScalarMemory, Split, Unit
 from kpl.frontend.stmts import StmtsTranslation
@@ -241,33 +242,6 @@ def launch_bounds(func: Node, index: tree.DeclIndex) -> int | None:
     return None
 
 
-def required_size(func: Node, index: tree.DeclIndex) -> tuple[tuple[int, int, int], Node] | None:
-    """X, Y, Z of OpenCL C's ``__attribute__((reqd_work_group_size(X, Y, Z)))`` (constant
-    expressions) and the attribute's node, or None."""
-    for attr in tree.children(func):
-        if tree.kind(attr) == "ReqdWorkGroupSizeAttr" and len(tree.children(attr)) == 3:
-            x, y, z = (ConstEval(index).value(c) for c in tree.children(attr))
-            if x is None or y is None or z is None:
-                return None  # clang rejects a size that is not constant: not reached
-            return (x, y, z), attr
-    return None
-
-
-def check_required_size(required: K.RequiredSize, stated: Any, source: str) -> None:
-    """Bad input where ``source`` (the command line, the header, the configuration, a host
-    launch) states a local size other than the one ``reqd_work_group_size`` requires: such a
-    launch does not run (``CL_INVALID_WORK_GROUP_SIZE``), so no verdict for it means anything.
-    A dimension ``stated`` leaves open (None, an expression) is no conflict."""
-    given = _dims(stated) if stated is None or isinstance(stated, int) \
-        else tuple(v if isinstance(v, int) else None for v in stated)
-    if given is None or all(g is None or g == r for g, r in zip(given, required.dims, strict=False)):
-        return
-    x, y, z = required.dims
-    shown = "[" + ",".join("*" if g is None else str(g) for g in given) + "]"
-    raise KplError(f"reqd_work_group_size({x}, {y}, {z}) conflicts with the local size {shown} of "
-                   f"{source}", required.file, required.line, required.col)
-
-
 def _dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
     if value is None:
         return None
@@ -357,7 +331,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     for func, name in _kernels(unit):
         check_errors(result, unit, func, path)
         bound = launch_bounds(func, unit.index)
-        required = required_size(func, unit.index)
+        required = opencl_required_size(func, unit.index)
         launch = _launch(header, bound, block_dim, grid_dim, warp_sync, required and required[0])
         kernel, translator = translate(unit, func, launch, name, header)
         if required is not None:
