@@ -25,6 +25,9 @@ orders several insertions at one offset (inner closing before outer closing, out
 before inner opening), so any number of edits -- from several kernels of one file -- compose.
 The barrier text itself comes from a jinja2 template per target (``templates/<target>.j2``),
 given the anchor's barrier kind (``kind``: ``block`` or ``warp``, i.e. ``__syncwarp();``).
+One more edit changes a barrier the user wrote: :func:`widen_edit` ORs a fence flag into an
+OpenCL ``barrier(...)``'s first argument where ``fix`` widens it instead of adding a barrier
+(:mod:`autosync.algorithm.fences`).
 
 Why one module of ~470 lines: finding where "after ℓ" lies in the text, adding braces around
 an unbraced body and ranking several insertions at one offset are one computation over the
