@@ -267,6 +267,19 @@ def test_fix_does_not_widen_where_a_new_barrier_is_cheaper(tmp_path: Path) -> No
     assert not res.fixes[0].result.widened
 
 
+def test_fix_leaves_a_barrier_without_fences_as_written(tmp_path: Path) -> None:
+    """``barrier(0)`` orders no memory and has no fence price: ``fix`` adds a barrier after it
+    rather than widening it (and does not fail)."""
+    path = tmp_path / "b0.cl"
+    path.write_text("//xfail:data-race\n//--local_size=64 --num_groups=2\n"
+                    "__kernel void k(__global int *data, __global int *out) {\n"
+                    "  size_t g = get_global_id(0);\n  data[g] = 1;\n  barrier(0);\n"
+                    "  out[g] = data[g ^ 1];\n}\n")
+    res = _fix(path)
+    assert "  barrier(0);\n" in res.patched and not res.fixes[0].result.widened
+    assert _added_lines(res.original, res.patched) == ["barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+
+
 @pytest.mark.parametrize(("call", "widened"), [
     ("barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"),
     ("work_group_barrier( FLAGS , memory_scope_work_group);",

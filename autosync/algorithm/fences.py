@@ -89,8 +89,10 @@ def widen_instead(kernel: K.Kernel, inserted: dict[int, int], oracle: Oracle, co
     removed: set[int] = set()
     calls = 0
     stmts = list(K.walk_stmts(kernel.body))
+    # a barrier ordering no memory (``barrier(0)``, an image fence) has no price in FENCE_COST:
+    # it is left as written
     user = [s for s in stmts if isinstance(s, K.Barrier) and s.label not in inserted and not s.kind.warp
-            and s.fences != ALL_FENCES and widenable(s)]
+            and s.fences in FENCE_COST and s.fences != ALL_FENCES and widenable(s)]
     for new in [s for s in stmts if isinstance(s, K.Barrier) and s.label in inserted and not s.kind.warp]:
         price = costs.cost(inserted[new.label]) * FENCE_COST[new.fences]
         options = sorted((costs.cost(u.label) * (FENCE_COST[u.fences | new.fences] - FENCE_COST[u.fences]), i)
