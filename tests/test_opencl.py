@@ -180,6 +180,9 @@ def test_unsupported_constructs_are_errors() -> None:
         parse_kernel_text("__kernel void k(__global int *a, int f) { barrier(f); }", "f.cl")
     with pytest.raises(KplError, match="no __kernel function"):
         parse_kernel_text("void f(void) {}", "f.cl")
+    with pytest.raises(KplError, match=r"call to 'write_imagef' \(image write\), which AutoSync does not model"):
+        parse_kernel_text("__kernel void k(write_only image2d_t i) { write_imagef(i, (int2)(0, 0), "
+                          "(float4)(1.0f)); }", "w.cl")
 
 
 def test_language_option_reads_any_file_as_opencl() -> None:
@@ -201,10 +204,7 @@ def test_cl_std_versions() -> None:
 
 def test_fix_chooses_the_cheapest_fence(tmp_path: Path) -> None:
     """A local race gets ``barrier(CLK_LOCAL_MEM_FENCE)``; a global one both flags."""
-    local = fix_kernels(KernelOptions.build(str(KERNELS / "local_reverse_racy.cl")), oracle="sdv",
-                        timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True, naive=False,
-                        target="cuda")
-    assert local.status == "fixed" and local.patched is not None
+    local = _fix(KERNELS / "local_reverse_racy.cl")
     added = _added_lines(local.original, local.patched)
     assert added == ["barrier(CLK_LOCAL_MEM_FENCE);"]
     glob = _fix(KERNELS / "global_fence_racy_fresh.cl")

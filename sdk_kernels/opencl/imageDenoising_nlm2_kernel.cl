@@ -4,11 +4,9 @@
 // Non-local-means denoising, "NLM2" variant, as its CUDA twin
 // (../imageDenoising_nlm2_kernel.cu), in OpenCL C: the group-to-group similarity weights
 // are computed once per group (one per work-item of an 8x8 group) and shared through local
-// memory, then every pixel filters its window with those weights.  The CUDA twin reads a
-// texture; AutoSync's OpenCL C front end has no image types yet, so the image is a
-// read-only __global buffer here, read at the nearest pixel clamped to the edge (what the
-// texture's point sampling and clamp addressing return).  Read-only either way: its reads
-// race with nothing.
+// memory, then every pixel filters its window with those weights.  The CUDA twin's
+// texture is a read-only image here, read through a sampler with the texture's settings
+// (unnormalised coordinates, clamped to the edge, nearest pixel).
 
 #define BLOCKDIM_X 8
 #define BLOCKDIM_Y 8
@@ -21,16 +19,16 @@
 
 typedef unsigned int TColor;
 
+__constant sampler_t texSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+
 float lerpf(float a, float b, float c) { return a + (b - a) * c; }
 
 float vecLen(float4 a, float4 b) {
   return (b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y) + (b.z - a.z) * (b.z - a.z);
 }
 
-float4 fetchColor(__global const uchar4 *image, int imageW, int imageH, float x, float y) {
-  int px = clamp((int)floor(x), 0, imageW - 1);
-  int py = clamp((int)floor(y), 0, imageH - 1);
-  uchar4 c = image[py * imageW + px];
+float4 fetchColor(read_only image2d_t image, float x, float y) {
+  uint4 c = read_imageui(image, texSampler, (float2)(x, y));
   return (float4)(c.x / 255.0f, c.y / 255.0f, c.z / 255.0f, 0.0f);
 }
 
@@ -38,7 +36,7 @@ TColor make_color(float r, float g, float b, float a) {
   return ((int)(a * 255.0f) << 24) | ((int)(b * 255.0f) << 16) | ((int)(g * 255.0f) << 8) | ((int)(r * 255.0f) << 0);
 }
 
-__kernel void NLM2(__global TColor *dst, __global const uchar4 *image, int imageW, int imageH, float Noise,
+__kernel void NLM2(__global TColor *dst, read_only image2d_t image, int imageW, int imageH, float Noise,
                    float lerpC) {
   __requires(imageW == 640);
   __requires(imageH == 480);
@@ -60,8 +58,8 @@ __kernel void NLM2(__global TColor *dst, __global const uchar4 *image, int image
     float weight = 0;
     for (float n = -NLM_BLOCK_RADIUS; n <= NLM_BLOCK_RADIUS; n++)
       for (float m = -NLM_BLOCK_RADIUS; m <= NLM_BLOCK_RADIUS; m++)
-        weight += vecLen(fetchColor(image, imageW, imageH, cx + m, cy + n),
-                         fetchColor(image, imageW, imageH, x + m, y + n));
+        weight += vecLen(fetchColor(image, cx + m, cy + n),
+                         fetchColor(image, x + m, y + n));
 
     // geometric distance from the window centre
     float dist = ((int)get_local_id(0) - NLM_WINDOW_RADIUS) * ((int)get_local_id(0) - NLM_WINDOW_RADIUS) +
@@ -83,7 +81,7 @@ __kernel void NLM2(__global TColor *dst, __global const uchar4 *image, int image
     for (float i = -NLM_WINDOW_RADIUS; i <= NLM_WINDOW_RADIUS + 1; i++) {
       for (float j = -NLM_WINDOW_RADIUS; j <= NLM_WINDOW_RADIUS + 1; j++) {
         float weightIJ = fWeights[idx++];
-        float4 clrIJ = fetchColor(image, imageW, imageH, x + j, y + i);
+        float4 clrIJ = fetchColor(image, x + j, y + i);
         clr.x += clrIJ.x * weightIJ;
         clr.y += clrIJ.y * weightIJ;
         clr.z += clrIJ.z * weightIJ;
@@ -98,7 +96,7 @@ __kernel void NLM2(__global TColor *dst, __global const uchar4 *image, int image
     clr.y *= sumWeights;
     clr.z *= sumWeights;
     float lerpQ = (fCount > NLM_LERP_THRESHOLD) ? lerpC : 1.0f - lerpC;
-    float4 clr00 = fetchColor(image, imageW, imageH, x, y);
+    float4 clr00 = fetchColor(image, x, y);
     clr.x = lerpf(clr.x, clr00.x, lerpQ);
     clr.y = lerpf(clr.y, clr00.y, lerpQ);
     clr.z = lerpf(clr.z, clr00.z, lerpQ);
