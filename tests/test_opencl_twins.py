@@ -114,8 +114,7 @@ def test_sdk_twins(stem: str) -> None:
     diff = SDK_TWIN_DIFFERENCES.get(stem, TwinDifference("none"))
     cu, cl = kernel_of(SDK / f"{stem}.cu"), kernel_of(SDK / "opencl" / f"{stem}.cl")
     assert len(barriers(cl)) == len(barriers(cu)) + diff.extra_barriers
-    cu_dev, cl_dev = SDVOracle().check(cu), SDVOracle().check(cl)
-    assert cu_dev.verified
+    cl_dev = SDVOracle().check(cl)  # the CUDA kernel's: tests/test_sdv.py, test_pass_kernels_verify
     assert cl_dev.verified == (not diff.developer_races)
     assert sorted({r.array for r in cl_dev.races}) == sorted(diff.developer_races)
     # what ``compare`` synthesizes (its developer-barrier bookkeeping left out: not compared)
