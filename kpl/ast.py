@@ -487,6 +487,19 @@ class Param:
     mem: Memory | None = None
 
 
+@dataclass(frozen=True)
+class RequiredSize:
+    """OpenCL C's ``__attribute__((reqd_work_group_size(X, Y, Z)))`` on a kernel: the only
+    local size it may be enqueued with (OpenCL C 1.2 §6.7.2), so the block size it is checked
+    under; ``file:line:col`` is where it is written (a launch stating another size is bad
+    input, :func:`kpl.frontend.opencl.check_required_size`)."""
+
+    dims: tuple[int, int, int]
+    file: str
+    line: int
+    col: int
+
+
 @dataclass(eq=False)
 class Kernel:
     """One ``__global__`` function, lowered to KPL.
@@ -508,6 +521,7 @@ class Kernel:
     expected: dict[str, str] = field(default_factory=dict)
     uses_named_barriers: bool = False
     launch_bounds: int | None = None  # ``__launch_bounds__(N)``: at most N threads a block
+    required_size: RequiredSize | None = field(default=None, repr=False)  # reqd_work_group_size
     next_label: int = 0
     macros: dict[str, Any] = field(default_factory=dict, repr=False)  # name -> kpl.macros.MacroDef (#defines)
     language: str = field(default="cuda", repr=False)  # or "opencl" (kpl.frontend.opencl)

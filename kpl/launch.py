@@ -144,17 +144,34 @@ def dim_text(dims: Dim3, name: str) -> str:
 
 def dim3_text(dims: Dim3) -> str:
     """A launch argument as CUDA code writes it: ``4``, ``dim3(16, 8)``, ``dim3(8, 4, 2)``;
-    ``*`` for a symbolic dimension (the one spelling of ``<<<grid, block>>>`` sizes, for the
-    reports and the witnesses of :mod:`oracle.base`)."""
+    ``*`` for a symbolic dimension (the one spelling of ``<<<grid, block>>>`` sizes)."""
     x, y, z = ("*" if d is None else str(d) for d in dims)
     return x if (y, z) == ("1", "1") else f"dim3({x}, {y})" if z == "1" else f"dim3({x}, {y}, {z})"
 
 
-def launch_text(launch: Launch) -> str:
-    """The launch in one line: ``blockDim=[*,*,1] gridDim=[*,*,1]``; ``*`` is any value CUDA
-    allows."""
-    return dim_text(launch.block_dim, "blockDim") + " " + dim_text(launch.grid_dim, "gridDim")
+#: the names of the block and grid sizes in each language: CUDA's built-ins, and the words
+#: of GPUVerify's OpenCL header (``//--local_size=64 --num_groups=128``, :mod:`kpl.header`)
+SIZE_NAMES = {"cuda": ("blockDim", "gridDim"), "opencl": ("local_size", "num_groups")}
+
+
+def call_text(grid: Dim3, block: Dim3, language: str) -> str:
+    """A launch as a person replays it in the kernel's language (the one spelling, for the
+    witnesses of :mod:`oracle.base` and the reports of :mod:`autosync.pipeline.launch`):
+    CUDA's ``<<<64, dim3(16, 16)>>>``; for OpenCL C, which has no launch syntax in the kernel
+    language, the sizes as its header states them: ``local_size=[16,16,1] num_groups=[4,4,1]``
+    (the host's ``clEnqueueNDRangeKernel`` takes ``local_size`` and their product)."""
+    if language == "opencl":
+        names = SIZE_NAMES[language]
+        return f"{dim_text(block, names[0])} {dim_text(grid, names[1])}"
+    return f"<<<{dim3_text(grid)}, {dim3_text(block)}>>>"
+
+
+def launch_text(launch: Launch, language: str) -> str:
+    """The sizes in one line, in the kernel's language: ``blockDim=[*,*,1] gridDim=[*,*,1]``
+    (``*`` is any value the language allows), or OpenCL's ``local_size=64 num_groups=4``."""
+    names = SIZE_NAMES[language]
+    return dim_text(launch.block_dim, names[0]) + " " + dim_text(launch.grid_dim, names[1])
 
 
 __all__ = ["LaunchDim", "Dim3", "Launch", "MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM", "MAX_GRID_DIM",
-           "representative", "dim_text", "dim3_text", "launch_text"]
+           "representative", "SIZE_NAMES", "call_text", "dim_text", "dim3_text", "launch_text"]

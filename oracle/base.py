@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Protocol, overload, runtime_checkable
 
 from kpl.ast import Kernel, Space
-from kpl.launch import dim3_text
+from kpl.launch import call_text
 
 
 class AccessKind(str, Enum):
@@ -52,11 +52,6 @@ def conflicts(a: AccessKind | str, b: AccessKind | str) -> bool:
 Dim3 = tuple[int, int, int]
 #: a scalar parameter's value in a witness (a float only where an oracle knows it)
 ParamValue = int | float | bool
-
-
-def launch_text(grid_dim: Dim3, block_dim: Dim3) -> str:
-    """A launch as CUDA code writes it: ``<<<64, 256>>>``, ``<<<dim3(4, 4), dim3(16, 16)>>>``."""
-    return f"<<<{dim3_text(grid_dim)}, {dim3_text(block_dim)}>>>"
 
 
 def _value_text(v: ParamValue) -> str:
@@ -93,24 +88,30 @@ class Witness:
         return dataclasses.replace(self, thread1=self.thread2, thread2=self.thread1,
                                    block1=self.block2, block2=self.block1)
 
-    def conditions(self) -> str:
-        """The launch and the parameter values: ``launch <<<64, 256>>> when n = 3, pitch = 0``
-        (empty when the oracle gave neither)."""
+    def conditions(self, language: str) -> str:
+        """The launch and the parameter values, the launch spelled in the kernel's
+        ``language`` (:func:`kpl.launch.call_text`): ``launch <<<64, 256>>> when n = 3,
+        pitch = 0``, ``launch local_size=256 num_groups=64`` (empty when the oracle gave
+        neither)."""
         parts = []
         if self.block_dim is not None and self.grid_dim is not None:
-            parts.append(f"launch {launch_text(self.grid_dim, self.block_dim)}")
+            parts.append(f"launch {call_text(self.grid_dim, self.block_dim, language)}")
         if self.params:
             parts.append("when " + ", ".join(f"{n} = {_value_text(v)}" for n, v in self.params))
         return " ".join(parts)
 
-    def describe(self) -> str:
+    def describe(self, language: str) -> str:
+        """The witness in words, in the terms of the kernel's ``language``: ``threads 3 and 5
+        of block 0, index 4; launch <<<1, 64>>>`` for CUDA, ``work-items 3 and 5 of group
+        0, …; launch local_size=64 num_groups=1`` for OpenCL C."""
         tid = dim3_id
-        where = f"of blocks {tid(self.block1)} and {tid(self.block2)}" if self.inter_block \
-            else f"of block {tid(self.block1)}"
-        text = f"threads {tid(self.thread1)} and {tid(self.thread2)} {where}"
+        item, group = ("work-items", "group") if language == "opencl" else ("threads", "block")
+        where = f"of {group}s {tid(self.block1)} and {tid(self.block2)}" if self.inter_block \
+            else f"of {group} {tid(self.block1)}"
+        text = f"{item} {tid(self.thread1)} and {tid(self.thread2)} {where}"
         if self.index is not None:
             text += f", index {self.index}"
-        cond = self.conditions()
+        cond = self.conditions(language)
         return f"{text}; {cond}" if cond else text
 
 

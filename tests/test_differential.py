@@ -51,7 +51,7 @@ def disagreements(kernel: Kernel, dynamic: Verdict, sdv: Verdict,
         if (race.first, race.second, race.array) not in sdv_pairs:
             problems.append(f"dynamic race <{race.first}, {race.second}> on {race.array} "
                             f"({race.kind}, depth {race.loop_depth}, "
-                            f"{race.witness.describe() if race.witness else '?'}) missed by sdv")
+                            f"{race.witness.describe(kernel.language) if race.witness else '?'}) missed by sdv")
     sdv_divs = {d.label for d in sdv.divergences}
     for div in dynamic.divergences:
         if div.label not in sdv_divs:

@@ -1,8 +1,9 @@
 """OpenCL C kernels through the pipeline (issue 29): the front end (``-x cl`` with our own
 declarations, :mod:`kpl.frontend.opencl`), fence semantics of ``barrier(flags)`` in the
 oracles, ``fix`` choosing the cheapest fence, GPUVerify's OpenCL header forms, the command
-line / JSON / SARIF / folders / language server on ``.cl`` files, and the OpenCL twins of
-the micro-benchmarks and of some SDK kernels (same placements and oracle calls as CUDA).
+line / JSON / SARIF / folders / language server on ``.cl`` files.  The OpenCL twins of the
+micro-benchmarks and SDK kernels are compared with their CUDA kernels in
+``test_opencl_twins.py``.
 """
 
 from __future__ import annotations
@@ -14,28 +15,25 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from autosync.algorithm.synthesis import synthesize
 from autosync.commands.batch import expand
 from autosync.commands.cli import app
-from autosync.commands.compare import compare_kernel
 from autosync.lsp.analysis import Options, analyze, fix_text
 from autosync.lsp.server import _is_kernel_file
 from autosync.pipeline.core import fix_kernels
 from autosync.pipeline.options import KernelOptions
+from autosync.pipeline.outcome import FixOutcome
 from kpl import ast as K
 from kpl.errors import KplError
 from kpl.frontend import load_kernels
 from kpl.frontend.kernels import parse_kernel_text
 from kpl.frontend.opencl_host import opencl_launches
 from kpl.header import parse_header
-from kpl.labels import LabelTree
 from kpl.transform import strip_barriers
 from oracle.dynamic import DynamicOracle
 from oracle.sdv import SDVOracle
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "tests" / "kernels" / "opencl"
-MICRO = ROOT / "microbench"
 SDK = ROOT / "sdk_kernels"
 
 
@@ -163,11 +161,28 @@ def test_swizzles_and_vector_literals() -> None:
     assert SDVOracle().check(racy).races
 
 
+@pytest.mark.parametrize(("index", "racy"), [("l", False), ("clamp(l, 0, 31)", True)])
+def test_math_functions_are_values(index: str, racy: bool) -> None:
+    """The functions of our OpenCL math header (``sqrt``, ``clamp``, ``clz`` …) are pure
+    values, as CUDA's math functions: a kernel using them is analysed, and an index made by
+    one still races (the twin: work-items 31 to 63 all write ``s[31]``)."""
+    text = ("//--local_size=64 --num_groups=1\n"
+            "__kernel void k(__global float *a, __local float *s) {\n"
+            "  int l = get_local_id(0);\n"
+            "  float v = sqrt(a[l]) + (float)clz((uint)l);\n"
+            f"  s[{index}] = v;\n}}\n")
+    verdict = SDVOracle().check(parse_kernel_text(text, "m.cl"))
+    assert bool(verdict.races) == racy and not verdict.unknowns
+
+
 def test_unsupported_constructs_are_errors() -> None:
     with pytest.raises(KplError, match="flags of 'barrier' are not a constant"):
         parse_kernel_text("__kernel void k(__global int *a, int f) { barrier(f); }", "f.cl")
     with pytest.raises(KplError, match="no __kernel function"):
         parse_kernel_text("void f(void) {}", "f.cl")
+    with pytest.raises(KplError, match=r"call to 'write_imagef' \(image write\), which AutoSync does not model"):
+        parse_kernel_text("__kernel void k(write_only image2d_t i) { write_imagef(i, (int2)(0, 0), "
+                          "(float4)(1.0f)); }", "w.cl")
 
 
 def test_language_option_reads_any_file_as_opencl() -> None:
@@ -189,18 +204,103 @@ def test_cl_std_versions() -> None:
 
 def test_fix_chooses_the_cheapest_fence(tmp_path: Path) -> None:
     """A local race gets ``barrier(CLK_LOCAL_MEM_FENCE)``; a global one both flags."""
-    local = fix_kernels(KernelOptions.build(str(KERNELS / "local_reverse_racy.cl")), oracle="sdv",
-                        timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True, naive=False,
-                        target="cuda")
-    assert local.status == "fixed" and local.patched is not None
+    local = _fix(KERNELS / "local_reverse_racy.cl")
     added = _added_lines(local.original, local.patched)
     assert added == ["barrier(CLK_LOCAL_MEM_FENCE);"]
-    glob = fix_kernels(KernelOptions.build(str(KERNELS / "global_fence_racy.cl")), oracle="sdv",
-                       timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True, naive=False,
-                       target="cuda")
-    assert glob.status == "fixed" and glob.patched is not None
+    glob = _fix(KERNELS / "global_fence_racy_fresh.cl")
     assert _added_lines(glob.original, glob.patched) == [
         "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+
+
+def _fix(path: Path) -> FixOutcome:
+    res = fix_kernels(KernelOptions.build(str(path)), oracle="sdv", timeout=120, solver="rc2", lc=100,
+                      ic=0.5, use_facts=True, naive=False, target="cuda")
+    assert res.status == "fixed" and res.patched is not None
+    return res
+
+
+def test_fix_widens_the_users_local_barrier() -> None:
+    """A global race across the user's ``barrier(CLK_LOCAL_MEM_FENCE)``: widening its flags
+    costs half a barrier, a second barrier a whole one, so ``fix`` widens it in place (every
+    other byte kept) and inserts nothing."""
+    path = KERNELS / "global_fence_racy.cl"
+    res = _fix(path)
+    text = path.read_text()
+    assert res.patched == text.replace("barrier(CLK_LOCAL_MEM_FENCE);",
+                                       "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+    (fix,) = res.fixes
+    assert not fix.result.placement.anchors and list(fix.result.widened.values()) == [K.ALL_FENCES]
+    out = invoke("fix", "--check", path).output
+    assert "would widen the fences of 1 barrier (run " in out
+    doc = json.loads(invoke("fix", "--diff", "--format", "json", path).stdout)
+    assert doc["widened"] == [{"kernel": "neighbour", "line": 8, "column": 3, "fences": ["global", "local"]}]
+    assert doc["barriers"] == []
+
+
+def test_fix_does_not_widen_a_barrier_the_race_does_not_cross() -> None:
+    """The racy twin: the global race lies before the user's local barrier, so widening it
+    does not verify (one oracle call, undone): a new barrier with both fences goes between
+    the accesses and the user's barrier keeps its flags."""
+    path = KERNELS / "global_fence_racy_fresh.cl"
+    res = _fix(path)
+    assert "  barrier(CLK_LOCAL_MEM_FENCE);\n" in res.patched
+    assert _added_lines(res.original, res.patched) == ["barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+    assert not res.fixes[0].result.widened
+
+
+def test_fix_does_not_widen_where_a_new_barrier_is_cheaper(tmp_path: Path) -> None:
+    """The user's local barriers are in a loop: a global fence there costs LC/2 = 50, a new
+    barrier after the loop 1, so the new barrier it is; the loop's barriers are kept as written."""
+    text = ("//xfail:data-race\n//--local_size=64 --num_groups=4\n"
+            "__kernel void k(__global int *data, __global int *out, __local int *t) {\n"
+            "  size_t g = get_global_id(0), l = get_local_id(0);\n"
+            "  data[g] = (int)l;\n"
+            "  for (int i = 0; i < 4; i++) {\n"
+            "    t[l] = i;\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
+            "    out[g] += t[l ^ 1];\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n"
+            "  out[g] += data[g ^ 1];\n}\n")
+    path = tmp_path / "loop.cl"
+    path.write_text(text)
+    res = _fix(path)
+    assert res.patched.count("    barrier(CLK_LOCAL_MEM_FENCE);\n") == 2
+    assert _added_lines(res.original, res.patched) == ["barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+    assert not res.fixes[0].result.widened
+
+
+def test_fix_leaves_a_barrier_without_fences_as_written(tmp_path: Path) -> None:
+    """``barrier(0)`` orders no memory and has no fence price: ``fix`` adds a barrier after it
+    rather than widening it (and does not fail)."""
+    path = tmp_path / "b0.cl"
+    path.write_text("//xfail:data-race\n//--local_size=64 --num_groups=2\n"
+                    "__kernel void k(__global int *data, __global int *out) {\n"
+                    "  size_t g = get_global_id(0);\n  data[g] = 1;\n  barrier(0);\n"
+                    "  out[g] = data[g ^ 1];\n}\n")
+    res = _fix(path)
+    assert "  barrier(0);\n" in res.patched and not res.fixes[0].result.widened
+    assert _added_lines(res.original, res.patched) == ["barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"]
+
+
+@pytest.mark.parametrize(("call", "widened"), [
+    ("barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"),
+    ("work_group_barrier( FLAGS , memory_scope_work_group);",
+     "work_group_barrier( FLAGS | CLK_GLOBAL_MEM_FENCE , memory_scope_work_group);"),
+    ("barrier(1 ? CLK_LOCAL_MEM_FENCE : 0);", "barrier((1 ? CLK_LOCAL_MEM_FENCE : 0) | CLK_GLOBAL_MEM_FENCE);"),
+    ("SYNC;", None),  # written by a macro: not widened in place
+])
+def test_widen_edit_keeps_the_users_bytes(call: str, widened: str | None) -> None:
+    from autosync.render.patch import apply_edits, widen_edit
+
+    text = ("//--local_size=64 --num_groups=1\n#define FLAGS CLK_LOCAL_MEM_FENCE\n"
+            "#define SYNC barrier(CLK_LOCAL_MEM_FENCE)\n"
+            f"__kernel void k(__local int *t) {{\n  t[get_local_id(0)] = 1;\n  {call}\n}}\n")
+    kernel = parse_kernel_text(text, "w.cl")
+    (bar,) = barriers(kernel)
+    if widened is None:
+        with pytest.raises(ValueError):
+            widen_edit(kernel, bar, "CLK_GLOBAL_MEM_FENCE")
+        return
+    out = apply_edits(text, [widen_edit(kernel, bar, "CLK_GLOBAL_MEM_FENCE")]).text
+    assert out == text.replace(call, widened)
 
 
 def test_fix_adds_a_barrier_next_to_the_wait() -> None:
@@ -250,6 +350,61 @@ def test_bad_global_size(line: str, message: str) -> None:
         parse_header(f"//pass\n{line}\n", "h.cl")
 
 
+_REQD = """__kernel __attribute__((reqd_work_group_size(%s)))
+void slots(__global int *out, __local int *s) {
+  size_t l = get_local_id(0);
+  s[l %% 32] = (int)l;
+  out[get_global_id(0)] = (int)l;
+}
+"""
+
+
+@pytest.mark.parametrize(("size", "code"), [("32, 1, 1", 0), ("64, 1, 1", 1)])  # 64: l and l + 32 share a slot
+def test_reqd_work_group_size_is_the_block(tmp_path: Path, size: str, code: int) -> None:
+    """``reqd_work_group_size`` gives the local size (no header needed): 32 work-items write
+    32 distinct slots; its racy twin requires 64, and work-items l and l + 32 collide."""
+    path = tmp_path / "slots.cl"
+    path.write_text(_REQD % size)
+    res = invoke("check", path, "--format", "json")
+    assert res.exit_code == code, res.output
+    launch = json.loads(res.stdout)["kernels"][0]["launch"]
+    assert launch["blockDim"] == [int(size.split(",")[0]), 1, 1]
+    assert launch["source"].startswith(f"blockDim: reqd_work_group_size at {path}:1")
+    kernel = parse_kernel_text(_REQD % size, "slots.cl")
+    assert kernel.launch.block_dim == (int(size.split(",")[0]), 1, 1)
+    assert bool(SDVOracle().check(kernel).races) == bool(code)
+
+
+def test_reqd_work_group_size_agrees_with_the_header() -> None:
+    text = "//pass\n//--local_size=[16,4] --num_groups=[2,2]\n" + _REQD % "16, 4, 1"
+    kernel = parse_kernel_text(text, "slots.cl")
+    assert kernel.launch.block_dim == (16, 4, 1) and kernel.launch.grid_dim == (2, 2, 1)
+    assert kernel.required_size is not None and kernel.required_size.dims == (16, 4, 1)
+
+
+@pytest.mark.parametrize(("header", "flags", "host", "stated"), [
+    ("//pass\n//--local_size=64 --num_groups=4\n", [], "", "[64,1,1] of the header"),
+    ("", ["--blockDim", "16"], "", "[16,1,1] of the command line"),
+    ("", [], "64", "[64,1,1] of the host launch at "),
+])
+def test_reqd_work_group_size_conflicts_are_bad_input(tmp_path: Path, header: str, flags: list[str],
+                                                      host: str, stated: str) -> None:
+    """Another local size from the header, the command line or a host launch is bad input
+    (that launch does not run): one line at the attribute, exit 2."""
+    text = header + _REQD % "32, 1, 1"
+    if host:
+        text += _HOST % ("slots", f"  size_t global[1] = {{N}};\n  size_t local[1] = {{{host}}};\n",
+                         "1", "local")
+    path = tmp_path / "conflict.cl"
+    path.write_text(text)
+    res = invoke("check", path, *flags)
+    assert res.exit_code == 2
+    line = 1 + header.count("\n")
+    assert res.output.strip().splitlines()[-1].startswith(
+        f"{path}:{line}:25: error: reqd_work_group_size(32, 1, 1) conflicts with the local size {stated}")
+    assert "Traceback" not in res.output
+
+
 # --------------------------------------------------------------------------- command line
 
 
@@ -295,6 +450,43 @@ def test_folders_include_cl_files() -> None:
     assert sorted(Path(f).name for f in files) == CASES
 
 
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+def test_witness_in_opencl_terms(oracle: str) -> None:
+    """A witness of a ``.cl`` kernel names work-items and groups and its launch in the
+    header's words (no CUDA ``<<<…>>>``), in text, JSON and the language server alike."""
+    path = KERNELS / "global_fence_racy.cl"  # --local_size=128 --num_groups=8
+    res = invoke("check", path, "--oracle", oracle)
+    assert res.exit_code == 1
+    line = next(ln for ln in res.output.splitlines() if ": error: " in ln)
+    assert re.search(r"\(work-items \d+ and \d+ of group \d+, index \d+; "
+                     r"launch local_size=128 num_groups=8\)$", line), line
+    doc = json.loads(invoke("check", path, "--oracle", oracle, "--format", "json").stdout)
+    (race,) = [r for k in doc["kernels"] for r in k["races"]]
+    assert race["witness"]["description"].endswith("launch local_size=128 num_groups=8")
+    result = analyze(str(path), path.read_text(), Options(oracle=oracle))
+    messages = [p.message for p in result.problems if p.kind == "race"]
+    assert messages and all("work-items" in m and "<<<" not in m for m in messages)
+
+
+def test_launch_line_in_opencl_terms(tmp_path: Path) -> None:
+    """The report tells a kernel's launches apart by their sizes in OpenCL's words: two
+    enqueues of one kernel with different local sizes, each checked on its own line."""
+    kernel = (KERNELS / "local_reverse.cl").read_text().split("\n", 2)[2]  # no header
+    host = ("\n#ifndef __OPENCL_C_VERSION__\n#include <CL/cl.h>\n"
+            "void host(cl_command_queue q, cl_program p) {\n  cl_int err;\n"
+            "  cl_kernel k = clCreateKernel(p, \"reverse\", &err);\n"
+            "  size_t global[1] = {1024};\n  size_t a[1] = {64};\n  size_t b[1] = {32};\n"
+            "  clEnqueueNDRangeKernel(q, k, 1, NULL, global, a, 0, NULL, NULL);\n"
+            "  clEnqueueNDRangeKernel(q, k, 1, NULL, global, b, 0, NULL, NULL);\n}\n#endif\n")
+    path = tmp_path / "two.cl"
+    path.write_text(kernel + host)
+    res = invoke("check", path)
+    summaries = [ln for ln in res.output.splitlines() if ": kernel 'reverse' (" in ln]
+    assert len(summaries) == 2 and "<<<" not in res.output, res.output
+    sizes = sorted(re.sub(r".*\(launch (.*) at .*", r"\1", ln) for ln in summaries)
+    assert sizes == ["local_size=32 num_groups=32", "local_size=64 num_groups=16"]
+
+
 # --------------------------------------------------------------------------- language server
 
 
@@ -306,61 +498,6 @@ def test_language_server_takes_cl_files() -> None:
     assert result.kernels == ["reverse"] and any(p.kind == "race" for p in result.problems)
     fixed = fix_text(path, text, Options(oracle="sdv"))
     assert fixed is not None and "barrier(CLK_LOCAL_MEM_FENCE);" in fixed
-
-
-# --------------------------------------------------------------------------- twins
-
-
-def cuda_to_opencl(text: str) -> str:
-    """The spelling of our OpenCL twins for the CUDA built-ins they use."""
-    text = text.replace("__syncthreads()", "barrier(CLK_LOCAL_MEM_FENCE)")
-    text = re.sub(r"threadIdx\.([xyz])", lambda m: f"get_local_id({'xyz'.index(m.group(1))})", text)
-    text = re.sub(r"blockIdx\.([xyz])", lambda m: f"get_group_id({'xyz'.index(m.group(1))})", text)
-    text = re.sub(r"blockDim\.([xyz])", lambda m: f"get_local_size({'xyz'.index(m.group(1))})", text)
-    return text.replace("__shared__", "__local").replace("__mul24(", "mul24(")
-
-
-def anchors(kernel: K.Kernel, labels: list[int]) -> list[str]:
-    """The statements a placement puts barriers after, as text (line-independent)."""
-    tree = LabelTree(kernel)
-    lines = kernel.source_text.splitlines()
-    out = []
-    for lab in labels:
-        line = tree.line(lab)
-        out.append(lines[line - 1].strip() if line else f"<{lab}>")
-    return sorted(out)
-
-
-MICRO_TWINS = sorted(p.stem for p in (MICRO / "opencl").glob("*.cl"))
-
-
-@pytest.mark.parametrize("stem", MICRO_TWINS)
-def test_microbenchmark_twins(stem: str) -> None:
-    """Table I in OpenCL C: the same placement (statement for statement) and the same number
-    of oracle calls as the CUDA kernel."""
-    cu, cl = kernel_of(MICRO / f"{stem}.cu"), kernel_of(MICRO / "opencl" / f"{stem}.cl")
-    a, b = synthesize(cu, SDVOracle()), synthesize(cl, SDVOracle())
-    assert a.status == b.status == "fixed"
-    assert [cuda_to_opencl(s) for s in anchors(cu, list(a.labels))] == anchors(cl, list(b.labels))
-    assert a.oracle_calls == b.oracle_calls
-
-
-SDK_TWINS = sorted(p.stem for p in (SDK / "opencl").glob("*.cl"))
-
-
-@pytest.mark.parametrize("stem", SDK_TWINS)
-def test_sdk_twins(stem: str) -> None:
-    """Table II in OpenCL C (a subset of the SDK kernels): the developer's barriers verify,
-    and synthesis from the barrier-free kernel places the same barriers after the same
-    statements with as many oracle calls as for the CUDA kernel."""
-    cu, cl = kernel_of(SDK / f"{stem}.cu"), kernel_of(SDK / "opencl" / f"{stem}.cl")
-    assert len(barriers(cu)) == len(barriers(cl))
-    a, b = compare_kernel(cu, SDVOracle(), warp_cost=None), compare_kernel(cl, SDVOracle())
-    assert a.developer_verified and b.developer_verified
-    assert a.synthesis.status == b.synthesis.status
-    assert [cuda_to_opencl(s) for s in anchors(strip_barriers(cu)[0], list(a.synthesis.labels))] \
-        == anchors(strip_barriers(cl)[0], list(b.synthesis.labels))
-    assert a.synthesis.oracle_calls == b.synthesis.oracle_calls
 
 
 # --------------------------------------------------------------------------- host launches

@@ -68,7 +68,7 @@ def test_unsigned_wrap_witness_replays() -> None:
     assert w.thread1 != w.thread2 and i1 == i2 == w.index
     assert s > 0 and w.thread1[0] * s != w.thread2[0] * s  # only because it wraps
     assert w.block_dim == (64, 1, 1) and w.grid_dim == (1, 1, 1)
-    assert f"when s = {s}" in w.describe() and "launch <<<1, 64>>>" in w.describe()
+    assert f"when s = {s}" in w.describe("cuda") and "launch <<<1, 64>>>" in w.describe("cuda")
 
 
 def test_unsigned_wrap_then_conversion_in_range_still_races() -> None:

@@ -124,6 +124,9 @@ class SynthesisResult:
     verdict: Verdict | None = None
     #: OpenCL C: the spaces each anchor's inserted barrier orders (autosync.algorithm.fences)
     fences: dict[int, frozenset[Space]] = field(default_factory=dict)
+    #: OpenCL C: the user's barriers (by label) whose fences ``fix`` widens instead of
+    #: inserting a barrier (autosync.algorithm.fences.widen_user_barriers)
+    widened: dict[int, frozenset[Space]] = field(default_factory=dict)
     tree: LabelTree | None = None
     placement: Placement = EMPTY
 

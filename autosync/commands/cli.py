@@ -276,7 +276,7 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                     from kpl.launch import representative
 
                     opts.notes.append(f"{file}: note: kernel '{k.name}': the dynamic oracle ran only the launches "
-                                      + " and ".join(sizes(r) for r in representative(k.launch)))
+                                      + " and ".join(sizes(r, k.language) for r in representative(k.launch)))
             return results
 
         results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)

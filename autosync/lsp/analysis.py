@@ -352,7 +352,7 @@ class _Locator:
 
 def _race_problems(kernel: Any, loc: _Locator, race: Any, path: str) -> Problem:
     """A race diagnostic on the LATER access (text order), related to the earlier one."""
-    witness = f" ({race.witness.describe()})" if race.witness is not None else ""
+    witness = f" ({race.witness.describe(kernel.language)})" if race.witness is not None else ""
     space = "" if str(getattr(race.space, "value", race.space)) == "shared" else f" {race.space.value}"
     start, end = loc.range(race.second)
     if race.cross_block:  # between blocks: no barrier orders them, so no quick-fix either
@@ -386,7 +386,7 @@ def _verdict_problems(kernel: Any, loc: _Locator, verdict: Any, path: str, oracl
         seen.add(race.key)
         problems.append(_race_problems(kernel, loc, race, path))
     for div in verdict.divergences:
-        witness = f" ({div.witness.describe()})" if div.witness is not None else ""
+        witness = f" ({div.witness.describe(kernel.language)})" if div.witness is not None else ""
         start, end = loc.range(div.label)
         problems.append(Problem(
             "divergence", ERROR,

@@ -54,7 +54,10 @@ from autosync.pipeline.options import KernelOptions, check_launch
 from autosync.pipeline.outcome import FixOutcome, KernelFix
 
 if TYPE_CHECKING:
-    from kpl.ast import Kernel, Space
+    from collections.abc import Callable
+
+    from autosync.render.patch import Edit
+    from kpl.ast import Barrier, Kernel, Space
     from oracle.base import Oracle, Verdict
 
 # --------------------------------------------------------------------------- kernels and oracles
@@ -187,17 +190,18 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
                              on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
         if opencl and res.status == "fixed" and res.kernel is not None:
-            from autosync.algorithm.fences import narrow_fences
+            from autosync.algorithm.fences import narrow_fences, widen_user_barriers
 
             res.fences, calls = narrow_fences(res.kernel, res.barrier_map, orc)
             res.oracle_calls += calls
+            widen_user_barriers(res, orc, lc_ic(lc), lc_ic(ic), _widenable(res.kernel))
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver,
                          target="opencl" if opencl else None)
     for k in kernels:
         if launches[k.name]:
             from kpl.launch import launch_text
 
-            dims = "; ".join(launch_text(g.launch) for g in [k, *launches[k.name]])
+            dims = "; ".join(launch_text(g.launch, g.language) for g in [k, *launches[k.name]])
             outcome.notes.append(f"kernel '{k.name}': one placement for its {len(launches[k.name]) + 1} launch "
                                  f"configurations ({dims}), verified under each")
     bad = [f for f in fixes if f.result.status not in ("verified", "fixed")]
@@ -226,6 +230,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
             try:
                 f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name,
                                      texts=fence_texts(f.result.fences) if opencl else None)
+                f.edits += widen_edits(f, opts.file, outcome.notes)
             except ValueError as exc:
                 problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
         if problem is not None:
@@ -267,6 +272,39 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         outcome.notes.append(f"compile check skipped for target {target}")
     outcome.status = "fixed"
     return outcome
+
+
+def _widenable(kernel: Kernel) -> Callable[[Barrier], bool]:
+    """Whether the renderer can widen a barrier of ``kernel`` in place (its call is in the text)."""
+    from autosync.render.patch import widen_edit
+
+    def can(bar: Barrier) -> bool:
+        try:
+            widen_edit(kernel, bar, "")
+        except ValueError:
+            return False
+        return True
+    return can
+
+
+def widen_edits(f: KernelFix, file: str, notes: list[str]) -> list[Edit]:
+    """The in-place edits of the user's barriers whose fences ``fix`` widened (the flags they
+    lack ORed into their first argument), with a note for each."""
+    from autosync.algorithm.fences import FLAG_NAMES
+    from autosync.render.patch import widen_edit
+    from kpl.ast import Barrier, walk_stmts
+
+    res = f.result
+    out = []
+    for bar in walk_stmts(res.kernel.body if res.kernel else f.kernel.body):
+        if isinstance(bar, Barrier) and bar.label in res.widened:
+            old = next(b.fences for b in walk_stmts(f.kernel.body) if isinstance(b, Barrier) and b.label == bar.label)
+            added = " | ".join(FLAG_NAMES[s] for s in sorted(res.widened[bar.label] - old, key=lambda s: s.value))
+            out.append(widen_edit(f.kernel, bar, added, tag=f.kernel.name))
+            where = f"{file}:{bar.span.line}:{bar.span.col}" if bar.span else file
+            notes.append(f"{where}: note: kernel '{f.kernel.name}': this barrier now also orders "
+                         f"{added} (cheaper than a second barrier)")
+    return out
 
 
 def fence_texts(fences: dict[int, frozenset[Space]]) -> dict[int, str]:

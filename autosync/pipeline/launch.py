@@ -27,7 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kpl import ast as K
-from kpl.launch import dim3_text, dim_text
+from kpl.launch import call_text
+from kpl.launch import launch_text as sizes_text
 from kpl.launchfacts import HostLaunch
 from oracle.base import ASSUMPTIONS
 
@@ -78,12 +79,13 @@ def _plain_source(launch: K.Launch) -> str:
 def launch_text(kernel: K.Kernel) -> str:
     """The launch ``kernel`` was checked under, for a text report that must tell several
     launches of one kernel apart: ``launch <<<4, 32>>> at k.cu:12`` (a host launch) or
-    ``launch <<<4, 32>>> from command line`` (any other source)."""
+    ``launch <<<4, 32>>> from command line`` (any other source); for OpenCL C the sizes in
+    its header's words, ``launch local_size=32 num_groups=4 at k.cl:40``."""
     choice = SOURCES.get(kernel)
     launch = kernel.launch
     source = choice.source if choice else _plain_source(launch)
     where = source.removeprefix("host launch ")
-    return (f"launch <<<{dim3_text(launch.grid_dim)}, {dim3_text(launch.block_dim)}>>> "
+    return (f"launch {call_text(launch.grid_dim, launch.block_dim, kernel.language)} "
             + (where if where != source else f"from {source}"))
 
 
@@ -172,7 +174,7 @@ def assumptions(kernel: K.Kernel) -> list[str]:
     choice = SOURCES.get(kernel)
     source = choice.source if choice else _plain_source(launch)
     origin = "no launch stated or found" if source == SYMBOLIC else f"from {source}"
-    lines = [f"launch: {dim_text(launch.block_dim, 'blockDim')} {dim_text(launch.grid_dim, 'gridDim')} ({origin})"]
+    lines = [f"launch: {sizes_text(launch, kernel.language)} ({origin})"]
     if launch.symbolic:
         ranges = []
         if None in launch.block_dim:

@@ -163,14 +163,20 @@ def read_compile_command(opts: KernelOptions) -> None:
 def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Kernel) -> list[LaunchChoice]:
     """Every launch ``kernel`` is checked under (the order of :mod:`autosync.pipeline.launch`)."""
     from autosync.pipeline.launch import SYMBOLIC, LaunchChoice, host_choices
-    from kpl.launch import dim_text
+    from kpl.frontend.opencl import check_required_size
+    from kpl.launch import SIZE_NAMES, dim_text
     from kpl.launchfacts import restrict_unused
     name = kernel.name
+    required = kernel.required_size  # OpenCL's reqd_work_group_size: the block, after the header's
     defines = tuple(sorted(config.defines(name).items()))
     block: tuple[Dim3 | None, str] = (None, "")
     grid: tuple[Dim3 | None, str] = (None, "")
     where = os.path.relpath(config.path) if config.path else ""
+    if required is not None:
+        check_required_size(required, config.dims(name, "blockDim"), f"the configuration {where}")
     for value, src in ((opts.block_dim, "command line"), (header.block_dim, "header"),
+                       (required.dims if required else None, f"reqd_work_group_size at {required.file}:"
+                        f"{required.line}" if required else ""),
                        (config.dims(name, "blockDim"), f"configuration {where}")):
         if value is not None:
             block = (value, src)
@@ -183,6 +189,9 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
     host = kernel.host_launches
     if (block[0] is None or grid[0] is None) and not host:
         host = _launches_elsewhere(opts, kernel)
+    if required is not None:
+        for h in host:
+            check_required_size(required, h.block, f"the host launch at {h.where}")
     if (block[0] is None or grid[0] is None) and host:
         return host_choices(host, block, grid, defines)
     free = (None, None, None)
@@ -192,11 +201,12 @@ def _choices(opts: KernelOptions, header: Any, config: ProjectConfig, kernel: Ke
         line, col = _kernel_pos(kernel)
         launch = restrict_unused(dataclasses.replace(kernel.launch, block_dim=choice.block_dim,
                                                      grid_dim=choice.grid_dim), kernel)
-        shown = " ".join(dim_text(d, n) for d, n in ((launch.block_dim, "blockDim"), (launch.grid_dim, "gridDim"))
-                         if n in missing)
+        words = SIZE_NAMES[kernel.language]  # the header's words for the sizes (OpenCL: local_size)
+        shown = " ".join(dim_text(d, w) for d, n, w in ((launch.block_dim, "blockDim", words[0]),
+                                                         (launch.grid_dim, "gridDim", words[1])) if n in missing)
         opts.notes.append(
             f"{opts.file}:{line}:{col}: note: no launch of kernel '{name}' found; checked for every launch "
-            f"CUDA allows in the dimensions it reads ({shown}, * = any); set it with --blockDim/--gridDim, a //--blockDim header "
+            f"CUDA allows in the dimensions it reads ({shown}, * = any); set it with --blockDim/--gridDim, a //--{words[0]} header "
             "or [tool.autosync]")
     return [choice]
 

@@ -25,6 +25,9 @@ orders several insertions at one offset (inner closing before outer closing, out
 before inner opening), so any number of edits -- from several kernels of one file -- compose.
 The barrier text itself comes from a jinja2 template per target (``templates/<target>.j2``),
 given the anchor's barrier kind (``kind``: ``block`` or ``warp``, i.e. ``__syncwarp();``).
+One more edit changes a barrier the user wrote: :func:`widen_edit` ORs a fence flag into an
+OpenCL ``barrier(...)``'s first argument where ``fix`` widens it instead of adding a barrier
+(:mod:`autosync.algorithm.fences`).
 
 Why one module of ~470 lines: finding where "after ℓ" lies in the text, adding braces around
 an unbraced body and ranking several insertions at one offset are one computation over the
@@ -33,6 +36,7 @@ same statement extents; split apart, each half would need the other's offsets.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -469,6 +473,31 @@ def plan_edits(kernel: Kernel, insert_after: Placement | Iterable[int], *, remov
     """
     barrier_text(target)  # validate the target even when nothing is inserted
     return _Planner(kernel, target, texts, tag).plan(insert_after, remove)
+
+
+def widen_edit(kernel: Kernel, bar: Barrier, added: str, tag: str | None = None) -> Edit:
+    """The edit that ORs ``added`` (``CLK_GLOBAL_MEM_FENCE``) into the first argument of the
+    barrier call ``bar`` where the user wrote it: ``barrier(CLK_LOCAL_MEM_FENCE)`` becomes
+    ``barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)``, every other byte kept (an
+    argument that is more than names and ``|`` is parenthesised first).  ``ValueError`` where
+    the call is not spelled out in the kernel's text (a macro, a header)."""
+    span = bar.span
+    text = kernel.source_text
+    if span is None or span.start < 0 or span.end < 0 or span.file not in ("", kernel.source_path):
+        raise ValueError(f"the barrier #{bar.label} is not written in the kernel's text")
+    m = re.match(r"(?:work_group_)?barrier\s*\(", text[span.start:span.end])
+    if m is None:
+        raise ValueError(f"the barrier #{bar.label} is not a call written in the kernel's text")
+    depth, end, begin = 0, span.start + m.end(), span.start + m.end()
+    while end < span.end and (depth or text[end] not in ",)"):
+        depth += text[end] in "([{"
+        depth -= text[end] in ")]}"
+        end += 1
+    arg = text[begin:end].rstrip()
+    end = begin + len(arg)
+    if re.fullmatch(r"[\w\s|]+", arg):
+        return Edit(end, end, f" | {added}", tag=tag)
+    return Edit(begin, end, f"({arg.strip()}) | {added}", tag=tag)
 
 
 def render(kernel: Kernel, insert_after: Placement | Iterable[int], *, remove: Iterable[Barrier] = (),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from autosync.pipeline.outcome import FixOutcome
+from autosync.pipeline.outcome import FixOutcome, KernelFix
 from autosync.report import sarif as report_sarif
 from autosync.report import verdicts as report
 from kpl.lineindex import LineIndex
@@ -116,8 +116,9 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         for row in mine:
             say(f"{row['file']}:{row['line']}: {row['text'].rstrip(';')} (cost {fmt_cost(row['cost'])})")
         # the count is of the barriers WRITTEN (rows), not of the labels the synthesizer chose
+        widened = f", {report.plural(len(res.widened), 'barrier')} widened" if res.widened else ""
         say(f"{head}: total cost {fmt_cost(report.number(res.cost))}, "
-            f"{report.plural(len(mine), 'barrier')} inserted")
+            f"{report.plural(len(mine), 'barrier')} inserted{widened}")
         for line in inter_block_lines(loc, res):
             say(line)
     if outcome.status == "unfixable" and all(f.result.status in ("verified", "fixed") for f in outcome.fixes):
@@ -144,13 +145,28 @@ def inter_block_lines(loc: LabelLocator, res: SynthesisResult) -> list[str]:
     return lines
 
 
+def widened_json(f: KernelFix, loc: LabelLocator) -> list[dict[str, Any]]:
+    """The user's barriers whose fences ``fix`` widened (OpenCL C), where they are in the
+    input and the spaces they order now (``local``, ``global``)."""
+    out = []
+    for label, fences in sorted(f.result.widened.items()):
+        where = loc.location(label)
+        out.append({"kernel": f.kernel.name, "line": where.line if where else None,
+                    "column": where.column if where else None,
+                    "fences": sorted("local" if s.value == "shared" else s.value for s in fences)})
+    return out
+
+
 def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) -> str:
     """``fix --check``'s one line: would the file change, and how."""
     between = sum(len(f.result.inter_block) for f in outcome.fixes)
     left = f"; {report.plural(between, 'race')} between blocks would remain" if between else ""
     if outcome.status == "fixed" and outcome.patched != outcome.original:
         written = len({(r["line"], r["column"]) for r in rows})  # template instances share their text
-        return f"{file}: would insert {report.plural(written, 'barrier')} (run 'autosync fix {file}'){left}"
+        widened = sum(len(f.result.widened) for f in outcome.fixes)
+        changes = [f"insert {report.plural(written, 'barrier')}"] if written or not widened else []
+        changes += [f"widen the fences of {report.plural(widened, 'barrier')}"] if widened else []
+        return f"{file}: would {' and '.join(changes)} (run 'autosync fix {file}'){left}"
     if outcome.status == "verified":
         return f"{file}: verified, nothing to change"
     return f"{file}: error: cannot fix: {outcome.reason or outcome.status}"
@@ -170,6 +186,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
             "divergences": [report.divergence_json(loc, d) for d in verdict.divergences],
             "unknowns": [report.unknown_json(loc, u) for u in verdict.unknowns],
             "barriers": [r for r in rows if r["kernel"] == f.kernel.name],
+            "widened": widened_json(f, loc),
             "inter_block": [report.race_json(loc, r) | {"message": inter_block_message(r)}
                             for r in (res.inter_block if res.status == "fixed" else [])],
             "cost": report.number(res.cost), "oracle_calls": res.oracle_calls, "iterations": res.iterations,
@@ -184,6 +201,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
         "divergences": [d for p in per for d in p["divergences"]],
         "unknowns": [u for p in per for u in p["unknowns"]],
         "barriers": rows,
+        "widened": [w for p in per for w in p["widened"]],
         "races_remain": outcome.races_remain,
         "cost": report.number(_total_cost(outcome)),
         "oracle_calls": sum(f.result.oracle_calls for f in outcome.fixes),

@@ -75,10 +75,10 @@ def sarif_results_for_verdict(loc: LabelLocator, verdict: Verdict) -> list[Sarif
         related = [(first, f"first access ({race.kinds[0]} of '{race.array}')")] if first else []
         out.append(SarifResult("race-between-blocks" if race.cross_block else "race", text, where, related,
                                properties={"kernel": loc.kernel.name, "array": race.array, "kind": race.kind,
-                                           "class": race_class(race), "witness": witness_json(race.witness)}))
+                                           "class": race_class(race), "witness": witness_json(race.witness, loc.kernel.language)}))
     for div in verdict.divergences:
-        out.append(SarifResult("divergence", divergence_message(div), loc.location(div.label),
-                               properties={"kernel": loc.kernel.name, "witness": witness_json(div.witness)}))
+        out.append(SarifResult("divergence", divergence_message(div, loc.kernel.language), loc.location(div.label),
+                               properties={"kernel": loc.kernel.name, "witness": witness_json(div.witness, loc.kernel.language)}))
     for unknown in verdict.unknowns:
         out.append(SarifResult("unknown", f"cannot verify: {unknown.reason}", unknown_location(loc, unknown),
                                properties={"kernel": loc.kernel.name}))

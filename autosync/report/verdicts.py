@@ -55,16 +55,17 @@ def race_message(loc: LabelLocator, race: Race) -> tuple[Location | None, str]:
         elif race.loop_depth <= len(loops):
             text += f" across iterations of the loop {loc.name(loops[race.loop_depth - 1])}"
     if race.witness is not None:
-        text += f" ({race.witness.describe()})"
+        text += f" ({race.witness.describe(loc.kernel.language)})"
     return where, text
 
 
 DIVERGENCE_MESSAGE = "barrier may be reached by non-uniform control flow"
 
 
-def divergence_message(div: Divergence) -> str:
-    """A divergent barrier's message, with its witness (threads, launch, parameter values)."""
-    return DIVERGENCE_MESSAGE + (f" ({div.witness.describe()})" if div.witness is not None else "")
+def divergence_message(div: Divergence, language: str) -> str:
+    """A divergent barrier's message, with its witness (threads, launch, parameter values)
+    in the terms of the kernel's ``language``."""
+    return DIVERGENCE_MESSAGE + (f" ({div.witness.describe(language)})" if div.witness is not None else "")
 
 
 def unknown_location(loc: LabelLocator, unknown: Unknown) -> Location | None:
@@ -86,7 +87,7 @@ def check_lines(loc: LabelLocator, verdict: Verdict) -> list[str]:
         where, text = race_message(loc, race)
         lines.append(f"{loc.prefix(where)}error: {text}")
     for div in verdict.divergences:
-        lines.append(f"{loc.prefix(loc.location(div.label))}error: {divergence_message(div)}")
+        lines.append(f"{loc.prefix(loc.location(div.label))}error: {divergence_message(div, loc.kernel.language)}")
     for unknown in verdict.unknowns:
         lines.append(f"{loc.prefix(unknown_location(loc, unknown))}error: cannot verify: {unknown.reason}")
     for finding in verdict.findings:
@@ -119,7 +120,8 @@ def summary_line(path: str, kernel: str, verdict: Verdict, oracle: str, launch: 
 # --------------------------------------------------------------------------- JSON
 
 
-def witness_json(w: Witness | None) -> dict[str, Any] | None:
+def witness_json(w: Witness | None, language: str) -> dict[str, Any] | None:
+    """A witness as JSON; its ``description`` in the terms of the kernel's ``language``."""
     if w is None:
         return None
     return {"thread1": list(w.thread1), "thread2": list(w.thread2), "block1": list(w.block1),
@@ -127,7 +129,7 @@ def witness_json(w: Witness | None) -> dict[str, Any] | None:
             "launch": ({"blockDim": list(w.block_dim), "gridDim": list(w.grid_dim)}
                        if w.block_dim is not None and w.grid_dim is not None else None),
             "params": {name: value for name, value in w.params},
-            "description": w.describe()}
+            "description": w.describe(language)}
 
 
 def race_class(race: Race) -> str:
@@ -160,14 +162,15 @@ def race_json(loc: LabelLocator, race: Race) -> dict[str, Any]:
         "space": race.space.value,
         "class": race_class(race),
         "loop_depth": race.loop_depth,
-        "witness": witness_json(race.witness),
+        "witness": witness_json(race.witness, loc.kernel.language),
         "message": race_message(loc, race)[1],
     }
 
 
 def divergence_json(loc: LabelLocator, div: Divergence) -> dict[str, Any]:
     return {"kernel": loc.kernel.name, **_pos(loc.location(div.label), div.label),
-            "witness": witness_json(div.witness), "message": divergence_message(div)}
+            "witness": witness_json(div.witness, loc.kernel.language),
+            "message": divergence_message(div, loc.kernel.language)}
 
 
 def unknown_json(loc: LabelLocator, unknown: Unknown) -> dict[str, Any]:

@@ -57,13 +57,18 @@ IMPURE = {"clock", "clock64", "__activemask", "malloc"}
 #: item 1: a call is never ignored; a barrier-like call hidden there would be unsound).
 VALUE_HEADERS = {"__autosync_math.h": "math", "__autosync_warp.h": "warp intrinsic",
                  "cuda_fp16.h": "half precision", "cuda_bf16.h": "half precision",
-                 "assert.h": "assert"}
+                 "assert.h": "assert", "__autosync_opencl_c_math.h": "math",
+                 "__autosync_opencl_c_images.h": "image read"}
 #: the family each of our other headers declares (for the error naming an unmodelled call)
 HEADER_FAMILY = {"__autosync_cuda.h": "CUDA intrinsic", "__autosync_atomics.h": "atomic",
                  "__autosync_textures.h": "texture", "__autosync_runtime.h": "CUDA runtime",
                  "cooperative_groups.h": "cooperative groups", "curand_kernel.h": "curand",
                  "__autosync_gpuverify.h": "GPUVerify annotation",
-                 "__autosync_opencl.h": "OpenCL built-in"}
+                 "__autosync_opencl.h": "OpenCL built-in", "__autosync_opencl_c.h": "OpenCL built-in",
+                 "__autosync_opencl_c_atomics.h": "atomic",
+                 "__autosync_opencl_c_async.h": "asynchronous copy",
+                 "__autosync_opencl_c_gpuverify.h": "GPUVerify annotation",
+                 "__autosync_opencl_c_image_writes.h": "image write"}
 #: built-ins with no effect a race or a barrier can observe: ``__brkpt()`` (a debugger
 #: breakpoint), ``__trap()`` (aborts the kernel: taken as going on, which only adds
 #: behaviours -- later accesses are still checked, so no race is hidden)

@@ -25,7 +25,8 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.host import foreign_launches, host_calls, launches_of
-from kpl.frontend.opencl import is_kernel, language_of, normalize, pointee_space
+from kpl.frontend.opencl import check_required_size, is_kernel, language_of, normalize, pointee_space
+from kpl.frontend.opencl import required_size as opencl_required_size
 from kpl.frontend.opencl_host import opencl_launches
 from kpl.frontend.state import (
     PointerBinding,
@@ -252,21 +253,22 @@ def launch_bounds(func: Node, index: tree.DeclIndex) -> int | None:
     return None
 
 
+def _dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return (value, 1, 1)
+    vals = [None if v is None else int(v) for v in value] + [1, 1]  # None: symbolic
+    return (vals[0], vals[1], vals[2])
+
+
 def _launch(header: KernelHeader, bound: int | None, block_dim: Dim, grid_dim: Dim,
-            warp_sync: int | None) -> K.Launch:
+            warp_sync: int | None, required: tuple[int, int, int] | None) -> K.Launch:
     """The launch the caller or the header states; every dimension neither states is symbolic
     (None: any value CUDA allows, :mod:`kpl.launch`), with at most ``__launch_bounds__``
-    threads a block."""
-    def dims(value: Dim | tuple[int, int, int]) -> K.Dim3 | None:
-        if value is None:
-            return None
-        if isinstance(value, int):
-            return (value, 1, 1)
-        vals = [None if v is None else int(v) for v in value] + [1, 1]  # None: symbolic
-        return (vals[0], vals[1], vals[2])
-
-    block = dims(block_dim) or dims(header.block_dim) or (None, None, None)
-    grid = dims(grid_dim) or dims(header.grid_dim) or (None, None, None)
+    threads a block.  A kernel with ``reqd_work_group_size`` has that block size."""
+    block = _dims(block_dim) or _dims(header.block_dim) or required or (None, None, None)
+    grid = _dims(grid_dim) or _dims(header.grid_dim) or (None, None, None)
     return K.Launch(block, grid, warp_sync if warp_sync is not None else header.warp_sync,
                     max_threads=min(bound, K.MAX_THREADS_PER_BLOCK) if bound else K.MAX_THREADS_PER_BLOCK)
 
@@ -340,8 +342,14 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     for func, name in _kernels(unit):
         check_errors(result, unit, func, path)
         bound = launch_bounds(func, unit.index)
-        launch = _launch(header, bound, block_dim, grid_dim, warp_sync)
+        required = opencl_required_size(func, unit.index)
+        launch = _launch(header, bound, block_dim, grid_dim, warp_sync, required and required[0])
         kernel, translator = translate(unit, func, launch, name, header)
+        if required is not None:
+            file, line, col = translator.where(required[1])
+            kernel.required_size = K.RequiredSize(required[0], file or path, line or 1, col or 1)
+            check_required_size(kernel.required_size, block_dim, "the command line")
+            check_required_size(kernel.required_size, header.block_dim, "the header")
         kernel.macros = dict(macros)
         kernel.launch_bounds = bound
         kernel.host_launches = launches_of(translator, func, kernel, calls)

@@ -37,7 +37,9 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
   ``v.lo``) and vector literals (``(float4)(a, b, c, d)``, a splat ``(float4)(x)``) are
   rewritten by :func:`normalize` into the member accesses and initialiser lists the CUDA
-  path reads (a swizzle of several components is a value; assigning to one is an error).
+  path reads (a swizzle of several components is a value; assigning to one is an error);
+* ``__attribute__((reqd_work_group_size(X, Y, Z)))`` is the kernel's local size
+  (:func:`required_size`); a launch stating another is bad input (:func:`check_required_size`).
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ from collections.abc import Callable
 from typing import Any
 
 from kpl import ast as K
+from kpl.errors import KplError
 from kpl.frontend import tree
+from kpl.frontend.consteval import ConstEval
 from kpl.frontend.tree import Node
 from kpl.frontend.types import ext_vector, vector_type
 
@@ -101,6 +105,34 @@ def fence_spaces(flags: int) -> frozenset[K.Space]:
     if flags & GLOBAL_FENCE:
         out.add(K.Space.GLOBAL)
     return frozenset(out)
+
+
+def required_size(func: Node, index: tree.DeclIndex) -> tuple[tuple[int, int, int], Node] | None:
+    """X, Y, Z of OpenCL C's ``__attribute__((reqd_work_group_size(X, Y, Z)))`` (constant
+    expressions) and the attribute's node, or None."""
+    for attr in tree.children(func):
+        if tree.kind(attr) == "ReqdWorkGroupSizeAttr" and len(tree.children(attr)) == 3:
+            x, y, z = (ConstEval(index).value(c) for c in tree.children(attr))
+            if x is None or y is None or z is None:
+                return None  # clang rejects a size that is not constant: not reached
+            return (x, y, z), attr
+    return None
+
+
+def check_required_size(required: K.RequiredSize, stated: Any, source: str) -> None:
+    """Bad input where ``source`` (the command line, the header, the configuration, a host
+    launch) states a local size other than the one ``reqd_work_group_size`` requires: such a
+    launch does not run (``CL_INVALID_WORK_GROUP_SIZE``), so no verdict for it means anything.
+    A dimension ``stated`` leaves open (None, an expression) is no conflict."""
+    if stated is None:
+        return
+    given = (stated, 1, 1) if isinstance(stated, int) else tuple(v if isinstance(v, int) else None for v in stated)
+    if all(g is None or g == r for g, r in zip(given, required.dims, strict=False)):
+        return
+    x, y, z = required.dims
+    shown = "[" + ",".join("*" if g is None else str(g) for g in given) + "]"
+    raise KplError(f"reqd_work_group_size({x}, {y}, {z}) conflicts with the local size {shown} of "
+                   f"{source}", required.file, required.line, required.col)
 
 
 # --------------------------------------------------------------------------- the AST rewrite
@@ -189,5 +221,5 @@ def normalize(node: Node, token: Callable[[dict[str, Any]], str]) -> None:
         node["inner"] = flat
 
 
-__all__ = ["KERNEL_ATTRS", "LANGUAGES", "OPENCL_SUFFIXES", "fence_spaces", "is_kernel",
-           "language_of", "normalize", "own_space", "pointee_space"]
+__all__ = ["KERNEL_ATTRS", "LANGUAGES", "OPENCL_SUFFIXES", "check_required_size", "fence_spaces",
+           "is_kernel", "language_of", "normalize", "own_space", "pointee_space", "required_size"]

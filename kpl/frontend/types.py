@@ -34,10 +34,11 @@ _INTS: dict[str, tuple[int, bool]] = {
     "unsigned long long int": (64, False), "signed": (32, True), "unsigned": (32, False),
     "event_t": (64, False),  # OpenCL C: an asynchronous copy's handle (kpl.frontend.opencl)
 }
+_OPAQUE = frozenset({"image1d_t", "image2d_t", "image3d_t", "sampler_t"})  # OpenCL C: opaque handles
 #: qualifiers that do not change a value's type; OpenCL C's address spaces among them (where a
 #: variable lives is read from its declaration, :func:`kpl.frontend.opencl.own_space`)
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict|restrict|struct|class|union|enum|typename"
-                         r"|__private|__global|__local|__constant|__generic)\b\s*")
+                         r"|__private|__global|__local|__constant|__generic|__(?:read|write)_only|__read_write)\b\s*")
 #: an OpenCL C vector type as clang desugars it: ``float __attribute__((ext_vector_type(4)))``
 _EXT_VECTOR = re.compile(r"^(.*?)\s*__attribute__\(\(ext_vector_type\((\d+)\)\)\)\s*(.*)$")
 _EXT_ELEMS = {"char": "char", "signed char": "char", "unsigned char": "uchar", "uchar": "uchar",
@@ -358,6 +359,8 @@ class TypeTable:
             return self._ctype(self.ns_aliases[head] + bare[len(head):])
         if record is not None:
             return self._record_type(bare, record)
+        if bare in _OPAQUE:  # after the program's own types of that name
+            return K.ULONG
         if bare.startswith("(lambda at") or bare.startswith("(unnamed"):
             return K.CType("vec", 32, True, bare, K.FLOAT, (), parts=())
         raise UnsupportedType(f"type '{text}'")

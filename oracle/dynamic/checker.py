@@ -338,10 +338,11 @@ class DynamicOracle(OracleBase):
         if isinstance(exc, StepLimit):
             return Unknown("step limit", label, line)
         if isinstance(exc, SignedOverflow):
+            item, group = ("work-item", "group") if kernel.language == "opencl" else ("thread", "block")
             return Unknown(
-                f"{exc.what} in this run, for thread "
-                f"{dim3_id(exc.thread)} of block {dim3_id(exc.block)}; "
-                f"{replayable(Witness(exc.thread, exc.thread), kernel, choice.params).conditions()}; "
+                f"{exc.what} in this run, for {item} "
+                f"{dim3_id(exc.thread)} of {group} {dim3_id(exc.block)}; "
+                f"{replayable(Witness(exc.thread, exc.thread), kernel, choice.params).conditions(kernel.language)}; "
                 "the run was cut there", label, line)
         if isinstance(exc, AssumeFailed):
             return Unknown("an assumption is false in this run; the run was cut there", label, line)
