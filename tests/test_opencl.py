@@ -596,3 +596,36 @@ def test_vload_vstore_are_element_accesses(store_at: str, racy: bool) -> None:
             f"  vstore4(v * 2.0f, {store_at}, out);\n}}\n")
     verdict = SDVOracle().check(parse_kernel_text(text, "v.cl"))
     assert bool(verdict.races) == racy and not verdict.unknowns
+
+
+WORK_GROUP = """//--local_size=64 --num_groups=2
+__kernel void k(__global int *out, __local int *s) {
+  int l = get_local_id(0);
+  s[l] = l;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int total = work_group_reduce_add(s[(l + 1) % 64]);
+  int any = work_group_any(l > 3);
+  int pre = work_group_scan_exclusive_add(1);
+  if (total > 3) barrier(CLK_LOCAL_MEM_FENCE);
+  out[get_global_id(0)] = total + any + pre + work_group_broadcast(l, 0) + sub_group_reduce_add(l);
+}
+"""
+
+
+def test_work_group_functions() -> None:
+    """OpenCL 2.0's work-group collectives: the operand is read before them, all work-items
+    must reach them, a reduction's result is the same everywhere (the barrier it guards is
+    uniform) but a scan's is not, and they order no memory."""
+    from oracle.sdv import SDVOracle
+
+    def check(text: str) -> tuple[int, int]:
+        verdict = SDVOracle().check(parse_kernel_text(text, "wg.cl"))
+        return len(verdict.races), len(verdict.divergences)
+
+    assert check(WORK_GROUP) == (0, 0)
+    assert check(WORK_GROUP.replace("  barrier(CLK_LOCAL_MEM_FENCE);\n  int total", "  int total")) == (1, 0)
+    assert check(WORK_GROUP.replace("if (total > 3)", "if (pre > 3)")) == (0, 1)
+    assert check(WORK_GROUP.replace("int any = work_group_any(l > 3);",
+                                    "int any = 0; if (l < 8) any = work_group_any(l > 3);")) == (0, 1)
+    ordered = WORK_GROUP.replace("  barrier(CLK_LOCAL_MEM_FENCE);\n  int total", "  int total")
+    assert check(ordered.replace("  int any", "  s[l] = 0;\n  int any")) == (2, 0)  # no fence

@@ -232,21 +232,9 @@ class CallsTranslation(LibraryTranslation):
     def predicate_barrier(self, node: Node, name: str, args: list[Node], scope: Scope,
                           pre: list[K.Stmt]) -> K.Expr:
         """``v = __syncthreads_or(p)`` (``_and``, ``_count``): ``p`` is read, then the block
-        synchronizes, then every thread gets the same result.  The result is an opaque
-        function of the call site and of how many such barriers the thread has passed (the
-        same count in every thread, or the barrier diverges): uniform, and new at each
-        call -- a loop ``while (__syncthreads_or(changed))`` may stop after any round."""
-        predicate = self.expr(args[0], scope, pre) if args else K.Const(1)
-        held = self.temp(predicate.type, "pred")
-        if self.sync_epoch is None:
-            self.sync_epoch = K.Var(self.unique("__sync_epoch"), K.UINT)
-        epoch = self.sync_epoch
-        pre.append(K.Decl(held, predicate, label=self.label()))
-        pre.append(K.Barrier(spelling=self._barrier_spelling(node, name), label=self.label(), fixed=True))
-        pre.append(K.Assign(epoch, K.Binary("+", epoch, K.Const(1, K.UINT), K.UINT), label=self.label(),
-                            placeable=False, synthetic=True))
-        site = K.Const(int(node.get("range", {}).get("begin", {}).get("offset", 0) or 0))
-        return K.Call(f"{name[2:]}.result", (site, epoch), K.INT)  # not a barrier name
+        synchronizes, then every thread gets the same result (:meth:`collective_result`)."""
+        operands = [self.expr(args[0], scope, pre)] if args else []
+        return self.collective_result(node, name, operands, pre)
 
     def _syncwarp(self, node: Node, args: list[Node], scope: Scope) -> K.Stmt:
         """``__syncwarp()`` / ``__syncwarp(0xffffffff)``: a warp barrier over all 32 lanes.  Any

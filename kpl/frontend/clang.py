@@ -153,6 +153,7 @@ PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h
 #: its parts read by files that name something they declare
 OPENCL_PRELUDE = "__autosync_opencl_c.h"
 OPENCL_PRELUDE_PARTS = ("__autosync_opencl_c_atomics.h", "__autosync_opencl_c_math.h",
+                        "__autosync_opencl_c_workgroup.h",
                         "__autosync_opencl_c_async.h", "__autosync_opencl_c_gpuverify.h",
                         "__autosync_opencl_c_images.h", "__autosync_opencl_c_image_writes.h")
 #: the prelude of OpenCL host code parsed as C (``language="c"``, :mod:`kpl.frontend.opencl_host`)

@@ -33,6 +33,10 @@ _SUB_GROUP = {"get_sub_group_id", "get_sub_group_local_id"}
 _UNIFORM = {"get_work_dim", "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
             "get_enqueued_num_sub_groups"}
 _COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
+#: OpenCL 2.0's work-group collectives (:meth:`OpenCLTranslation.collective_result`) and the
+#: sub-group ones (values)
+_WORK_GROUP = re.compile(r"work_group_(all|any|broadcast|reduce_(add|min|max)|scan_(ex|in)clusive_(add|min|max))")
+_SUB_GROUP_VALUES = re.compile(r"sub_group_(all|any|broadcast|reduce_(add|min|max)|scan_(ex|in)clusive_(add|min|max))")
 _VLOAD = re.compile(r"vload(2|3|4|8|16)")
 _VSTORE = re.compile(r"vstore(2|3|4|8|16)")
 
@@ -58,6 +62,10 @@ class OpenCLTranslation(MemOpsTranslation):
             return [*stmts, K.WaitEvents(spelling=spelling, label=self.label())]
         if name in _FENCE_ONLY:
             return []
+        if _WORK_GROUP.fullmatch(name):  # its result unused: still a point all must reach
+            out: list[K.Stmt] = []
+            self.opencl_value(node, name, args, scope, out)
+            return out
         m = _VSTORE.fullmatch(name)
         if m is not None and len(args) == 3:  # vstoreN(data, offset, p): N element writes
             n = int(m.group(1))
@@ -94,6 +102,12 @@ class OpenCLTranslation(MemOpsTranslation):
             return K.Call(name, (linear_thread(),), K.UINT)  # any value, per work-item
         if name in _UNIFORM:
             return K.Call(name, (), K.UINT)
+        if _WORK_GROUP.fullmatch(name):
+            operands = [self.expr(a, scope, pre) for a in args]
+            return self.collective_result(node, name, operands, pre, fences=frozenset(),
+                                          per_thread="scan" in name, typ=self.type_of(node))
+        if _SUB_GROUP_VALUES.fullmatch(name):  # any value, per work-item (its arguments read)
+            return K.Call(name, (linear_thread(), *(self.expr(a, scope, pre) for a in args)), self.type_of(node))
         op = _atomic_op(name)
         if op is not None:
             return self._opencl_atomic(node, name, op, args, scope, pre)
@@ -114,6 +128,29 @@ class OpenCLTranslation(MemOpsTranslation):
             product = K.Call("__mul24" if typ.signed else "__umul24", (values[0], values[1]), typ)
             return product if name == "mul24" else K.Binary("+", product, values[2], typ)
         return None
+
+    def collective_result(self, node: Node, name: str, operands: list[K.Expr], pre: list[K.Stmt], *,
+                          fences: frozenset[K.Space] = K.ALL_FENCES, per_thread: bool = False,
+                          typ: K.CType = K.INT) -> K.Expr:
+        """A barrier with a result (CUDA's ``__syncthreads_or``, OpenCL's ``work_group_reduce_add``
+        & co.): the operands are read, then the block synchronizes (the barrier orders
+        ``fences``; it is part of the expression, so synthesis never moves it), then each
+        thread gets an opaque function of the call site and of how many such barriers it has
+        passed -- the same count in every thread, or the barrier diverges -- so the result is
+        uniform and new at each call (a loop ``while (__syncthreads_or(changed))`` may stop
+        after any round); ``per_thread`` (a scan) makes it each thread's own."""
+        for value in operands:
+            pre.append(K.Decl(self.temp(value.type, "operand"), value, label=self.label()))
+        if self.sync_epoch is None:
+            self.sync_epoch = K.Var(self.unique("__sync_epoch"), K.UINT)
+        epoch = self.sync_epoch
+        pre.append(K.Barrier(spelling=self._barrier_spelling(node, name), fences=fences,
+                             label=self.label(), fixed=True))
+        pre.append(K.Assign(epoch, K.Binary("+", epoch, K.Const(1, K.UINT), K.UINT), label=self.label(),
+                            placeable=False, synthetic=True))
+        site = K.Const(int(node.get("range", {}).get("begin", {}).get("offset", 0) or 0))
+        key: tuple[K.Expr, ...] = (site, epoch, linear_thread()) if per_thread else (site, epoch)
+        return K.Call(f"{name.lstrip('_')}.result", key, typ)  # not a barrier's name
 
     # ------------------------------------------------------------------ helpers
 
