@@ -51,15 +51,28 @@ def test_stencil_verifies() -> None:
     assert code == 0, doc["races"]
 
 
-@pytest.mark.xfail(reason="with gridDim.x symbolic, Houdini cannot prove the stride invariant "
-                          "(i - i0) % (256 * gridDim.x) == 0 inductive within its 1 s query bound "
-                          "(z3 needs ~1.5 s: the query mixes the Int iteration counter with "
-                          "bit-vectors), so the loop abstraction loses it; with a concrete launch "
-                          "of any size it verifies (tests/kernels/overflow/grid_stride_np2_ok.cu)",
-                   strict=False)
 def test_grid_stride_loop_verifies() -> None:
+    """For every grid (gridDim.x symbolic, blockDim.x the host's 256): Houdini keeps the
+    stride invariant i % (256 * gridDim.x) == i0 % (256 * gridDim.x) (oracle.sdv.strides)."""
     doc, code = _check("gridstride_ok.cu")
     assert code == 0, doc["races"]
+    assert doc["unknowns"] == []
+
+
+def test_grid_stride_by_one_block_races_between_blocks() -> None:
+    """The racy twin whose stride is one block, under the same symbolic grid: a race between
+    two blocks, with a witness that replays -- each thread's element is its first one plus a
+    whole number of strides (256), below n."""
+    doc, code = _check("gridstride_short_racy.cu")
+    assert code == 1
+    (race,) = doc["races"]
+    w = race["witness"]
+    assert race["array"] == "d" and race["class"] == "inter-block" and w["block1"] != w["block2"]
+    assert w["launch"]["blockDim"] == [256, 1, 1]
+    for t, b in (("thread1", "block1"), ("thread2", "block2")):
+        first = w[b][0] * 256 + w[t][0]
+        assert first <= w["index"] < w["params"]["n"] and (w["index"] - first) % 256 == 0
+        assert w[b][0] < w["launch"]["gridDim"][0]
 
 
 def test_grid_stride_loop_launch_is_symbolic_grid() -> None:

@@ -441,6 +441,14 @@ class SDVOracle(OracleBase):
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
+        if r == z3.sat and ex.exact_facts:
+            # a model with remainders '%' does not give is no execution: re-ask with the exact
+            # formulas (oracle.sdv.strides).  Unsatisfiable: no race.  Undecided in
+            # WITNESS_EXACT_MS: unknown -- the first model may be spurious, and its threads
+            # may even be of the wrong class (one block, where only two blocks meet)
+            exact = z3.And(ex.exact_facts)
+            r, m = ex.q.check(pq.query, exact, limit_ms=WITNESS_EXACT_MS)
+            pq = dataclasses.replace(pq, query=z3.And(pq.query, exact))
         if r == z3.unknown:
             return PairResult(True)
         if r != z3.sat or m is None:
@@ -557,6 +565,10 @@ class _CrossResult:
 
 
 _CROSS_CACHE_SIZE = 16
+
+#: time bound of the exact re-query of a satisfiable race query (``_ask_pair``): a witness
+#: search through dividers with a symbolic divisor can run for the whole query bound
+WITNESS_EXACT_MS = 2000
 
 
 def _add_inter_block(found: dict[tuple[int, int, str], Race], races: list[Race]) -> None:
