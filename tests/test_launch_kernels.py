@@ -9,7 +9,6 @@ import functools
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from autosync.commands.cli import app
@@ -24,8 +23,7 @@ def _check(name: str, *extra: str) -> tuple[dict, int]:
 
 
 def test_stencil_is_checked_as_2d() -> None:
-    """The dim3(16, 16) launch makes the tile a 16 x 16 square: no race on it.  (Its global
-    store out[y * w + x] is left to the signed-overflow semantics, see the xfail below.)"""
+    """The dim3(16, 16) launch makes the tile a 16 x 16 square: no race on it."""
     doc, _ = _check("stencil2d_ok.cu")
     assert doc["launch"]["blockDim"] == [16, 16, 1]
     assert doc["launch"]["source"] == f"host launch at {DIR}/stencil2d_ok.cu:28"
@@ -42,13 +40,12 @@ def test_stencil_racy_twin_races_between_rows() -> None:
     assert any(r["witness"]["thread1"][1] != r["witness"]["thread2"][1] for r in tile), tile
 
 
-@pytest.mark.xfail(reason="no race is reported, but the race query on out[y * w + x] times out (20 s, "
-                          "'solver gave up'): the launch relations gridDim.x == (w + 16 - 1) / 16 and "
-                          "gridDim.y == (h + 16 - 1) / 16 put signed divisions next to the non-linear "
-                          "y * w with symbolic w in every query", strict=False)
 def test_stencil_verifies() -> None:
+    """Every race query decided, out[y * w + x] included: two threads' row-major indices
+    differ in another row or in another column of one row (oracle.sdv.defined)."""
     doc, code = _check("stencil2d_ok.cu")
     assert code == 0, doc["races"]
+    assert doc["unknowns"] == []
 
 
 def test_grid_stride_loop_verifies() -> None:
