@@ -59,7 +59,8 @@ def test_grid_stride_loop_verifies() -> None:
 def test_grid_stride_by_one_block_races_between_blocks() -> None:
     """The racy twin whose stride is one block, under the same symbolic grid: a race between
     two blocks, with a witness that replays -- each thread's element is its first one plus a
-    whole number of strides (256), below n."""
+    whole number of strides (256), below n -- in small numbers (oracle.sdv.witness: n and
+    gridDim.x up to 1024, not the solver's first pick near 2^31)."""
     doc, code = _check("gridstride_short_racy.cu")
     assert code == 1
     (race,) = doc["races"]
@@ -70,6 +71,7 @@ def test_grid_stride_by_one_block_races_between_blocks() -> None:
         first = w[b][0] * 256 + w[t][0]
         assert first <= w["index"] < w["params"]["n"] and (w["index"] - first) % 256 == 0
         assert w[b][0] < w["launch"]["gridDim"][0]
+    assert 0 < w["params"]["n"] <= 1024 and w["launch"]["gridDim"][0] <= 1024
 
 
 def test_grid_stride_loop_launch_is_symbolic_grid() -> None:

@@ -96,7 +96,7 @@ from oracle.sdv.pairs import (
 from oracle.sdv.shapes import barrier_free_key, has_grid_barrier
 from oracle.sdv.state import stmt_exprs
 from oracle.sdv.stmt import AssertFailure, fence_views
-from oracle.sdv.witness import witness
+from oracle.sdv.witness import WITNESS_EXACT_MS, exact_query, small_model, witness
 
 
 class SDVOracle(OracleBase):
@@ -441,14 +441,10 @@ class SDVOracle(OracleBase):
         if pq is None:
             return None
         r, m = ex.q.check(pq.query)
-        if r == z3.sat and ex.exact_facts:
-            # a model with remainders '%' does not give is no execution: re-ask with the exact
-            # formulas (oracle.sdv.strides).  Unsatisfiable: no race.  Undecided in
-            # WITNESS_EXACT_MS: unknown -- the first model may be spurious, and its threads
-            # may even be of the wrong class (one block, where only two blocks meet)
-            exact = z3.And(ex.exact_facts)
-            r, m = ex.q.check(pq.query, exact, limit_ms=WITNESS_EXACT_MS)
-            pq = dataclasses.replace(pq, query=z3.And(pq.query, exact))
+        exact = exact_query(ex, pq.query) if r == z3.sat else None
+        if exact is not None:  # unknown: the model may be no execution, even of another class
+            pq = dataclasses.replace(pq, query=exact)
+            r, m = ex.q.check(pq.query, limit_ms=WITNESS_EXACT_MS)
         if r == z3.unknown:
             return PairResult(True)
         if r != z3.sat or m is None:
@@ -548,6 +544,11 @@ class SDVOracle(OracleBase):
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
+        # the same instances at the same depth, with small parameter values where they exist
+        pins = [a.sel == best.eval(a.sel, model_completion=True) for a in (a1, a2) if a.sel is not None]
+        if pq.depth and loop_depth is not None:
+            pins.append(pq.depth_is(loop_depth))
+        best = small_model(ex, [pq.query, *pins], best)
         return PairResult(False, c1.kind, c2.kind, witness(ex, best, shown_index(c1)),
                            loop_depth, depths)
 
@@ -565,10 +566,6 @@ class _CrossResult:
 
 
 _CROSS_CACHE_SIZE = 16
-
-#: time bound of the exact re-query of a satisfiable race query (``_ask_pair``): a witness
-#: search through dividers with a symbolic divisor can run for the whole query bound
-WITNESS_EXACT_MS = 2000
 
 
 def _add_inter_block(found: dict[tuple[int, int, str], Race], races: list[Race]) -> None:
