@@ -12,7 +12,11 @@ The families, per counter ``v`` with entry value ``v0`` and step ``c`` (:func:`s
 * ``stride(v)``: up-counting, ``v % c == v0 % c`` (unsigned remainders); down-counting, the
   distance ``(v0 - v) % c == 0`` (a counter that leaves the loop by stepping below zero wraps
   as an unsigned value, which breaks the congruence but not the distance);
-* ``monotone(v)``: ``v >= v0`` (up) or ``v <= v0`` (down), signed or unsigned as ``v``.
+* ``monotone(v)``: ``v >= v0`` (up) or ``v <= v0`` (down), signed or unsigned as ``v``; its
+  step lemma orders ``v`` and ``v + c`` where neither wraps (top bits clear), which the solver
+  otherwise finds by a search through the adder (past ``HOUDINI_QUERY_MS`` in the cross-block
+  run under a symbolic block size, whose multipliers share the search); its queries are
+  bounded by resources, not time, so what is kept does not depend on the load.
 
 Why the solver sees the remainder as an uninterpreted function (:func:`rem_function`):
 with a symbolic stride (``blockDim.x * gridDim.x`` under a symbolic grid) z3 bit-blasts a
@@ -145,4 +149,20 @@ def stride_candidates(name: str, ct: CType, op: str, e0: list[z3.BitVecRef],
             a, b = (vs[t][name], e0[t]) if op == "+" else (e0[t], vs[t][name])
             out.append(a >= b if ct.signed else z3.UGE(a, b))  # type: ignore[operator,arg-type]
         return out
-    return [stride, Candidate(f"monotone({name})", False, mono)]
+
+    def mono_step(vs: list[dict[str, Val]], post: list[dict[str, Val]]) -> list[z3.BoolRef]:
+        # one step up from below 2^(n-1) by less than 2^(n-1), landing below 2^(n-1), goes
+        # up (down likewise, from at least c): the order of the sum without the adder search
+        out = []
+        for t in range(2):
+            v, v2, c = vs[t][name], post[t][name], steps[t]
+            assert isinstance(v, z3.BitVecRef) and isinstance(v2, z3.BitVecRef)
+            if op == "+":
+                fits = z3.And(v2 == v + c, _below_half(v), _below_half(c), _below_half(v2))
+                out.append(z3.Implies(fits, z3.And(v2 >= v, z3.UGE(v2, v))))
+            else:
+                fits = z3.And(v2 == v - c, _below_half(v), _below_half(c), z3.UGE(v, c))
+                out.append(z3.Implies(fits, z3.And(v2 <= v, z3.ULE(v2, v))))
+        return out
+    return [stride, Candidate(f"monotone({name})", False, mono, by_rlimit=True,
+                              step_lemmas=mono_step)]
