@@ -219,6 +219,10 @@ class QueryEngine:
 
 # --------------------------------------------------------------------------- machine state
 
+#: time bound of the exact re-query of a satisfiable witness query (``Machine.check_witness``):
+#: a search through dividers with a symbolic divisor can run for the whole query bound
+WITNESS_EXACT_MS = 2000
+
 
 @dataclass
 class BarrierHit:
@@ -451,6 +455,20 @@ class Machine:
         return f"{base}!{self._fresh}"
 
     # ------------------------------------------------------------------ snapshots
+
+    def check_witness(self, *fs: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None,
+                                                      list[z3.BoolRef]]:
+        """Ask ``fs`` for a model that is reported (a race, a divergence, a failed assertion):
+        where the run keeps facts out of the solver (``exact_facts``), a satisfiable answer
+        is asked again with them, within :data:`WITNESS_EXACT_MS` -- the first model may be
+        no execution (remainders ``%`` does not give, :mod:`oracle.sdv.strides`), even of
+        threads of another class; unsatisfiable with them, there is none.  Returns the answer,
+        its model and the facts added (for the caller's follow-up queries)."""
+        r, m = self.q.check(*fs)
+        if r != z3.sat or not self.exact_facts:
+            return r, m, []
+        r, m = self.q.check(*fs, *self.exact_facts, limit_ms=WITNESS_EXACT_MS)
+        return r, m, list(self.exact_facts)
 
     def snapshot(self) -> tuple[Any, ...]:
         self.q.solver.push()

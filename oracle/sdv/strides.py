@@ -29,7 +29,7 @@ unsatisfiable for ``%``.  Houdini checks that form and the loop abstraction asse
 the race queries prove with it, the pair lemma below lets them prove, fast.  A model may pick
 remainders ``%`` does not give, so the exact formulas (``Candidate.exact_fn``) are kept aside,
 and a satisfiable race query is asked again with them for a witness that is an execution
-(:meth:`oracle.sdv.verifier.SDVOracle._ask_pair`); asserted with the others, their dividers
+(:meth:`oracle.sdv.state.Machine.check_witness`); asserted with the others, their dividers
 slowed every query, the unsatisfiable ones included (20 s on the grid-stride loop).
 
 The step lemma (a theorem of unsigned arithmetic) says when one step keeps the remainder:

@@ -6,9 +6,8 @@ the values of the kernel's scalar parameters (``when n = 3, pitch = 0``), so tha
 can be replayed by hand; the model holds them all (the parameters are the constants
 :meth:`oracle.sdv.executor.Executor.run` made, recorded in ``Machine.params``).
 
-Two refinements of a satisfiable race query's model before it is read back.  Exact: facts kept
-out of the solver (``Machine.exact_facts``, the remainders of :mod:`oracle.sdv.strides`) are
-added, so that the model is an execution (:func:`exact_query`).  Small: z3 picks parameter
+A satisfiable race query's model is an execution (``Machine.check_witness`` adds the facts kept
+out of the solver), and is made small before it is read back: z3 picks parameter
 values and symbolic sizes such as ``n = 536870912`` or ``<<<7325827, 256>>>``, which are
 correct but hard to replay; the query is asked again with every scalar parameter and symbolic
 size bounded by 64, then 1024, each in a short time bound, and the first model found replaces
@@ -25,21 +24,9 @@ import z3
 from oracle.base import ParamValue, Witness
 from oracle.sdv.executor import Executor
 
-#: time bound of the exact re-query of a satisfiable race query (:func:`exact_query`): a
-#: witness search through dividers with a symbolic divisor can run for the whole query bound
-WITNESS_EXACT_MS = 2000
-
 #: the bounds :func:`small_model` tries, smallest first, and the time bound of each query
 SMALL_BOUNDS = (64, 1024)
 SMALL_MS = 500
-
-
-def exact_query(ex: Executor, query: z3.BoolRef) -> z3.BoolRef | None:
-    """``query`` with the facts of run ``ex`` kept out of its solver (``Machine.exact_facts``),
-    or None where there are none.  A model of ``query`` alone may pick values those facts
-    exclude; asked with them, the model is an execution, and unsatisfiable, ``query``'s model
-    was none."""
-    return z3.And(query, *ex.exact_facts) if ex.exact_facts else None
 
 
 def small_model(ex: Executor, query: list[z3.BoolRef], m: z3.ModelRef) -> z3.ModelRef:
