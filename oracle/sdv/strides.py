@@ -57,6 +57,7 @@ Rem = Callable[[z3.BitVecRef, z3.BitVecRef], z3.BitVecRef]
 
 _REM: dict[int, z3.FuncDeclRef] = {}
 
+
 def rem_function(bits: int) -> Rem:
     """The uninterpreted remainder of ``bits``-bit values that Houdini's queries use in place
     of ``z3.URem`` (module docstring); no C name has a ``#``."""
