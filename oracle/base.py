@@ -312,7 +312,7 @@ ASSUMPTIONS: tuple[str, ...] = (
     "no out-of-range unsigned sum converted to a signed type: an unsigned sum of two values "
     "that each fit in the signed type fits too when converted to it (int i; i += blockDim.x * "
     "gridDim.x); other conversions to a signed type keep the low bits",
-    "a launch has fewer than 2^31 threads in each dimension (blockDim * gridDim <= 2^31), so "
+    "a launch has fewer than 2^31 threads in each dimension (blockDim * gridDim < 2^31), so "
     "a global thread index such as blockIdx.x * blockDim.x + threadIdx.x fits in an int",
 )
 

@@ -9,7 +9,6 @@ import functools
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from autosync.commands.cli import app
@@ -24,8 +23,7 @@ def _check(name: str, *extra: str) -> tuple[dict, int]:
 
 
 def test_stencil_is_checked_as_2d() -> None:
-    """The dim3(16, 16) launch makes the tile a 16 x 16 square: no race on it.  (Its global
-    store out[y * w + x] is left to the signed-overflow semantics, see the xfail below.)"""
+    """The dim3(16, 16) launch makes the tile a 16 x 16 square: no race on it."""
     doc, _ = _check("stencil2d_ok.cu")
     assert doc["launch"]["blockDim"] == [16, 16, 1]
     assert doc["launch"]["source"] == f"host launch at {DIR}/stencil2d_ok.cu:28"
@@ -42,24 +40,38 @@ def test_stencil_racy_twin_races_between_rows() -> None:
     assert any(r["witness"]["thread1"][1] != r["witness"]["thread2"][1] for r in tile), tile
 
 
-@pytest.mark.xfail(reason="no race is reported, but the race query on out[y * w + x] times out (20 s, "
-                          "'solver gave up'): the launch relations gridDim.x == (w + 16 - 1) / 16 and "
-                          "gridDim.y == (h + 16 - 1) / 16 put signed divisions next to the non-linear "
-                          "y * w with symbolic w in every query", strict=False)
 def test_stencil_verifies() -> None:
+    """Every race query decided, out[y * w + x] included: two threads' row-major indices
+    differ in another row or in another column of one row (oracle.sdv.defined)."""
     doc, code = _check("stencil2d_ok.cu")
     assert code == 0, doc["races"]
+    assert doc["unknowns"] == []
 
 
-@pytest.mark.xfail(reason="with gridDim.x symbolic, Houdini cannot prove the stride invariant "
-                          "(i - i0) % (256 * gridDim.x) == 0 inductive within its 1 s query bound "
-                          "(z3 needs ~1.5 s: the query mixes the Int iteration counter with "
-                          "bit-vectors), so the loop abstraction loses it; with a concrete launch "
-                          "of any size it verifies (tests/kernels/overflow/grid_stride_np2_ok.cu)",
-                   strict=False)
 def test_grid_stride_loop_verifies() -> None:
+    """For every grid (gridDim.x symbolic, blockDim.x the host's 256): Houdini keeps the
+    stride invariant i % (256 * gridDim.x) == i0 % (256 * gridDim.x) (oracle.sdv.strides)."""
     doc, code = _check("gridstride_ok.cu")
     assert code == 0, doc["races"]
+    assert doc["unknowns"] == []
+
+
+def test_grid_stride_by_one_block_races_between_blocks() -> None:
+    """The racy twin whose stride is one block, under the same symbolic grid: a race between
+    two blocks, with a witness that replays -- each thread's element is its first one plus a
+    whole number of strides (256), below n -- in small numbers (oracle.sdv.witness: n and
+    gridDim.x up to 1024, not the solver's first pick near 2^31)."""
+    doc, code = _check("gridstride_short_racy.cu")
+    assert code == 1
+    (race,) = doc["races"]
+    w = race["witness"]
+    assert race["array"] == "d" and race["class"] == "inter-block" and w["block1"] != w["block2"]
+    assert w["launch"]["blockDim"] == [256, 1, 1]
+    for t, b in (("thread1", "block1"), ("thread2", "block2")):
+        first = w[b][0] * 256 + w[t][0]
+        assert first <= w["index"] < w["params"]["n"] and (w["index"] - first) % 256 == 0
+        assert w[b][0] < w["launch"]["gridDim"][0]
+    assert 0 < w["params"]["n"] <= 1024 and w["launch"]["gridDim"][0] <= 1024
 
 
 def test_grid_stride_loop_launch_is_symbolic_grid() -> None:

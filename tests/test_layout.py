@@ -226,7 +226,8 @@ SDV_LAYERS = [
     ("expressions", {"defined", "expr"}),
     ("memory", {"memfacts", "memory"}),
     ("statements", {"stmt"}),
-    ("loops and invariants", {"slice", "scaling", "loopinfo", "invariants", "loops"}),
+    ("loops and invariants", {"slice", "scaling", "strides", "candidate", "loopinfo", "invariants",
+                              "loops"}),
     ("the verifier", {"executor", "facts", "pairs", "shapes", "verifier", "witness"}),
 ]
 

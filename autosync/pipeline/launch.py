@@ -186,8 +186,8 @@ def assumptions(kernel: K.Kernel) -> list[str]:
         free = [f"blockDim.{d}" for d, v in zip("xyz", launch.block_dim, strict=True) if v is None]
         free += [f"gridDim.{d}" for d, v in zip("xyz", launch.grid_dim, strict=True) if v is None]
         lines.append(f"symbolic: {', '.join(free)} take every value CUDA allows ({'; '.join(ranges)})")
-        lines.append("index width: gridDim.d * blockDim.d <= 2^31 (the global thread index of each dimension "
-                     "fits in 31 bits)")
+        lines.append("index width: gridDim.d * blockDim.d < 2^31 (fewer than 2^31 threads in each dimension: the "
+                     "global thread index and blockDim.d * gridDim.d fit in an int)")
         ones = [f"blockDim.{d}" for d, v in zip("xyz", launch.block_dim, strict=True) if v == 1
                 and (choice is None or choice.block_source == SYMBOLIC)]
         ones += [f"gridDim.{d}" for d, v in zip("xyz", launch.grid_dim, strict=True) if v == 1

@@ -15,8 +15,9 @@ only its own layer or those above it in this list (``tests/test_layout.py`` chec
 3. memory -- ``memfacts`` (what may be assumed about values), ``memory`` (locations,
    ``Load``/``Atomic``);
 4. statements -- ``stmt``;
-5. loops and invariants -- ``slice``, ``scaling`` (power-of-two counters' candidates),
-   ``loopinfo``, ``invariants``, ``loops``;
+5. loops and invariants -- ``slice``, ``candidate`` (the record of a candidate invariant),
+   ``scaling`` (power-of-two counters' candidates), ``strides`` (stepped counters' candidates:
+   the grid-stride loop's congruence), ``loopinfo``, ``invariants``, ``loops``;
 6. the verifier -- ``executor``, ``facts``, ``pairs``, ``shapes`` (cache keys of a kernel's
    shape), ``verifier``, ``witness`` (a model read back as a witness with the launch and the
    parameter values).

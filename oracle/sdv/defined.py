@@ -21,8 +21,8 @@ Why lemmas: bit-blasting proves ``t * s != t' * s`` (``t != t'``, ``s > 0``, no 
 circuits that takes tens of seconds -- the very index arithmetic the assumption is for.  For
 the same expression node evaluated by the two threads we add the arithmetic facts that make
 those proofs propagation: cancellation and strict monotonicity of a product in a common
-factor (:meth:`DefinedArithmetic.product_lemmas`) and distinctness of row-major indices
-(:meth:`DefinedArithmetic.row_major_lemma`).  Each lemma is a theorem of bit-vector
+factor (:meth:`DefinedArithmetic.product_lemmas`) and distinctness of row-major indices, of two rows
+or of two columns of one row (:meth:`DefinedArithmetic.row_major_lemma`).  Each lemma is a theorem of bit-vector
 arithmetic -- its premise contains the no-overflow conditions it needs -- so it holds in every
 solver scope and removes no execution; it only saves the solver the search.
 """
@@ -125,7 +125,8 @@ class DefinedArithmetic(Machine):
         """The signed sum ``s = a * b + c`` of node ``e`` (a product operand that
         :meth:`product_lemmas` recorded): for the two threads' sums, ``b`` common, ``a``
         different and ``0 <= c < b`` in both, the sums differ -- the row-major index
-        ``row * width + col`` of two different rows never meets."""
+        ``row * width + col`` of two different rows never meets; with ``a`` and ``b`` both
+        common and ``c`` different they differ too -- nor that of two columns of one row."""
         ct = e.type
         if not self.assume_defined or ct.kind != "int" or not ct.signed \
                 or not isinstance(s, z3.BitVecRef):
@@ -152,4 +153,8 @@ class DefinedArithmetic(Machine):
                 premise = z3.And(ok0, ok1, b0 == b1, a0 != a1, zero <= c0, c0 < b0,
                                  zero <= c, c < b0)
                 self.q.add(z3.Implies(premise, s0 != s))
+            # the same row: equal products, different columns (two multiplier circuits of
+            # equal inputs are equal to the solver only after a search -- 20 s for the
+            # stencil's out[y * w + x] of two blocks)
+            self.q.add(z3.Implies(z3.And(ok0, ok1, x0 == x, y0 == y, c0 != c), s0 != s))
             return

@@ -3,8 +3,9 @@
 Stage: invariants of the loop abstraction (:mod:`oracle.sdv.loops`).  GPUVerify-style
 guesses ([WarpsAtomics] Sec. 2.3) are generated from the loop's static facts
 (:func:`candidates`: loop-activity and value uniformity, constant offsets between the
-threads, strides and monotonicity of counters, bounds derived from the guard, the
-power-of-two counters' families of :mod:`oracle.sdv.scaling`, user ``__invariant``s) and
+threads, the strides and monotonicity of counters of :mod:`oracle.sdv.strides`, bounds derived
+from the guard, the power-of-two counters' families of :mod:`oracle.sdv.scaling`, user
+``__invariant``s) and
 filtered by Houdini (:func:`houdini`): keep those that hold at entry and are preserved by
 one iteration.  A user invariant is one candidate among the others, so the inferred ones
 strengthen it: ``offset <= n`` is inductive together with ``track(offset)``.  Every z3 query of invariant inference is made here, so
@@ -19,7 +20,6 @@ constrained by fewer invariants is a larger over-approximation.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,10 +28,12 @@ import z3
 from kpl import ast as K
 from kpl.ast import CType
 from kpl.ctypes import common_type
+from oracle.sdv.candidate import Candidate
 from oracle.sdv.encode import Val, conv, is_true, to_bool, values_equal
 from oracle.sdv.loopinfo import LoopInfo
 from oracle.sdv.scaling import scaling_candidates
 from oracle.sdv.state import TRUE, QueryEngine, ThreadState, expr_pure, expr_vars, strip_casts
+from oracle.sdv.strides import stride_candidates
 
 
 class LoopRunner(Protocol):
@@ -62,24 +64,6 @@ class LoopRunner(Protocol):
 
     def run_iteration(self, loop: K.Loop, vs: list[dict[str, Val]], la: list[z3.BoolRef],
                       k: z3.ArithRef) -> tuple[list[z3.BoolRef], list[z3.BoolRef]]: ...
-
-
-@dataclass
-class Candidate:
-    """A candidate loop invariant (Houdini-lite).  ``fn(vars, la, pe)`` gives its formulas for
-    the two threads' states ``vars``, loop-activity flags ``la`` and entry predicates ``pe``;
-    ``pair`` marks a relational fact between the two threads."""
-
-    name: str
-    pair: bool
-    fn: Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
-    by_rlimit: bool = False  # its inductiveness query is bounded by COUNTER_RLIMIT
-    #: theorems of bit-vector arithmetic about a head state and the state one iteration later
-    #: that its inductiveness query may use (they remove no execution, only a search)
-    step_lemmas: Callable[[list[dict[str, Val]], list[dict[str, Val]]], list[z3.BoolRef]] | None = None
-    #: a theorem about thread 0 in one loop-head state and thread 1 in another where the
-    #: candidate holds in both, which the race queries may use (:func:`pair_lemmas`)
-    pair_lemma: Callable[[dict[str, Val], dict[str, Val]], z3.BoolRef] | None = None
 
 
 _LVALUES = (K.Var, K.VarField, K.MemElem)
@@ -121,51 +105,7 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
             steps = [conv(ex.eval_in(step_e, t, s0[t], TRUE), step_e.type, ct)
                      for t in range(2)]
             if all(isinstance(x, z3.BitVecRef) for x in steps):
-                def dist(vs: list[dict[str, Val]], t: int, n: str = name, e: list[Val] = e0,
-                         o: str = op) -> z3.BitVecRef:
-                    return vs[t][n] - e[t] if o == "+" else e[t] - vs[t][n]  # type: ignore[operator,no-any-return]
-
-                def modc(vs: list[dict[str, Val]], la: list[z3.BoolRef],
-                         p: list[z3.BoolRef], c: list[Val] = steps) -> list[z3.BoolRef]:
-                    return [z3.URem(dist(vs, t), c[t]) == 0 for t in range(2)]  # type: ignore[arg-type]
-
-                def step_mod(vs: list[dict[str, Val]], post: list[dict[str, Val]],
-                             c: list[Val] = steps) -> list[z3.BoolRef]:
-                    # a distance that stays (a thread that left the loop) or grows by c
-                    # without wrapping keeps its remainder mod c: bit-blasting finds either
-                    # only through the divider circuits (a timeout for c = 672)
-                    out = []
-                    for t in range(2):
-                        x, x2, ct_ = dist(vs, t), dist(post, t), c[t]
-                        same = z3.Or(x2 == x, z3.And(x2 == x + ct_, z3.ULE(x, x2)))  # type: ignore[operator]
-                        out.append(z3.Implies(z3.And(same, z3.URem(x, ct_) == 0),  # type: ignore[arg-type]
-                                              z3.URem(x2, ct_) == 0))  # type: ignore[arg-type]
-                    return out
-                def apart(v0: dict[str, Val], v1: dict[str, Val], n: str = name,
-                          e: list[Val] = e0, c: list[Val] = steps) -> z3.BoolRef:
-                    # i = e + q * c exactly (no wrap) with e < c: one i, one start e -- the
-                    # grid-stride loop's threads never meet (a divider search otherwise)
-                    i0, i1, c0 = v0[n], v1[n], c[0]
-                    premise = z3.And(c0 == c[1], z3.URem(i0 - e[0], c0) == 0,  # type: ignore[operator]
-                                     z3.URem(i1 - e[1], c0) == 0, z3.ULT(e[0], c0),  # type: ignore[operator]
-                                     z3.ULT(e[1], c0), z3.ULE(e[0], i0), z3.ULE(e[1], i1),  # type: ignore[arg-type]
-                                     i0 == i1)
-                    return z3.Implies(premise, e[0] == e[1])  # type: ignore[arg-type]
-                # bounded by resources, not time: with the lemmas its query needs ~1 s of
-                # bit-blasting for a stride of 672, which a loaded machine would cut
-                cands.append(Candidate(f"stride({name})", False, modc, by_rlimit=True,
-                                       step_lemmas=step_mod,
-                                       pair_lemma=apart if op == "+" else None))
-
-                def mono(vs: list[dict[str, Val]], la: list[z3.BoolRef],
-                         p: list[z3.BoolRef], n: str = name, e: list[Val] = e0,
-                         signed: bool = ct.signed, o: str = op) -> list[z3.BoolRef]:
-                    out = []
-                    for t in range(2):
-                        a, b = (vs[t][n], e[t]) if o == "+" else (e[t], vs[t][n])
-                        out.append(a >= b if signed else z3.UGE(a, b))  # type: ignore[operator,arg-type]
-                    return out
-                cands.append(Candidate(f"monotone({name})", False, mono))
+                cands += stride_candidates(name, ct, op, e0, steps)  # type: ignore[arg-type]
     # guard-derived bound: v < e  ==>  v == e0 || v <= e
     cond = strip_casts(loop.cond)
     if isinstance(cond, K.Binary) and cond.op in ("<", ">", "<=", ">="):

@@ -373,6 +373,8 @@ class LoopExecutor(StmtExecutor):
         for c in cands:
             for f in c.fn(vs, la, pe):
                 self.q.add(f)
+            if c.exact_fn is not None:
+                self.exact_facts += c.exact_fn(vs, la, pe)
         for f in pair_lemmas(cands, [(vs[0], vs[1])]):
             self.q.add(f)
         if barrier_epochs:
@@ -412,6 +414,8 @@ class LoopExecutor(StmtExecutor):
                 for c in cands:
                     for f in c.fn(vs2, la2, pe):
                         self.q.add(f)
+                    if c.exact_fn is not None:
+                        self.exact_facts += c.exact_fn(vs2, la2, pe)
                 for f in pair_lemmas(cands, [(vs[0], vs2[1]), (vs2[0], vs[1]), (vs2[0], vs2[1])]):
                     self.q.add(f)
                 end_a = self.epoch
@@ -450,6 +454,8 @@ class LoopExecutor(StmtExecutor):
             for c in cands:
                 if not c.pair:
                     facts.append(c.fn(xs, pe, pe)[t])
+                    if c.exact_fn is not None:
+                        self.exact_facts.append(z3.Implies(normal[t], c.exact_fn(xs, pe, pe)[t]))
             self.q.add(z3.Implies(normal[t], z3.And(facts)))
         if exit_uniform:
             for c in cands:

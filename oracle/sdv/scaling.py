@@ -49,7 +49,7 @@ from oracle.sdv.encode import Val, to_bool
 from oracle.sdv.state import expr_pure, expr_vars, strip_casts
 
 #: a candidate's formulas for the two threads' head states ``vs``, loop-activity flags
-#: ``la`` and entry predicates ``pe`` (the signature of ``invariants.Candidate.fn``)
+#: ``la`` and entry predicates ``pe`` (the signature of ``candidate.Candidate.fn``)
 CandFn = Callable[[list[dict[str, Val]], list[z3.BoolRef], list[z3.BoolRef]], list[z3.BoolRef]]
 
 

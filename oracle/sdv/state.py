@@ -219,6 +219,10 @@ class QueryEngine:
 
 # --------------------------------------------------------------------------- machine state
 
+#: time bound of the exact re-query of a satisfiable witness query (``Machine.check_witness``):
+#: a search through dividers with a symbolic divisor can run for the whole query bound
+WITNESS_EXACT_MS = 2000
+
 
 @dataclass
 class BarrierHit:
@@ -362,6 +366,9 @@ class Machine:
         self.events: list[object] = []
         # the race queries' symbolic accesses, built once per run (AccessSide.of)
         self.sides: dict[tuple[Any, ...], Any] = {}
+        # facts of this run kept out of the solver (``Candidate.exact_fn``): a model of a
+        # query without them may not be an execution, so witness queries re-ask with them
+        self.exact_facts: list[z3.BoolRef] = []
 
     # ------------------------------------------------------------------ setup
 
@@ -381,9 +388,14 @@ class Machine:
     def launch_constraints(self) -> list[z3.BoolRef]:
         """The range of a symbolic launch: every launch CUDA allows (1 <= blockDim.d, x and y
         <= 1024, z <= 64, at most ``max_threads`` threads a block -- 1,024 or
-        ``__launch_bounds__``; 1 <= gridDim.x < 2^31, y and z <= 65535), and a global thread
-        index that fits in 31 bits in each dimension (gridDim.d * blockDim.d <= 2^31: no launch of
-        2^31 threads or more in one dimension, the assumption issue 27 allows when stated)."""
+        ``__launch_bounds__``; 1 <= gridDim.x < 2^31, y and z <= 65535), and fewer than 2^31
+        threads in each dimension (gridDim.d * blockDim.d < 2^31: no launch of 2^31 threads or
+        more in one dimension, the assumption issue 27 allows when stated).  So the global
+        thread index and the grid-stride loop's stride ``blockDim.x * gridDim.x`` both fit in an
+        ``int``; a launch of exactly 2^31 threads would wrap ``int i; i += blockDim.x *
+        gridDim.x`` below zero after one step (the sum is then not assumed to fit:
+        :func:`oracle.sdv.encode.converted_sum_fits`), and admitting it made ``i >= first``
+        of the grid-stride loop non-inductive for every symbolic grid."""
         launch = self.kernel.launch
         if not launch.symbolic:
             return []
@@ -399,7 +411,7 @@ class Machine:
             cs.append(z3.ULE(bx * by * bz, launch.max_threads))
         for b, g in zip(self.bdim, self.gdim, strict=True):
             if not (z3.is_bv_value(b) and z3.is_bv_value(g)):
-                cs.append(z3.ULE(z3.ZeroExt(32, b) * z3.ZeroExt(32, g), 2 ** 31))
+                cs.append(z3.ULT(z3.ZeroExt(32, b) * z3.ZeroExt(32, g), 2 ** 31))
         cs.extend(self.global_id_lemmas())
         return cs
 
@@ -407,7 +419,7 @@ class Machine:
         """Facts that follow from the constraints above but that a bit-vector solver finds
         only by search through a multiplier: the global index ``blockIdx.d * blockDim.d +
         threadIdx.d`` of two threads is equal only for one thread (no overflow: it is below
-        gridDim.d * blockDim.d <= 2^31), and it is below that product.  With a symbolic blockDim the product is non-linear;
+        gridDim.d * blockDim.d < 2^31), and it is below that product.  With a symbolic blockDim the product is non-linear;
         stated once here, the solver refutes the usual ``d[blockIdx.x * blockDim.x +
         threadIdx.x]`` race query by propagation instead of timing out."""
         cs: list[z3.BoolRef] = []
@@ -421,10 +433,10 @@ class Machine:
         for i, (n, m) in enumerate(zip(self.bdim, self.gdim, strict=True)):
             if z3.is_bv_value(n) and z3.is_bv_value(m):
                 continue
-            # the grid-stride loop's stride blockDim.d * gridDim.d in 32 bits is at most 2^31
+            # the grid-stride loop's stride blockDim.d * gridDim.d in 32 bits is below 2^31
             # and above every global index (the stride invariant's premises, oracle.sdv.invariants)
             stride = simp(n * m)
-            cs.append(z3.ULE(stride, 2 ** 31))
+            cs.append(z3.ULT(stride, 2 ** 31))
             cs += [z3.ULT(simp(self.bid[t][i] * n + self.tid[t][i]), stride) for t in range(2)]
         return cs
 
@@ -444,16 +456,31 @@ class Machine:
 
     # ------------------------------------------------------------------ snapshots
 
+    def check_witness(self, *fs: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None,
+                                                      list[z3.BoolRef]]:
+        """Ask ``fs`` for a model that is reported (a race, a divergence, a failed assertion):
+        where the run keeps facts out of the solver (``exact_facts``), a satisfiable answer
+        is asked again with them, within :data:`WITNESS_EXACT_MS` -- the first model may be
+        no execution (remainders ``%`` does not give, :mod:`oracle.sdv.strides`), even of
+        threads of another class; unsatisfiable with them, there is none.  Returns the answer,
+        its model and the facts added (for the caller's follow-up queries)."""
+        r, m = self.q.check(*fs)
+        if r != z3.sat or not self.exact_facts:
+            return r, m, []
+        r, m = self.q.check(*fs, *self.exact_facts, limit_ms=WITNESS_EXACT_MS)
+        return r, m, list(self.exact_facts)
+
     def snapshot(self) -> tuple[Any, ...]:
         self.q.solver.push()
         return ([th.copy() for th in self.th], self.epoch, list(self.tags), len(self.accesses),
                 len(self.barriers), len(self.unknowns), len(self.named), self.unroll_budget,
                 self.q.solver.num_scopes(), list(self.dirty), len(self.atomic_results),
-                self.waits)
+                self.waits, len(self.exact_facts))
 
     def restore(self, snap: tuple[Any, ...]) -> None:
-        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat, waits = snap
+        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat, waits, nx = snap
         self.waits = waits
+        del self.exact_facts[nx:]
         self.dirty = list(dirty)
         del self.atomic_results[nat:]
         self.th = [th.copy() for th in ths]

@@ -216,7 +216,7 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
         fails = [(t, mk_and(p, mk_not(c))) for t, p, c in conds]
         fail = mk_or(*[f for _, f in fails])
         if not is_false(fail):
-            r, m = self.q.check(fail)
+            r, m, _ = self.check_witness(fail)
             if r == z3.sat and m is not None:
                 t = next((t for t, f in fails if z3.is_true(m.eval(f, model_completion=True))),
                          fails[0][0])

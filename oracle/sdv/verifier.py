@@ -96,7 +96,7 @@ from oracle.sdv.pairs import (
 from oracle.sdv.shapes import barrier_free_key, has_grid_barrier
 from oracle.sdv.state import stmt_exprs
 from oracle.sdv.stmt import AssertFailure, fence_views
-from oracle.sdv.witness import witness
+from oracle.sdv.witness import small_model, witness
 
 
 class SDVOracle(OracleBase):
@@ -298,7 +298,7 @@ class SDVOracle(OracleBase):
             hits = by_label[label]
             if not hits:
                 continue
-            r, m = ex.q.check(z3.Or([p1 != p2 for p1, p2 in hits]))
+            r, m, _ = ex.check_witness(z3.Or([p1 != p2 for p1, p2 in hits]))
             if r == z3.sat and m is not None:
                 verdict.divergences.append(Divergence(label, witness(ex, m, None)))
             elif r == z3.unknown:
@@ -440,7 +440,9 @@ class SDVOracle(OracleBase):
         pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, benign)
         if pq is None:
             return None
-        r, m = ex.q.check(pq.query)
+        r, m, exact = ex.check_witness(pq.query)
+        if exact:  # the depth and kind queries below ask for executions too
+            pq = dataclasses.replace(pq, query=z3.And(pq.query, *exact))
         if r == z3.unknown:
             return PairResult(True)
         if r != z3.sat or m is None:
@@ -540,6 +542,11 @@ class SDVOracle(OracleBase):
                     best = m3
                     c1, c2 = a1.chosen(best), a2.chosen(best)
                     break
+        # the same instances at the same depth, with small parameter values where they exist
+        pins = [a.sel == best.eval(a.sel, model_completion=True) for a in (a1, a2) if a.sel is not None]
+        if pq.depth and loop_depth is not None:
+            pins.append(pq.depth_is(loop_depth))
+        best = small_model(ex, [pq.query, *pins], best)
         return PairResult(False, c1.kind, c2.kind, witness(ex, best, shown_index(c1)),
                            loop_depth, depths)
 

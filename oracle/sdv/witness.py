@@ -5,6 +5,14 @@ item 4: every race and divergence names its threads and blocks, the element, the
 the values of the kernel's scalar parameters (``when n = 3, pitch = 0``), so that the report
 can be replayed by hand; the model holds them all (the parameters are the constants
 :meth:`oracle.sdv.executor.Executor.run` made, recorded in ``Machine.params``).
+
+A satisfiable race query's model is an execution (``Machine.check_witness`` adds the facts kept
+out of the solver), and is made small before it is read back: z3 picks parameter
+values and symbolic sizes such as ``n = 536870912`` or ``<<<7325827, 256>>>``, which are
+correct but hard to replay; the query is asked again with every scalar parameter and symbolic
+size bounded by 64, then 1024, each in a short time bound, and the first model found replaces
+the old one (:func:`small_model`).  The bounds only choose among the models: a query
+unsatisfiable under them keeps the model it had.
 """
 
 from __future__ import annotations
@@ -15,6 +23,28 @@ import z3
 
 from oracle.base import ParamValue, Witness
 from oracle.sdv.executor import Executor
+
+#: the bounds :func:`small_model` tries, smallest first, and the time bound of each query
+SMALL_BOUNDS = (64, 1024)
+SMALL_MS = 500
+
+
+def small_model(ex: Executor, query: list[z3.BoolRef], m: z3.ModelRef) -> z3.ModelRef:
+    """A model of ``query`` whose scalar parameters and symbolic launch sizes are small where
+    one is found quickly, else ``m`` (module docstring)."""
+    types = {p.name: p.var.type for p in ex.kernel.params if p.var is not None}
+    ints = [(x, types[n].signed) for n, x in ex.params.items()
+            if isinstance(x, z3.BitVecRef) and n in types]
+    sizes = [x for x in (*ex.bdim, *ex.gdim) if not z3.is_bv_value(x)]
+    if not ints and not sizes:
+        return m
+    for bound in SMALL_BOUNDS:
+        bounds = [z3.And(x >= -bound, x <= bound) if signed else z3.ULE(x, bound)
+                  for x, signed in ints] + [z3.ULE(x, bound) for x in sizes]
+        r, m2 = ex.q.check(*query, *bounds, limit_ms=SMALL_MS)
+        if r == z3.sat and m2 is not None:
+            return m2
+    return m
 
 
 def witness(ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
