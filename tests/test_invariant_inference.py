@@ -47,6 +47,7 @@ PAIRS = {
     "mandelbrot_ok.cu": ["mandelbrot_racy.cu"],
     "histogram_ok.cu": ["histogram_racy.cu"],
     "sobel_ok.cu": ["sobel_racy.cu"],
+    "merge_tiled_ok.cu": ["merge_tiled_racy.cu"],
 }
 #: the sorting networks, the stencil and two of the scan's twins take 10-60 s each (nested
 #: abstracted loops, index products; most of it the race queries): run with
