@@ -16,6 +16,12 @@ an unsigned sum of two values that each fit in the signed type fits too when con
 arithmetic wraps and adds nothing, so a race that needs unsigned wrap-around is still found,
 also when the wrapped value is converted to ``int`` in range afterwards.
 
+Held facts: the facts about the values of a stored value's own adversarial reads (``A[tid] =
+A[tid] + k``: fresh per read) constrain nothing but that value, so they travel with it
+(``Access.value_facts``) into the one query that compares stored values, instead of into the
+solver -- where 40,000 of them made every later query and the vacuity check pay for them
+(:meth:`DefinedArithmetic._holdable`; issue 28, item 4).
+
 Why lemmas: bit-blasting proves ``t * s != t' * s`` (``t != t'``, ``s > 0``, no overflow) or
 ``row * w + col != row' * w + col'`` (``0 <= col < w``) only by a search through multiplier
 circuits that takes tens of seconds -- the very index arithmetic the assumption is for.  For
@@ -39,6 +45,7 @@ from oracle.sdv.encode import (
     Val,
     conv,
     converted_sum_fits,
+    fits_exact,
     is_true,
     no_signed_overflow,
 )
@@ -56,8 +63,45 @@ class DefinedArithmetic(Machine):
         hypothetical evaluation (``assume_defined`` off, :meth:`ExprEvaluator.eval_in`)."""
         if self.assume_defined:
             key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
+            if key not in self.assumed and self._holdable(op, x, y):
+                self.assumed.add(key)
+                self.q.held(lambda: self._fact(pred, no_signed_overflow(op, x, y)))
+                return
             # constants and ranges come out decided or minimal
             self._assume(key, pred, lambda: no_signed_overflow(op, x, y))
+
+    def _holdable(self, op: str, x: z3.BitVecRef, y: z3.BitVecRef | None) -> bool:
+        """Can the fact of ``x op y`` be held back from the solver (``QueryEngine.hold``)?
+        While a stored value is evaluated, the fresh values of its adversarial reads
+        (``value_reads``) appear nowhere else: not in the solver, in no logged index or
+        predicate (``oracle.sdv.memory.holds_value``); the stored value is the only term that
+        carries them on.  A fact on such values and constants alone, true where they are all
+        0, therefore constrains nothing else -- for every assignment to the rest of the run,
+        the zeros satisfy it -- and needs to be asserted only with the stored value, in the
+        benign-write query that compares it (``Access.value_facts``).  Anything else the
+        solver sees first asserts it (``QueryEngine.add``).  A barrier-free run of 20,000
+        ``A[tid] = A[tid] + k`` then keeps 40,000 facts out of the solver (issue 28, item 4)."""
+        reads = self.value_reads
+        if reads is None or not self.q.holding() or op not in ("+", "-", "*", "/"):
+            return False
+        zeros: list[int] = []
+        for a in (x,) if y is None else (x, y):
+            if a.get_id() in reads:
+                zeros.append(0)
+            elif z3.is_bv_value(a):
+                zeros.append(a.as_signed_long())  # type: ignore[attr-defined]
+            else:
+                return False
+        if len(zeros) == 1:
+            return True  # -0 is defined
+        return fits_exact(op, zeros[0], zeros[1], x.size())
+
+    def _fact(self, pred: z3.BoolRef, c: z3.BoolRef | None) -> z3.BoolRef:
+        """"pred ⇒ c" under :data:`DEFINED`, counted as a no-overflow fact."""
+        if c is None or is_true(c):
+            return z3.BoolVal(True)
+        self.ub_facts += 1
+        return z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c)
 
     def assume_sum_fits(self, pred: z3.BoolRef, x: z3.BitVecRef, y: z3.BitVecRef,
                         src: K.CType, dst: K.CType) -> None:
@@ -80,8 +124,7 @@ class DefinedArithmetic(Machine):
         self.assumed.add(key)
         c = cond()
         if c is not None and not is_true(c):
-            self.q.add(z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c))
-            self.ub_facts += 1
+            self.q.add(self._fact(pred, c))
 
     def vacuous(self) -> bool:
         """Every execution of the run needs a signed overflow: its path facts are
@@ -101,6 +144,7 @@ class DefinedArithmetic(Machine):
         with a constant factor are left to the solver (shifts and adders suffice there)."""
         if not self.assume_defined or z3.is_bv_value(x) or z3.is_bv_value(y):
             return
+        self.q.release()  # its terms are kept for later lemmas: no fact held back any more
         ok = no_signed_overflow("*", x, y)
         assert ok is not None
         self.products[node] = (x, y, ok)
@@ -140,6 +184,7 @@ class DefinedArithmetic(Machine):
             x, y, ok_mul = rec
             if x.size() != s.size():
                 continue
+            self.q.release()  # its terms are kept for later lemmas: no fact held back any more
             ok_add = no_signed_overflow("+", x * y, c)
             self.sums[(id(e), t)] = (x, y, c, s, z3.And(ok_mul, ok_add))
             first = self.sums.get((id(e), 0)) if t == 1 else None

@@ -195,8 +195,15 @@ def class_pair_results(c1: LabelClass, c2: LabelClass, same_class: bool, warp_sy
     value-free query for the class pair (the same formula for every member pair); only where
     it races are member pairs asked again with their stored values (benign writes: the
     values are not part of the class).  Under ``--warp-sync`` a label with itself is its own
-    query (one instruction), so a class with itself asks up to two."""
+    query (one instruction), so a class with itself asks up to two.
+
+    Where the value-free answer's kinds -- the most severe ones it allows
+    (``SDVOracle._decode_race``) -- are not two writes, no two writes of the class pair can
+    collide, so each member pair's query with its values is the value-free formula and
+    facts about its own stored values alone: one answer for all of them, that of the first
+    (a racy line among 20,000: one query, not one per racing pair)."""
     asked: dict[bool, PairResult | None] = {}
+    same: dict[bool, PairResult] = {}  # the member pairs' one answer, where values cannot matter
     formulas = 1 if not warp_sync or not same_class else min(2, len(c1.members))
     for l1, l2 in member_pairs(c1, c2):
         wl = warp_sync and l1 == l2
@@ -207,7 +214,15 @@ def class_pair_results(c1: LabelClass, c2: LabelClass, same_class: bool, warp_sy
             if len(asked) == formulas and all(v is None for v in asked.values()):
                 return  # every member pair asks one of these formulas: none races
             continue
-        res = free if free.unknown else ask(l1, l2, sides[l1][0], sides[l2][1], True)
+        if free.unknown:
+            res: PairResult | None = free
+        elif wl in same:
+            res = same[wl]
+        else:
+            res = ask(l1, l2, sides[l1][0], sides[l2][1], True)
+            if res is not None and not (free.kind1 is AccessKind.WRITE
+                                        and free.kind2 is AccessKind.WRITE):
+                same[wl] = res
         if res is not None:  # None: two writes of equal values (benign)
             yield l1, l2, res
 

@@ -182,10 +182,46 @@ class QueryEngine:
         if rlimit:
             self.solver.set("rlimit", rlimit)
         self.queries = 0
+        #: facts held back while a stored value is evaluated (:meth:`hold`); None: none held
+        self._held: list[Callable[[], z3.BoolRef]] | None = None
+        #: > 0: facts added now cannot mention the held facts' values (a read's index is
+        #: evaluated, ``MemoryAccesses.ev_Load``): they are added beside them
+        self.beside = 0
 
     def add(self, f: z3.BoolRef) -> None:
+        if not self.beside:
+            self.release()
         if not is_true(f):
             self.solver.add(f)
+
+    def hold(self) -> None:
+        """Start holding facts back (:meth:`held`): facts about values that nothing but the
+        facts themselves and one stored value mention (``DefinedArithmetic.assume_no_overflow``
+        decides which).  Anything else that reaches the solver meanwhile -- a fact, a query --
+        first releases them (asserts them), and nothing more is held until :meth:`done`: the
+        held facts can then no longer be told apart from the others."""
+        self._held = []
+
+    def holding(self) -> bool:
+        return self._held is not None
+
+    def held(self, make: Callable[[], z3.BoolRef]) -> None:
+        """Hold back the fact ``make()`` (built only if it is ever needed)."""
+        assert self._held is not None
+        self._held.append(make)
+
+    def done(self) -> tuple[Callable[[], z3.BoolRef], ...]:
+        """Stop holding; the facts still held (their stored value's, ``Access.value_facts``)."""
+        out = tuple(self._held or ())
+        self._held = None
+        return out
+
+    def release(self) -> None:
+        """Assert the facts held back so far, and hold no more (see :meth:`hold`)."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            for make in held:
+                self.solver.add(make())
 
     def check(self, *fs: z3.BoolRef, limit_ms: int | None = None,
               rlimit: int | None = None, defined: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
@@ -194,6 +230,7 @@ class QueryEngine:
         ``rlimit`` bounds it by z3's resource count instead, so that the answer does not
         depend on how loaded the machine is; ``defined``: with the no-overflow facts
         (``encode.DEFINED``)."""
+        self.release()
         ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
@@ -244,6 +281,8 @@ class Access:
     value: Val = None                         # a write's stored value (None: not known)
     waits: z3.ArithRef = z3.IntVal(0)         # wait_group_events before it (K.WaitEvents)
     copy: bool = False                        # an async copy's access (K.Assign.async_copy)
+    #: no-overflow facts about ``value`` alone, held back from the solver (oracle.sdv.defined)
+    value_facts: tuple[Callable[[], z3.BoolRef], ...] = ()
 
 
 @dataclass
@@ -321,6 +360,9 @@ class Machine:
         self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
         self.ub_facts = 0  # no-overflow facts added
         self.assumed: set[tuple[str, int, int, int]] = set()  # (op, x, y, pred) ids of those
+        # ids of the fresh values of the adversarial reads in the stored value being evaluated
+        # (its no-overflow facts are held back: DefinedArithmetic._holdable); None: not in one
+        self.value_reads: set[int] | None = None
         # (node id, thread) -> the node's last signed product / sum, for the lemmas there
         self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}
@@ -362,6 +404,9 @@ class Machine:
         self.events: list[object] = []
         # the race queries' symbolic accesses, built once per run (AccessSide.of)
         self.sides: dict[tuple[Any, ...], Any] = {}
+        # logged indices simplified, by the term's id (the term is kept: a freed term's id is
+        # reused): every statement of a long interval logs the same ``A[tid]``
+        self.simple_index: dict[int, tuple[z3.BitVecRef, z3.BitVecRef]] = {}
 
     # ------------------------------------------------------------------ setup
 
