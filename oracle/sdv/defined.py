@@ -43,6 +43,7 @@ from kpl import ast as K
 from oracle.sdv.encode import (
     DEFINED,
     Val,
+    bv_size,
     conv,
     converted_sum_fits,
     fits_exact,
@@ -94,7 +95,7 @@ class DefinedArithmetic(Machine):
                 return False
         if len(zeros) == 1:
             return True  # -0 is defined
-        return fits_exact(op, zeros[0], zeros[1], x.size())
+        return fits_exact(op, zeros[0], zeros[1], bv_size(x))
 
     def _fact(self, pred: z3.BoolRef, c: z3.BoolRef | None) -> z3.BoolRef:
         """"pred ⇒ c" under :data:`DEFINED`, counted as a no-overflow fact."""

@@ -413,7 +413,14 @@ class MemoryAccesses(ExprEvaluator):
 
     def address(self, index: K.Expr, t: int, pred: z3.BoolRef) -> z3.BitVecRef:
         """The location of ``mem[index]`` for thread ``t`` (reads in ``index`` are logged)."""
-        return index64(self.ev(index, t, pred), index.type)
+        v = self.ev(index, t, pred)
+        if not isinstance(v, z3.BitVecRef):
+            return index64(v, index.type)
+        key = (v.get_id(), index.type.kind != "int" or index.type.signed)
+        known = self.locations.get(key)
+        if known is None:
+            known = self.locations[key] = (v, index64(v, index.type))
+        return known[1]
 
     def local_array(self, mem: Memory) -> Val:
         elem = mem.elem

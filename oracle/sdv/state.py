@@ -407,6 +407,8 @@ class Machine:
         # logged indices simplified, by the term's id (the term is kept: a freed term's id is
         # reused): every statement of a long interval logs the same ``A[tid]``
         self.simple_index: dict[int, tuple[z3.BitVecRef, z3.BitVecRef]] = {}
+        # (index value's id, signed) -> (that value, its 64-bit location), the same way
+        self.locations: dict[tuple[int, bool], tuple[z3.BitVecRef, z3.BitVecRef]] = {}
 
     # ------------------------------------------------------------------ setup
 
