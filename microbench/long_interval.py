@@ -3,13 +3,16 @@
 Usage::
 
     python microbench/long_interval.py [--sizes 1000,2000,4000,20000] [--space global|shared]
-                                       [--racy] [--limit 300] [--write DIR] [--repo DIR]
+                                       [--racy read|write] [--limit 300] [--write DIR]
+                                       [--repo DIR]
 
 Each kernel is our own: N statements ``A[tid] = A[tid] + k;`` (``k`` a distinct constant per
 line, ``tid = threadIdx.x``, no barrier), ``A`` a global parameter or a ``__shared__`` array.
-Every thread touches only its own cell, so the kernel is race-free.  ``--racy``: the middle
-line reads ``A[tid + 1]`` instead, which races with every write of the neighbour's cell --
-exactly the statement pairs with that line (checked by ``tests/test_sdv_pairs.py``).
+Every thread touches only its own cell, so the kernel is race-free.  ``--racy read``: the
+middle line reads ``A[tid + 1]`` instead, which races with every write of the neighbour's
+cell; ``--racy write``: the middle line writes ``A[tid + 1]``, which races with every access of
+it -- in both, exactly the N statement pairs with that line race
+(``tests/test_long_interval.py``).
 
 Every size runs ``autosync check FILE --no-cache --format json`` in a subprocess and prints
 its wall-clock seconds, its CPU seconds (the loaded machine changes wall-clock only), the
@@ -34,13 +37,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def kernel(n: int, space: str = "global", racy: bool = False) -> str:
+def kernel(n: int, space: str = "global", racy: str | None = None) -> str:
     """The kernel text: ``n`` statements ``A[tid] = A[tid] + k`` in one barrier interval;
-    ``racy``: statement ``n // 2`` reads the neighbour's cell ``A[tid + 1]``."""
+    ``racy`` ``read``/``write``: statement ``n // 2`` reads/writes the neighbour's cell
+    ``A[tid + 1]``."""
     lines = []
     for k in range(n):
-        read = "A[tid + 1]" if racy and k == n // 2 else "A[tid]"
-        lines.append(f"  A[tid] = {read} + {k};")
+        read = write = "A[tid]"
+        if k == n // 2 and racy == "read":
+            read = "A[tid + 1]"
+        elif k == n // 2 and racy == "write":
+            write = "A[tid + 1]"
+        lines.append(f"  {write} = {read} + {k};")
     body = "\n".join(lines)
     if space == "shared":
         return ("//--blockDim=64 --gridDim=1\n__global__ void k(int *out) {\n"
@@ -79,7 +87,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,2000,4000,20000")
     ap.add_argument("--space", choices=("global", "shared"), default="global")
-    ap.add_argument("--racy", action="store_true")
+    ap.add_argument("--racy", choices=("read", "write"))
     ap.add_argument("--limit", type=float, default=300.0)
     ap.add_argument("--write", metavar="DIR")
     ap.add_argument("--repo", metavar="DIR", type=Path, default=REPO)
@@ -88,7 +96,7 @@ def main() -> int:
     folder = args.write or tempfile.mkdtemp(prefix="autosync-long-")
     os.makedirs(folder, exist_ok=True)
     for n in sizes:
-        name = f"long_{args.space}_{n}{'_racy' if args.racy else ''}.cu"
+        name = f"long_{args.space}_{n}{'_racy_' + args.racy if args.racy else ''}.cu"
         path = os.path.join(folder, name)
         Path(path).write_text(kernel(n, args.space, args.racy), encoding="utf-8")
         if args.write:

@@ -66,6 +66,7 @@ class DefinedArithmetic(Machine):
             key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
             if key not in self.assumed and self._holdable(op, x, y):
                 self.assumed.add(key)
+                self.value_ops.append((op, x, y))
                 self.q.held(lambda: self._fact(pred, no_signed_overflow(op, x, y)))
                 return
             # constants and ranges come out decided or minimal

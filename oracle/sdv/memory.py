@@ -257,6 +257,34 @@ def holds_value(e: K.Expr) -> bool:
     return True
 
 
+def free_value(value: Val, reads: set[int],
+               ops: list[tuple[str, z3.BitVecRef, z3.BitVecRef | None]]) -> bool:
+    """Can the stored ``value`` differ from any given value, whatever the rest of the run?
+    True for ``r`` or ``c + r`` (``A[tid] + k``, simplified), ``r`` a read's fresh value
+    (``reads``) whose only constraint is at most one held fact ``r ± c'`` (``ops``, the
+    held facts of the evaluation, none released): ``r`` ranges over an interval around 0
+    of 2^(n-1) values or more, and ``c + r`` takes as many.  Then the benign-write half of a
+    race query (the values differ) holds for every model of the rest, and its answer is the
+    value-free one (``oracle.sdv.pairs.class_pair_results``)."""
+    if not isinstance(value, z3.BitVecRef):
+        return False
+    r = value
+    if r.get_id() not in reads:
+        if not (z3.is_app_of(value, z3.Z3_OP_BADD) and value.num_args() == 2):
+            return False
+        a, b = value.arg(0), value.arg(1)
+        r = b if z3.is_bv_value(a) else a if z3.is_bv_value(b) else value
+        if r.get_id() not in reads:
+            return False
+    if not ops:
+        return True
+    if len(ops) > 1:
+        return False
+    op, x, y = ops[0]
+    return op in ("+", "-") and y is not None and (
+        (x.eq(r) and z3.is_bv_value(y)) or (op == "+" and y.eq(r) and z3.is_bv_value(x)))
+
+
 def value_facts(a1: AccessSide, a2: AccessSide) -> list[z3.BoolRef]:
     """The no-overflow facts about the two sides' stored values that were held back from
     the solver (``Access.value_facts``): a query that compares the values needs them."""
@@ -308,7 +336,7 @@ class MemoryAccesses(ExprEvaluator):
 
     def log(self, kind: AccessKind, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
             fld: str | None, view: CType | None = None, value: Val = None,
-            value_facts: tuple[Callable[[], z3.BoolRef], ...] = ()) -> None:
+            value_facts: tuple[Callable[[], z3.BoolRef], ...] = (), free: bool = False) -> None:
         if not mem.can_race or is_false(pred):
             return
         if kind is not AccessKind.READ:
@@ -325,7 +353,7 @@ class MemoryAccesses(ExprEvaluator):
             known = self.simple_index[idx.get_id()] = (idx, simp(idx))
         self.accesses.append(Access(self.label, kind, mem, t, known[1], pred, self.epoch,
                                     tuple(self.tags), fld, view, value, self.waits,
-                                    self.copying, value_facts))
+                                    self.copying, value_facts, free))
 
     def in_view(self, mem: Memory) -> bool:
         """Does this run's epoch order accesses of ``mem``?  Outside the view (``Machine.view``)
@@ -510,11 +538,12 @@ class MemoryAccesses(ExprEvaluator):
         if hold:  # its facts about its own reads' values are held back (DefinedArithmetic)
             self.q.hold()
             self.value_reads = set()
+            self.value_ops = []
         try:
             v = self.ev(s.value, t, pred)
         finally:
             facts = self.q.done() if hold else ()
-            self.value_reads = None
+            reads, self.value_reads = self.value_reads, None
         if mem.can_race:
             stored = tgt.view if tgt.view is not None else (
                 vec_elem(mem.elem) if tgt.field is not None else mem.elem)
@@ -522,7 +551,9 @@ class MemoryAccesses(ExprEvaluator):
                 value: Val = conv(v, s.value.type, stored)
             except Exception:  # noqa: BLE001 - an odd conversion: the value is simply unknown
                 value = None
-            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view, value, facts)
+            free = facts is not None and reads is not None and free_value(value, reads, self.value_ops)
+            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view, value, facts or (),
+                     free)
         elif mem.space == Space.LOCAL and tgt.view is not None:
             # a byte-view store into a local array: forget the whole array (sound for values)
             self.assign_var(t, "@" + mem.name, self.local_array(mem))

@@ -67,6 +67,8 @@ class Side:
         # the stored values: a write-write pair is a race only where they can differ (benign
         # writes), so such pairs also compare these (``SDVOracle._pair``); others need not
         self.vals = tuple(_value_id(a.value) for a in insts)
+        #: every write's value can differ from any other (``Access.free_value``)
+        self.free = all(a.free_value for a in insts if a.kind is AccessKind.WRITE)
         epochs = [int_const(a.epoch) for a in insts]
         consts = all(e is not None for e in epochs)
         self.epoch_of = [e if e is not None and consts else 0 for e in epochs]
@@ -199,9 +201,11 @@ def class_pair_results(c1: LabelClass, c2: LabelClass, same_class: bool, warp_sy
 
     Where the value-free answer's kinds -- the most severe ones it allows
     (``SDVOracle._decode_race``) -- are not two writes, no two writes of the class pair can
-    collide, so each member pair's query with its values is the value-free formula and
-    facts about its own stored values alone: one answer for all of them, that of the first
-    (a racy line among 20,000: one query, not one per racing pair)."""
+    collide; where one side's stored values can differ from anything (:attr:`Side.free`),
+    two colliding writes always may store different values.  Either way the member pair's
+    query with its values is the value-free formula and facts about its own stored values
+    alone: one answer for all such member pairs, that of the first (a racy line among
+    20,000: one query, not one per racing pair)."""
     asked: dict[bool, PairResult | None] = {}
     same: dict[bool, PairResult] = {}  # the member pairs' one answer, where values cannot matter
     formulas = 1 if not warp_sync or not same_class else min(2, len(c1.members))
@@ -216,13 +220,16 @@ def class_pair_results(c1: LabelClass, c2: LabelClass, same_class: bool, warp_sy
             continue
         if free.unknown:
             res: PairResult | None = free
-        elif wl in same:
-            res = same[wl]
         else:
-            res = ask(l1, l2, sides[l1][0], sides[l2][1], True)
-            if res is not None and not (free.kind1 is AccessKind.WRITE
-                                        and free.kind2 is AccessKind.WRITE):
-                same[wl] = res
+            t1, t2 = sides[l1][0], sides[l2][1]
+            alike = t1.free or t2.free or not (free.kind1 is AccessKind.WRITE
+                                               and free.kind2 is AccessKind.WRITE)
+            if alike and wl in same:
+                res = same[wl]
+            else:
+                res = ask(l1, l2, t1, t2, True)
+                if alike and res is not None:
+                    same[wl] = res
         if res is not None:  # None: two writes of equal values (benign)
             yield l1, l2, res
 

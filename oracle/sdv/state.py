@@ -210,9 +210,10 @@ class QueryEngine:
         assert self._held is not None
         self._held.append(make)
 
-    def done(self) -> tuple[Callable[[], z3.BoolRef], ...]:
-        """Stop holding; the facts still held (their stored value's, ``Access.value_facts``)."""
-        out = tuple(self._held or ())
+    def done(self) -> tuple[Callable[[], z3.BoolRef], ...] | None:
+        """Stop holding; the facts still held (their stored value's, ``Access.value_facts``),
+        None where they were released."""
+        out = None if self._held is None else tuple(self._held)
         self._held = None
         return out
 
@@ -283,6 +284,9 @@ class Access:
     copy: bool = False                        # an async copy's access (K.Assign.async_copy)
     #: no-overflow facts about ``value`` alone, held back from the solver (oracle.sdv.defined)
     value_facts: tuple[Callable[[], z3.BoolRef], ...] = ()
+    #: ``value`` can differ from any other value whatever the rest of the run
+    #: (``oracle.sdv.memory.free_value``): a benign-write check cannot remove a race of it
+    free_value: bool = False
 
 
 @dataclass
@@ -363,6 +367,7 @@ class Machine:
         # ids of the fresh values of the adversarial reads in the stored value being evaluated
         # (its no-overflow facts are held back: DefinedArithmetic._holdable); None: not in one
         self.value_reads: set[int] | None = None
+        self.value_ops: list[tuple[str, z3.BitVecRef, z3.BitVecRef | None]] = []  # their held facts' ops
         # (node id, thread) -> the node's last signed product / sum, for the lemmas there
         self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}
