@@ -90,7 +90,10 @@ def test_held_fact_is_the_no_overflow_fact() -> None:
     ("A[tid] + 5", True),
     ("A[tid] - A[tid + 1]", True),    # the fact of tid + 1 goes beside the held one
     ("A[tid] + tid", False),          # the fact mentions tid: asserted
-    ("A[tid] + 1 + 2", False),        # (rd + 1) + 2 mentions rd in an asserted fact
+    ("A[tid] + 1 + 2", True),         # (rd + 1) + 2: a held sum of the read, held too
+    ("A[tid] * 3 + 7", True),
+    ("A[tid] + 2147483647 + 1", False),  # where the read is 0 the second sum overflows
+    ("(A[tid] + 1) * tid", False),    # the fact mentions tid: asserted, with the first
     ("A[tid] * A[tid + 1]", False),   # the product is kept for the lemmas
     ("A[A[tid]] + 1", False),         # a read in an index: its value reaches a logged index
     ("tid > 3 ? A[tid] + 1 : 0", False),

@@ -257,7 +257,7 @@ def holds_value(e: K.Expr) -> bool:
     return True
 
 
-def free_value(value: Val, reads: set[int],
+def free_value(value: Val, reads: dict[int, tuple[z3.ExprRef, int]],
                ops: list[tuple[str, z3.BitVecRef, z3.BitVecRef | None]]) -> bool:
     """Can the stored ``value`` differ from any given value, whatever the rest of the run?
     True for ``r`` or ``c + r`` (``A[tid] + k``, simplified), ``r`` a read's fresh value
@@ -268,13 +268,16 @@ def free_value(value: Val, reads: set[int],
     value-free one (``oracle.sdv.pairs.class_pair_results``)."""
     if not isinstance(value, z3.BitVecRef):
         return False
+
+    def read(v: z3.ExprRef) -> bool:  # a read's fresh value itself (not a held sum of them)
+        return v.get_id() in reads and z3.is_const(v) and not z3.is_bv_value(v)
     r = value
-    if r.get_id() not in reads:
+    if not read(r):
         if not (z3.is_app_of(value, z3.Z3_OP_BADD) and value.num_args() == 2):
             return False
         a, b = value.arg(0), value.arg(1)
         r = b if z3.is_bv_value(a) else a if z3.is_bv_value(b) else value
-        if r.get_id() not in reads:
+        if not read(r):
             return False
     if not ops:
         return True
@@ -415,7 +418,7 @@ class MemoryAccesses(ExprEvaluator):
         ``value_reads``)."""
         v = fresh(e.type, f"rd.{e.mem.name}")
         if self.value_reads is not None and isinstance(v, z3.BitVecRef):
-            self.value_reads.add(v.get_id())
+            self.value_reads[v.get_id()] = (v, 0)
         return v
 
     def atomic_value(self, e: K.Atomic, idx: z3.BitVecRef, t: int, pred: z3.BoolRef) -> Val:
@@ -537,7 +540,7 @@ class MemoryAccesses(ExprEvaluator):
         hold = mem.can_race and holds_value(s.value)
         if hold:  # its facts about its own reads' values are held back (DefinedArithmetic)
             self.q.hold()
-            self.value_reads = set()
+            self.value_reads = {}
             self.value_ops = []
         try:
             v = self.ev(s.value, t, pred)

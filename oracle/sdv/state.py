@@ -364,9 +364,11 @@ class Machine:
         self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
         self.ub_facts = 0  # no-overflow facts added
         self.assumed: set[tuple[str, int, int, int]] = set()  # (op, x, y, pred) ids of those
-        # ids of the fresh values of the adversarial reads in the stored value being evaluated
-        # (its no-overflow facts are held back: DefinedArithmetic._holdable); None: not in one
-        self.value_reads: set[int] | None = None
+        # the fresh values of the adversarial reads in the stored value being evaluated, and
+        # the held sums/products of them: id -> (the term, kept so that its id stays its own;
+        # its value where every such read is 0) (their no-overflow facts are held back:
+        # DefinedArithmetic._holdable); None: not in one
+        self.value_reads: dict[int, tuple[z3.ExprRef, int]] | None = None
         self.value_ops: list[tuple[str, z3.BitVecRef, z3.BitVecRef | None]] = []  # their held facts' ops
         # (node id, thread) -> the node's last signed product / sum, for the lemmas there
         self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
