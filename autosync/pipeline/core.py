@@ -22,11 +22,14 @@ file I/O, the errors, macro sites) already live in their own modules.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -63,12 +66,30 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- kernels and oracles
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused for one phase: loading a file, one oracle call.  Both
+    build millions of objects that form no cycles and live to the phase's end -- clang's JSON
+    AST (~13 KB a statement), the KPL and the z3 terms of every access -- and each full
+    collection walks all of them again: a quarter of the CPU time of a 20,000-statement
+    kernel's check (issue 28, item 4).  Nothing is kept from the collector: it runs again
+    after the phase, on whatever cycles the phase left."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     """The kernels of ``opts.file`` (or of ``text`` parsed as that file): all of them, in file
     order, or the one named by ``--kernel`` (unknown name -> KplError listing the names)."""
     from autosync.pipeline import project  # the launch of each kernel: flags, header, config, host code
 
-    kernels = project.load(opts, text)
+    with collector_paused():
+        kernels = project.load(opts, text)
     source = kernels[0].source_text if kernels else (text or "")
     for k in kernels:
         check_launch(k, opts, source)
@@ -112,7 +133,8 @@ def run_oracle(oracle: Oracle, kernel: Kernel) -> Verdict:
     from oracle.base import OracleError, Unknown, Verdict
 
     try:
-        return oracle.check(kernel)
+        with collector_paused():
+            return oracle.check(kernel)
     except OracleError as exc:
         if exc.timeout:
             raise Timeout(str(exc)) from None

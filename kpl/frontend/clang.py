@@ -384,7 +384,14 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         predefined = {"__AUTOSYNC__": "1"} if opencl or host_c else PREDEFINED
         for name, value in {**predefined, **(defines or {})}.items():
             args.append(f"-D{name}={value}")
-        proc = subprocess.run([*args, "-Xclang", "-ast-dump=json", main], capture_output=True, timeout=300)
+        # the AST goes to a file, not a pipe: it is ~13 KB of JSON per statement, and reading a
+        # pipe 64 KB at a time cost a long kernel a third of clang's own time (issue 28, item 4)
+        dump = os.path.join(tmp, "ast.json")
+        with open(dump, "wb") as out:
+            proc = subprocess.run([*args, "-Xclang", "-ast-dump=json", main], stdout=out,
+                                  stderr=subprocess.PIPE, timeout=300)
+        with open(dump, "rb") as fh:
+            stdout = fh.read()
         values = _final_macros(args, main, _ambiguous_macros([text, *plan.files.values()]))
     errors = []
     for line in proc.stderr.decode("utf-8", "replace").splitlines():
@@ -392,12 +399,12 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         if m:
             errors.append(Diagnostic(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
     _stop_at_directive_error(errors, path, text, main, main_dir, plan.files)
-    if not proc.stdout.strip():
+    if not stdout.strip():
         first = errors[0] if errors else None
         if first is not None:
             raise KplError(first.message, path if first.file == main else first.file, first.line, first.col)
         raise KplError("clang produced no AST: " + proc.stderr.decode("utf-8", "replace").strip()[:200], path)
-    ast = decode(proc.stdout)
+    ast = decode(stdout)
     return ClangResult(ast, errors, main, plan.missing, plan.files, values)
 
 

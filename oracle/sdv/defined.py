@@ -16,6 +16,13 @@ an unsigned sum of two values that each fit in the signed type fits too when con
 arithmetic wraps and adds nothing, so a race that needs unsigned wrap-around is still found,
 also when the wrapped value is converted to ``int`` in range afterwards.
 
+Held facts: the facts about the values of a stored value's own adversarial reads (``A[tid] =
+A[tid] + k``, ``A[tid] * 3 + k``: fresh per read), and about sums and products of them whose
+facts all hold where the reads are 0, constrain nothing but that value, so they travel with it
+(``Access.value_facts``) into the one query that compares stored values, instead of into the
+solver -- where 40,000 of them made every later query and the vacuity check pay for them
+(:meth:`DefinedArithmetic._holdable`; issue 28, item 4).
+
 Why lemmas: bit-blasting proves ``t * s != t' * s`` (``t != t'``, ``s > 0``, no overflow) or
 ``row * w + col != row' * w + col'`` (``0 <= col < w``) only by a search through multiplier
 circuits that takes tens of seconds -- the very index arithmetic the assumption is for.  For
@@ -37,8 +44,10 @@ from kpl import ast as K
 from oracle.sdv.encode import (
     DEFINED,
     Val,
+    bv_size,
     conv,
     converted_sum_fits,
+    fits_exact,
     is_true,
     no_signed_overflow,
 )
@@ -49,15 +58,75 @@ class DefinedArithmetic(Machine):
     """Stage: the no-overflow assumption of signed arithmetic and its lemmas."""
 
     def assume_no_overflow(self, pred: z3.BoolRef, op: str, x: z3.BitVecRef,
-                           y: z3.BitVecRef | None = None) -> None:
+                           y: z3.BitVecRef | None = None) -> int | None:
         """Signed ``x op y`` (``y`` None: unary) evaluated by a thread under ``pred``: its
         overflow would be undefined behaviour, so the defined executions are those where
         ``pred`` implies it does not overflow (a path fact, like ``__assume``).  Not in a
-        hypothetical evaluation (``assume_defined`` off, :meth:`ExprEvaluator.eval_in`)."""
+        hypothetical evaluation (``assume_defined`` off, :meth:`ExprEvaluator.eval_in`).
+        Returns the result's value where the reads are 0 when the fact is held back
+        (:meth:`_holdable`), else None."""
         if self.assume_defined:
             key = (op, x.get_id(), -1 if y is None else y.get_id(), pred.get_id())
+            at_zero = self._holdable(op, x, y) if key not in self.assumed else None
+            if at_zero is not None:
+                self.assumed.add(key)
+                self.value_ops.append((op, x, y))
+                self.q.held(lambda: self._fact(pred, no_signed_overflow(op, x, y)))
+                return at_zero
             # constants and ranges come out decided or minimal
             self._assume(key, pred, lambda: no_signed_overflow(op, x, y))
+        return None
+
+    def _holdable(self, op: str, x: z3.BitVecRef, y: z3.BitVecRef | None) -> int | None:
+        """Can the fact of ``x op y`` be held back from the solver (``QueryEngine.hold``)?
+        The result's value where the reads are 0 if so, else None.  While a stored value is
+        evaluated, the fresh values of its adversarial reads (``value_reads``) appear
+        nowhere else: not in the solver, in no logged index or predicate
+        (``oracle.sdv.memory.holds_value``); the stored value is the only term that carries
+        them on.  Facts on such values, held sums and products of them (``value_reads``
+        too, with their values at 0: :meth:`note_held`) and constants alone, all true where
+        the reads are 0, therefore constrain nothing else -- for every assignment to the
+        rest of the run, the zeros satisfy them -- and need to be asserted only with the
+        stored value, in the benign-write query that compares it (``Access.value_facts``).
+        Anything else the solver sees first asserts them (``QueryEngine.add``).  A
+        barrier-free run of 20,000 ``A[tid] = A[tid] + k`` then keeps 40,000 facts out of
+        the solver (issue 28, item 4)."""
+        reads = self.value_reads
+        if reads is None or not self.q.holding() or op not in ("+", "-", "*", "/"):
+            return None
+        zeros: list[int] = [] if y is not None else [0]  # unary minus: 0 - x
+        some_read = False
+        for v in (x,) if y is None else (x, y):
+            held = reads.get(v.get_id())
+            if held is not None:
+                zeros.append(held[1])
+                some_read = True
+            elif z3.is_bv_value(v):
+                zeros.append(v.as_signed_long())  # type: ignore[attr-defined]
+            else:
+                return None
+        if not some_read:
+            return None
+        a, b = zeros
+        n = bv_size(x)
+        if not fits_exact("-" if y is None else op, a, b, n):
+            return None
+        if op == "/" and y is not None:  # z3 divides by 0 otherwise than C: no value known
+            return None if b == 0 else abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        return a + b if op == "+" else a - b if op == "-" else a * b
+
+    def note_held(self, result: z3.ExprRef, at_zero: int) -> None:
+        """``result`` is a held sum/product (:meth:`_holdable`) of value ``at_zero`` where
+        the reads are 0: a later operation on it can be held as well."""
+        if self.value_reads is not None:
+            self.value_reads[result.get_id()] = (result, at_zero)
+
+    def _fact(self, pred: z3.BoolRef, c: z3.BoolRef | None) -> z3.BoolRef:
+        """"pred ⇒ c" under :data:`DEFINED`, counted as a no-overflow fact."""
+        if c is None or is_true(c):
+            return z3.BoolVal(True)
+        self.ub_facts += 1
+        return z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c)
 
     def assume_sum_fits(self, pred: z3.BoolRef, x: z3.BitVecRef, y: z3.BitVecRef,
                         src: K.CType, dst: K.CType) -> None:
@@ -80,8 +149,7 @@ class DefinedArithmetic(Machine):
         self.assumed.add(key)
         c = cond()
         if c is not None and not is_true(c):
-            self.q.add(z3.Implies(DEFINED if is_true(pred) else z3.And(DEFINED, pred), c))
-            self.ub_facts += 1
+            self.q.add(self._fact(pred, c))
 
     def vacuous(self) -> bool:
         """Every execution of the run needs a signed overflow: its path facts are
@@ -101,6 +169,7 @@ class DefinedArithmetic(Machine):
         with a constant factor are left to the solver (shifts and adders suffice there)."""
         if not self.assume_defined or z3.is_bv_value(x) or z3.is_bv_value(y):
             return
+        self.q.release()  # its terms are kept for later lemmas: no fact held back any more
         ok = no_signed_overflow("*", x, y)
         assert ok is not None
         self.products[node] = (x, y, ok)
@@ -141,6 +210,7 @@ class DefinedArithmetic(Machine):
             x, y, ok_mul = rec
             if x.size() != s.size():
                 continue
+            self.q.release()  # its terms are kept for later lemmas: no fact held back any more
             ok_add = no_signed_overflow("+", x * y, c)
             self.sums[(id(e), t)] = (x, y, c, s, z3.And(ok_mul, ok_add))
             first = self.sums.get((id(e), 0)) if t == 1 else None

@@ -327,13 +327,8 @@ def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) 
     if y is None:
         return z3.BVSNegNoOverflow(x) if op == "-" else None
     if z3.is_bv_value(x) and z3.is_bv_value(y):  # two constants: decided here, no term
-        n = bv_size(x)
-        a, b = x.as_signed_long(), y.as_signed_long()  # type: ignore[attr-defined]
-        if op == "/":
-            exact = 0 if b == 0 else abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
-        else:
-            exact = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else 0
-        return z3.BoolVal(-(1 << (n - 1)) <= exact < (1 << (n - 1)))
+        return z3.BoolVal(fits_exact(op, x.as_signed_long(), y.as_signed_long(),  # type: ignore[attr-defined]
+                                     bv_size(x)))
     if op in ("+", "*") and z3.is_bv_value(x):
         x, y = y, x
     if op in ("+", "-", "*") and z3.is_bv_value(y):
@@ -347,6 +342,16 @@ def no_signed_overflow(op: str, x: z3.BitVecRef, y: z3.BitVecRef | None = None) 
     if op == "/":
         return z3.BVSDivNoOverflow(x, y)
     return None
+
+
+def fits_exact(op: str, a: int, b: int, n: int) -> bool:
+    """:func:`no_signed_overflow` of two ``n``-bit constants ``a op b``: the exact result
+    fits (a division by 0 is not an overflow)."""
+    if op == "/":
+        exact = 0 if b == 0 else abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    else:
+        exact = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else 0
+    return -(1 << (n - 1)) <= exact < (1 << (n - 1))
 
 
 def converted_sum_fits(x: z3.BitVecRef, y: z3.BitVecRef, src: CType, dst: CType) -> z3.BoolRef | None:
@@ -405,5 +410,5 @@ def index64(v: Val, ct: CType) -> z3.BitVecRef:
 
 
 __all__ = ["BOOL", "DEFINED", "FLOAT_SORT", "PTR_SORT", "Val", "apply_uf", "bv_size", "conv", "fconst",
-           "converted_sum_fits", "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
+           "converted_sum_fits", "fits_exact", "fresh", "index64", "is_boolv", "is_bv", "is_false", "is_true", "ite", "no_signed_overflow",
            "resize", "same_sort", "sort_of", "to_bool", "values_equal"]

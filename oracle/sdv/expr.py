@@ -278,8 +278,9 @@ class ExprEvaluator(DefinedArithmetic):
             else:
                 c = x >= y if s else z3.UGE(x, y)
             return conv(simp(c), K.BOOL, dst)
+        held = None
         if s:
-            self.assume_no_overflow(pred, op, x, y)
+            held = self.assume_no_overflow(pred, op, x, y)
             if op == "*" and node is not None:
                 self.product_lemmas(node, x, y)
         if op == "+":
@@ -300,7 +301,10 @@ class ExprEvaluator(DefinedArithmetic):
             r = x ^ y
         else:
             raise Unsupported(f"binary operator {op}")
-        return conv(simp(r), ct, dst)
+        out = conv(simp(r), ct, dst)
+        if held is not None and ct == dst and isinstance(out, z3.BitVecRef):
+            self.note_held(out, held)  # a sum/product of held reads: its facts are held too
+        return out
 
     # ------------------------------------------------------------------ calls
 

@@ -21,7 +21,9 @@ ranges is a change here.
 
 Values (issue 12): a read returns :meth:`MemoryAccesses.read_value` (the equality abstraction
 of :mod:`oracle.sdv.memfacts`, else fresh), an atomic :meth:`MemoryAccesses.atomic_value`,
-and a write logs its stored value for the benign-write test (:func:`values_differ`).  Why one
+and a write logs its stored value for the benign-write test (:func:`values_differ`), with the
+no-overflow facts about its own adversarial reads' values, which nothing else mentions (held
+back from the solver: :func:`holds_value`, :func:`value_facts`, ``oracle.sdv.defined``).  Why one
 piece over 400 lines: what a location is, what it holds and how two of them compare are one
 model -- the benign test needs the shapes the byte-range test uses, and the read model the
 update log the race query uses.
@@ -29,6 +31,7 @@ update log the race query uses.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import z3
@@ -53,7 +56,7 @@ from oracle.sdv.encode import (
 )
 from oracle.sdv.expr import ExprEvaluator
 from oracle.sdv.memfacts import MemFacts, mem_facts
-from oracle.sdv.state import Access, BarrierHit, mk_or, simp
+from oracle.sdv.state import Access, BarrierHit, expr_pure, mk_or, simp
 
 #: the integer standing for an access kind inside z3 terms (a selector picks among kinds)
 KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
@@ -236,6 +239,61 @@ def same_element(a1: AccessSide, a2: AccessSide) -> z3.BoolRef:
     return z3.ULT(o1 - o2 + w1 - 1, w1 + w2 - 1)
 
 
+def holds_value(e: K.Expr) -> bool:
+    """Can the no-overflow facts about the reads of the stored value ``e`` be held back
+    (``DefinedArithmetic._holdable``)?  Only where those reads' values cannot reach anything
+    but ``e``'s own result: arithmetic, casts, variables and constants over reads whose
+    indices read no memory -- no call, atomic, ``?:``, ``&&`` or ``||`` (which would put a
+    read's value into a logged index or predicate)."""
+    for x in K.walk_expr(e):
+        if isinstance(x, K.Load):
+            if not expr_pure(x.index):
+                return False
+        elif isinstance(x, K.Binary):
+            if x.op in ("&&", "||", ","):
+                return False
+        elif not isinstance(x, (K.Const, K.Var, K.Unary, K.Cast)):
+            return False
+    return True
+
+
+def free_value(value: Val, reads: dict[int, tuple[z3.ExprRef, int]],
+               ops: list[tuple[str, z3.BitVecRef, z3.BitVecRef | None]]) -> bool:
+    """Can the stored ``value`` differ from any given value, whatever the rest of the run?
+    True for ``r`` or ``c + r`` (``A[tid] + k``, simplified), ``r`` a read's fresh value
+    (``reads``) whose only constraint is at most one held fact ``r ± c'`` (``ops``, the
+    held facts of the evaluation, none released): ``r`` ranges over an interval around 0
+    of 2^(n-1) values or more, and ``c + r`` takes as many.  Then the benign-write half of a
+    race query (the values differ) holds for every model of the rest, and its answer is the
+    value-free one (``oracle.sdv.pairs.class_pair_results``)."""
+    if not isinstance(value, z3.BitVecRef):
+        return False
+
+    def read(v: z3.ExprRef) -> bool:  # a read's fresh value itself (not a held sum of them)
+        return v.get_id() in reads and z3.is_const(v) and not z3.is_bv_value(v)
+    r = value
+    if not read(r):
+        if not (z3.is_app_of(value, z3.Z3_OP_BADD) and value.num_args() == 2):
+            return False
+        a, b = value.arg(0), value.arg(1)
+        r = b if z3.is_bv_value(a) else a if z3.is_bv_value(b) else value
+        if not read(r):
+            return False
+    if not ops:
+        return True
+    if len(ops) > 1:
+        return False
+    op, x, y = ops[0]
+    return op in ("+", "-") and y is not None and (
+        (x.eq(r) and z3.is_bv_value(y)) or (op == "+" and y.eq(r) and z3.is_bv_value(x)))
+
+
+def value_facts(a1: AccessSide, a2: AccessSide) -> list[z3.BoolRef]:
+    """The no-overflow facts about the two sides' stored values that were held back from
+    the solver (``Access.value_facts``): a query that compares the values needs them."""
+    return [make() for a in a1.insts + a2.insts for make in a.value_facts]
+
+
 def _same_shape(a: Any, b: Any) -> bool:
     """Two stored values of one kind: scalars of one sort, or vectors with the same fields."""
     if isinstance(a, dict) or isinstance(b, dict):
@@ -280,7 +338,8 @@ class MemoryAccesses(ExprEvaluator):
     to ``MemElem``) and the access log."""
 
     def log(self, kind: AccessKind, mem: Memory, idx: z3.BitVecRef, t: int, pred: z3.BoolRef,
-            fld: str | None, view: CType | None = None, value: Val = None) -> None:
+            fld: str | None, view: CType | None = None, value: Val = None,
+            value_facts: tuple[Callable[[], z3.BoolRef], ...] = (), free: bool = False) -> None:
         if not mem.can_race or is_false(pred):
             return
         if kind is not AccessKind.READ:
@@ -292,9 +351,12 @@ class MemoryAccesses(ExprEvaluator):
             return
         if not self.in_view(mem):
             return  # its races are another view's (``Machine.view``)
-        self.accesses.append(Access(self.label, kind, mem, t, simp(idx), pred, self.epoch,
+        known = self.simple_index.get(idx.get_id())
+        if known is None:
+            known = self.simple_index[idx.get_id()] = (idx, simp(idx))
+        self.accesses.append(Access(self.label, kind, mem, t, known[1], pred, self.epoch,
                                     tuple(self.tags), fld, view, value, self.waits,
-                                    self.copying))
+                                    self.copying, value_facts, free))
 
     def in_view(self, mem: Memory) -> bool:
         """Does this run's epoch order accesses of ``mem``?  Outside the view (``Machine.view``)
@@ -329,15 +391,15 @@ class MemoryAccesses(ExprEvaluator):
                 ep = None
             self.events.append(("read", mem.name, ep))
             if ep is None:
-                return fresh(e.type, f"rd.{mem.name}")
+                return self._fresh_read(e)
             args, tag = [self.epoch, idx], "at"
         else:
-            return fresh(e.type, f"rd.{mem.name}")
+            return self._fresh_read(e)
         base = f"mem.{tag}.{mem.name}"
         if e.view is not None:
             s = sort_of(e.view)
             if s is None:
-                return fresh(e.type, f"rd.{mem.name}")
+                return self._fresh_read(e)
             return conv(apply_uf(f"{base}#{e.view!r}", args, s), e.view, e.type)
         elem = mem.elem
         if elem.kind == "vec":
@@ -348,8 +410,16 @@ class MemoryAccesses(ExprEvaluator):
             return conv(vals, elem, e.type)
         s = sort_of(elem)
         if s is None or e.field is not None:
-            return fresh(e.type, f"rd.{mem.name}")
+            return self._fresh_read(e)
         return conv(apply_uf(base, args, s), elem, e.type)
+
+    def _fresh_read(self, e: K.Load) -> Val:
+        """An adversarial read's value: fresh (registered while a stored value is evaluated,
+        ``value_reads``)."""
+        v = fresh(e.type, f"rd.{e.mem.name}")
+        if self.value_reads is not None and isinstance(v, z3.BitVecRef):
+            self.value_reads[v.get_id()] = (v, 0)
+        return v
 
     def atomic_value(self, e: K.Atomic, idx: z3.BitVecRef, t: int, pred: z3.BoolRef) -> Val:
         """The old value an atomic returns: fresh, but for a repetition-free counter
@@ -374,7 +444,14 @@ class MemoryAccesses(ExprEvaluator):
 
     def address(self, index: K.Expr, t: int, pred: z3.BoolRef) -> z3.BitVecRef:
         """The location of ``mem[index]`` for thread ``t`` (reads in ``index`` are logged)."""
-        return index64(self.ev(index, t, pred), index.type)
+        v = self.ev(index, t, pred)
+        if not isinstance(v, z3.BitVecRef):
+            return index64(v, index.type)
+        key = (v.get_id(), index.type.kind != "int" or index.type.signed)
+        known = self.locations.get(key)
+        if known is None:
+            known = self.locations[key] = (v, index64(v, index.type))
+        return known[1]
 
     def local_array(self, mem: Memory) -> Val:
         elem = mem.elem
@@ -386,14 +463,21 @@ class MemoryAccesses(ExprEvaluator):
 
     def ev_Load(self, e: K.Load, t: int, pred: z3.BoolRef) -> Val:
         mem = e.mem
-        idx = self.address(e.index, t, pred)
+        if self.value_reads is None:
+            idx = self.address(e.index, t, pred)
+        else:  # in a held stored value the index reads no memory (holds_value): no held value
+            self.q.beside += 1
+            try:
+                idx = self.address(e.index, t, pred)
+            finally:
+                self.q.beside -= 1
         if mem.can_race:
             value = self.read_value(e, idx, t)
             self.log(AccessKind.READ, mem, idx, t, pred, e.field, e.view)
             return value
         if e.view is not None:
             # a byte view of a local/constant array: its value is not modelled (any value)
-            return fresh(e.type, f"rd.{mem.name}")
+            return self._fresh_read(e)
         elem = mem.elem
         if mem.space == Space.LOCAL:
             arrs = self.th[t].vars.get("@" + mem.name)
@@ -414,7 +498,7 @@ class MemoryAccesses(ExprEvaluator):
             return vals
         s = sort_of(elem)
         if s is None:
-            return fresh(e.type, f"rd.{mem.name}")
+            return self._fresh_read(e)
         return conv(apply_uf(f"mem.{mem.name}", [idx], s), elem, e.type)
 
     def ev_Atomic(self, e: K.Atomic, t: int, pred: z3.BoolRef) -> Val:
@@ -453,7 +537,16 @@ class MemoryAccesses(ExprEvaluator):
         tgt = s.target
         mem = tgt.mem
         idx = self.address(tgt.index, t, pred)
-        v = self.ev(s.value, t, pred)
+        hold = mem.can_race and holds_value(s.value)
+        if hold:  # its facts about its own reads' values are held back (DefinedArithmetic)
+            self.q.hold()
+            self.value_reads = {}
+            self.value_ops = []
+        try:
+            v = self.ev(s.value, t, pred)
+        finally:
+            facts = self.q.done() if hold else ()
+            reads, self.value_reads = self.value_reads, None
         if mem.can_race:
             stored = tgt.view if tgt.view is not None else (
                 vec_elem(mem.elem) if tgt.field is not None else mem.elem)
@@ -461,7 +554,9 @@ class MemoryAccesses(ExprEvaluator):
                 value: Val = conv(v, s.value.type, stored)
             except Exception:  # noqa: BLE001 - an odd conversion: the value is simply unknown
                 value = None
-            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view, value)
+            free = facts is not None and reads is not None and free_value(value, reads, self.value_ops)
+            self.log(AccessKind.WRITE, mem, idx, t, pred, tgt.field, tgt.view, value, facts or (),
+                     free)
         elif mem.space == Space.LOCAL and tgt.view is not None:
             # a byte-view store into a local array: forget the whole array (sound for values)
             self.assign_var(t, "@" + mem.name, self.local_array(mem))

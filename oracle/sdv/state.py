@@ -182,10 +182,47 @@ class QueryEngine:
         if rlimit:
             self.solver.set("rlimit", rlimit)
         self.queries = 0
+        #: facts held back while a stored value is evaluated (:meth:`hold`); None: none held
+        self._held: list[Callable[[], z3.BoolRef]] | None = None
+        #: > 0: facts added now cannot mention the held facts' values (a read's index is
+        #: evaluated, ``MemoryAccesses.ev_Load``): they are added beside them
+        self.beside = 0
 
     def add(self, f: z3.BoolRef) -> None:
+        if not self.beside:
+            self.release()
         if not is_true(f):
             self.solver.add(f)
+
+    def hold(self) -> None:
+        """Start holding facts back (:meth:`held`): facts about values that nothing but the
+        facts themselves and one stored value mention (``DefinedArithmetic.assume_no_overflow``
+        decides which).  Anything else that reaches the solver meanwhile -- a fact, a query --
+        first releases them (asserts them), and nothing more is held until :meth:`done`: the
+        held facts can then no longer be told apart from the others."""
+        self._held = []
+
+    def holding(self) -> bool:
+        return self._held is not None
+
+    def held(self, make: Callable[[], z3.BoolRef]) -> None:
+        """Hold back the fact ``make()`` (built only if it is ever needed)."""
+        assert self._held is not None
+        self._held.append(make)
+
+    def done(self) -> tuple[Callable[[], z3.BoolRef], ...] | None:
+        """Stop holding; the facts still held (their stored value's, ``Access.value_facts``),
+        None where they were released."""
+        out = None if self._held is None else tuple(self._held)
+        self._held = None
+        return out
+
+    def release(self) -> None:
+        """Assert the facts held back so far, and hold no more (see :meth:`hold`)."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            for make in held:
+                self.solver.add(make())
 
     def check(self, *fs: z3.BoolRef, limit_ms: int | None = None,
               rlimit: int | None = None, defined: bool = True) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
@@ -194,6 +231,7 @@ class QueryEngine:
         ``rlimit`` bounds it by z3's resource count instead, so that the answer does not
         depend on how loaded the machine is; ``defined``: with the no-overflow facts
         (``encode.DEFINED``)."""
+        self.release()
         ms = self.query_ms if limit_ms is None else min(self.query_ms, limit_ms)
         if self.deadline is not None:
             left = self.deadline - self._time()
@@ -248,6 +286,11 @@ class Access:
     value: Val = None                         # a write's stored value (None: not known)
     waits: z3.ArithRef = z3.IntVal(0)         # wait_group_events before it (K.WaitEvents)
     copy: bool = False                        # an async copy's access (K.Assign.async_copy)
+    #: no-overflow facts about ``value`` alone, held back from the solver (oracle.sdv.defined)
+    value_facts: tuple[Callable[[], z3.BoolRef], ...] = ()
+    #: ``value`` can differ from any other value whatever the rest of the run
+    #: (``oracle.sdv.memory.free_value``): a benign-write check cannot remove a race of it
+    free_value: bool = False
 
 
 @dataclass
@@ -325,6 +368,12 @@ class Machine:
         self.assume_defined = True  # no signed overflow (oracle.sdv.defined); off in eval_in
         self.ub_facts = 0  # no-overflow facts added
         self.assumed: set[tuple[str, int, int, int]] = set()  # (op, x, y, pred) ids of those
+        # the fresh values of the adversarial reads in the stored value being evaluated, and
+        # the held sums/products of them: id -> (the term, kept so that its id stays its own;
+        # its value where every such read is 0) (their no-overflow facts are held back:
+        # DefinedArithmetic._holdable); None: not in one
+        self.value_reads: dict[int, tuple[z3.ExprRef, int]] | None = None
+        self.value_ops: list[tuple[str, z3.BitVecRef, z3.BitVecRef | None]] = []  # their held facts' ops
         # (node id, thread) -> the node's last signed product / sum, for the lemmas there
         self.products: dict[tuple[int, int], tuple[Any, ...]] = {}
         self.sums: dict[tuple[int, int], tuple[Any, ...]] = {}
@@ -369,6 +418,11 @@ class Machine:
         # facts of this run kept out of the solver (``Candidate.exact_fn``): a model of a
         # query without them may not be an execution, so witness queries re-ask with them
         self.exact_facts: list[z3.BoolRef] = []
+        # logged indices simplified, by the term's id (the term is kept: a freed term's id is
+        # reused): every statement of a long interval logs the same ``A[tid]``
+        self.simple_index: dict[int, tuple[z3.BitVecRef, z3.BitVecRef]] = {}
+        # (index value's id, signed) -> (that value, its 64-bit location), the same way
+        self.locations: dict[tuple[int, bool], tuple[z3.BitVecRef, z3.BitVecRef]] = {}
 
     # ------------------------------------------------------------------ setup
 

@@ -81,6 +81,7 @@ from oracle.sdv.memory import (
     fields_compatible,
     same_element,
     shown_index,
+    value_facts,
     values_differ,
 )
 from oracle.sdv.pairs import (
@@ -491,6 +492,7 @@ class SDVOracle(OracleBase):
             if differ is not None:
                 conds.append(z3.Or(z3.Not(z3.And(a1.kind_is(AccessKind.WRITE),
                                                   a2.kind_is(AccessKind.WRITE))), differ))
+                conds += value_facts(a1, a2)
         if same_warp is not None:
             if l1 == l2:
                 n = min(len(a.tags) for a in s1 + s2)
