@@ -7,6 +7,11 @@ clang's errors stop a kernel only when they are inside it or inside a function i
 an error in host code, or in a function no kernel reaches, does not.  The host launches of
 an OpenCL C file (``clEnqueueNDRangeKernel``) are read from a second parse of it as C
 (:mod:`kpl.frontend.opencl_host`).
+
+Why one piece (over 400 lines): the translator's entry (parameters, body, the kernel record)
+and the file-level steps around it (clang's run, the launch each kernel is checked under from
+header, flags, attributes and host code) share the unit being read; split, each half would
+import the other's state.
 """
 
 from __future__ import annotations

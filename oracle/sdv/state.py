@@ -418,6 +418,7 @@ class Machine:
         # facts of this run kept out of the solver (``Candidate.exact_fn``): a model of a
         # query without them may not be an execution, so witness queries re-ask with them
         self.exact_facts: list[z3.BoolRef] = []
+        self.small_witness_s = 0.0  # time spent making witnesses small (oracle.sdv.witness)
         # logged indices simplified, by the term's id (the term is kept: a freed term's id is
         # reused): every statement of a long interval logs the same ``A[tid]``
         self.simple_index: dict[int, tuple[z3.BitVecRef, z3.BitVecRef]] = {}

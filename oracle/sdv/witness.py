@@ -17,6 +17,7 @@ unsatisfiable under them keeps the model it had.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import z3
@@ -24,9 +25,12 @@ import z3
 from oracle.base import ParamValue, Witness
 from oracle.sdv.executor import Executor
 
-#: the bounds :func:`small_model` tries, smallest first, and the time bound of each query
+#: the bounds :func:`small_model` tries, smallest first, the time bound of each query, and
+#: the time one run may spend on it in all: a kernel with many races keeps the solver's own
+#: models for the rest (a mutant with 30 races took 30 s more without it)
 SMALL_BOUNDS = (64, 1024)
 SMALL_MS = 500
+SMALL_BUDGET_S = 2.0
 
 
 def small_model(ex: Executor, query: list[z3.BoolRef], m: z3.ModelRef) -> z3.ModelRef:
@@ -36,15 +40,19 @@ def small_model(ex: Executor, query: list[z3.BoolRef], m: z3.ModelRef) -> z3.Mod
     ints = [(x, types[n].signed) for n, x in ex.params.items()
             if isinstance(x, z3.BitVecRef) and n in types]
     sizes = [x for x in (*ex.bdim, *ex.gdim) if not z3.is_bv_value(x)]
-    if not ints and not sizes:
+    if not ints and not sizes or ex.small_witness_s >= SMALL_BUDGET_S:
         return m
-    for bound in SMALL_BOUNDS:
-        bounds = [z3.And(x >= -bound, x <= bound) if signed else z3.ULE(x, bound)
-                  for x, signed in ints] + [z3.ULE(x, bound) for x in sizes]
-        r, m2 = ex.q.check(*query, *bounds, limit_ms=SMALL_MS)
-        if r == z3.sat and m2 is not None:
-            return m2
-    return m
+    start = time.perf_counter()
+    try:
+        for bound in SMALL_BOUNDS:
+            bounds = [z3.And(x >= -bound, x <= bound) if signed else z3.ULE(x, bound)
+                      for x, signed in ints] + [z3.ULE(x, bound) for x in sizes]
+            r, m2 = ex.q.check(*query, *bounds, limit_ms=SMALL_MS)
+            if r == z3.sat and m2 is not None:
+                return m2
+        return m
+    finally:
+        ex.small_witness_s += time.perf_counter() - start
 
 
 def witness(ex: Executor, m: z3.ModelRef, idx: z3.BitVecRef | None) -> Witness:
