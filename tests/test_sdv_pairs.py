@@ -129,3 +129,45 @@ def test_one_shape_is_one_class_and_one_query(monkeypatch: Any) -> None:
     # every ordered label pair (l1 not after l2) of the 30 statements races
     assert len(racy.races) == 30 * 31 // 2
     assert {r.array for r in racy.races} == {"A"} and visited == [(0, 0)]
+
+
+# ------------------------------------------------------------ one query for arrays in step
+
+_IN_STEP = """//--blockDim=256 --gridDim=1
+__global__ void k(unsigned *out, unsigned n) {
+  __shared__ unsigned key[512];
+  __shared__ unsigned val[512];
+  unsigned t = threadIdx.x;
+  key[t] = out[t]; val[t] = out[t + 256];
+  for (unsigned s = 1; s < n; s <<= 1) {
+    __syncthreads();
+    unsigned p = 2 * t - (t & (s - 1));
+    if (key[p] > key[p + s]) {
+      unsigned x = key[p]; key[p] = key[p + s]; key[p + s] = x;
+      unsigned y = val[p]; val[p] = val[p + s]; VAL_WRITE = y;
+    }
+  }
+  __syncthreads();
+  out[t] = key[t] + val[t];
+}
+"""
+
+
+def _queries(text: str) -> tuple[int, int]:
+    from kpl.frontend import parse_kernel_text
+    from oracle.sdv import SDVOracle
+    verdict = SDVOracle().check(parse_kernel_text(text, "step.cu"))
+    return verdict.queries, len([r for r in verdict.races if r.array == "val"])
+
+
+def test_arrays_in_step_share_their_unsatisfiable_queries() -> None:
+    """``val`` is read and written at ``key``'s indices under ``key``'s conditions: its race
+    queries are ``key``'s up to the selectors' names, asked once.  Its racy twin (a write one
+    element off) still races: only a query already found unsatisfiable is skipped."""
+    key_only = _IN_STEP.replace("      unsigned y = val[p]; val[p] = val[p + s]; VAL_WRITE = y;\n", "")
+    both = _IN_STEP.replace("VAL_WRITE", "val[p + s]")
+    racy = _IN_STEP.replace("VAL_WRITE", "val[p + s + 1]")
+    q_key, _ = _queries(key_only)
+    q_both, races = _queries(both)
+    assert races == 0 and q_both - q_key <= 2  # without the memo: 45 against 35
+    assert _queries(racy)[1] > 0

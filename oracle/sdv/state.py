@@ -419,6 +419,10 @@ class Machine:
         # query without them may not be an execution, so witness queries re-ask with them
         self.exact_facts: list[z3.BoolRef] = []
         self.small_witness_s = 0.0  # time spent making witnesses small (oracle.sdv.witness)
+        # race queries found unsatisfiable, by the id of their term with the two selectors
+        # renamed (the term is kept: a freed term's id is reused): `key` and `val` sorted
+        # together ask the same query twice (Verifier._ask_pair)
+        self.unsat_pairs: dict[int, z3.ExprRef] = {}
         # logged indices simplified, by the term's id (the term is kept: a freed term's id is
         # reused): every statement of a long interval logs the same ``A[tid]``
         self.simple_index: dict[int, tuple[z3.BitVecRef, z3.BitVecRef]] = {}
