@@ -35,6 +35,15 @@ SAME_WARP_RLIMIT = 700_000
 SAME_WARP_QUERY_MS = 5000
 
 
+def selector_free(query: z3.BoolRef, sides: tuple[AccessSide, AccessSide]) -> z3.ExprRef:
+    """A pair's race query with its two selectors renamed.  z3 shares equal terms, so two pairs
+    whose queries differ only by their selectors' names (arrays accessed at the same indices
+    under the same conditions: ``key`` and ``val`` sorted in step) get one term, one id: an
+    answer of unsatisfiable holds for both (``Machine.unsat_pairs``)."""
+    return z3.substitute(query, *[(side.sel, z3.Int(f"__pair_sel{i}")) for i, side in enumerate(sides)
+                                  if side.sel is not None])
+
+
 @dataclass
 class PairResult:
     """The answer to one pair query, shared by every label pair asking the same formula:

@@ -93,6 +93,7 @@ from oracle.sdv.pairs import (
     label_classes,
     pair_candidates,
     same_warp_only,
+    selector_free,
 )
 from oracle.sdv.shapes import barrier_free_key, has_grid_barrier
 from oracle.sdv.state import stmt_exprs
@@ -441,16 +442,12 @@ class SDVOracle(OracleBase):
         pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, benign)
         if pq is None:
             return None
-        # z3 shares equal terms, so two pairs whose queries differ only by their selectors'
-        # names (arrays accessed at the same indices under the same conditions) have one id
-        renamed = z3.substitute(pq.query, *[(side.sel, z3.Int(f"__pair_sel{i}")) for i, side
-                                            in enumerate((pq.a1, pq.a2)) if side.sel is not None])
+        renamed = selector_free(pq.query, (pq.a1, pq.a2))
         if renamed.get_id() in ex.unsat_pairs:
             return None
         r, m, exact = ex.check_witness(pq.query)
-        if r == z3.unsat and not exact:
+        if r == z3.unsat and not exact:  # (returned as no race below)
             ex.unsat_pairs[renamed.get_id()] = renamed
-            return None
         if exact:  # the depth and kind queries below ask for executions too
             pq = dataclasses.replace(pq, query=z3.And(pq.query, *exact))
         if r == z3.unknown:
