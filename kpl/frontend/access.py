@@ -286,20 +286,13 @@ class AccessTranslation(TranslatorBase):
         """``base ± off`` in what the pointer points to: by elements for ``float *`` (even
         into a 2-D array: ``float *r = table[i]; r + 1``), by whole rows for the array itself
         or ``float (*)[64]`` (over a byte view, by ``sizeof`` of the view)."""
-        shape = subscript_shape(pointer_type)
-        stride = (sizeof(base.view) or 1) if base.view is not None else \
-            self._row_stride(base.mem) if shape is None else _product(shape[1:])
+        dims = subscript_shape(pointer_type) or base.mem.dims
+        stride = (sizeof(base.view) or 1) if base.view is not None else _product(dims[1:])
         if stride != 1:
             off = K.Binary("*", off, K.Const(stride), off.type)
         if backwards:
             off = K.Unary("-", off, off.type)
         return PointerBinding(base.mem, self._add(base.offset, off), base.view)
-
-    def _row_stride(self, mem: K.Memory) -> int:
-        stride = 1
-        for d in mem.dims[1:]:
-            stride *= d or 1
-        return stride
 
     def element(self, node: Node, scope: Scope, pre: list[K.Stmt], *,
                 partial: bool = False) -> tuple[K.Memory, K.Expr, K.CType | None]:
@@ -348,9 +341,7 @@ class AccessTranslation(TranslatorBase):
                 index = K.Binary("+", K.Binary("*", index, K.Const(extent), index.type), value,
                                  common_type(index.type, value.type))
         assert index is not None
-        stride = 1
-        for d in dims[len(subscripts):]:
-            stride *= d or 1
+        stride = _product(dims[len(subscripts):])
         if stride != 1:
             index = K.Binary("*", index, K.Const(stride), index.type)
         return mem, self._add(binding.offset, index), None
