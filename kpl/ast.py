@@ -527,6 +527,8 @@ class Kernel:
     language: str = field(default="cuda", repr=False)  # or "opencl" (kpl.frontend.opencl)
     #: the launches of this kernel in the host code of its file (kpl.launchfacts.HostLaunch)
     host_launches: list[Any] = field(default_factory=list, repr=False)
+    #: the front end's ``file:line:col: note: …`` lines for this kernel's file (conventions applied)
+    notes: list[str] = field(default_factory=list, repr=False)
 
     def fresh_label(self) -> int:
         label = self.next_label

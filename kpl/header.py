@@ -37,6 +37,9 @@ class KernelHeader:
     warp_sync: int | None = None
     flags: list[str] = field(default_factory=list)
     expected: dict[str, str] = field(default_factory=dict)
+    #: the file has GPUVerify's flags line (``//--blockDim=…``, ``//--local_size=…``): it was
+    #: written for GPUVerify, whose conventions then apply (README, "Files written for GPUVerify")
+    gpuverify_style: bool = False
 
     @property
     def defines(self) -> dict[str, str]:
@@ -125,6 +128,7 @@ def parse_header(text: str, path: str) -> KernelHeader:
             flags_line = 2
             continue
         if idx == flags_line and stripped.startswith("-"):
+            header.gpuverify_style = True
             _read_flags(header, body, path, idx, base_col)
     return header
 

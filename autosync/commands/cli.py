@@ -467,6 +467,9 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
         code = EXIT_FAIL
     if dry and changes:
         code = EXIT_FAIL
+    if not check_only:
+        for note in opts.notes:  # what the front end assumed (conventions, launches): before the report
+            err(note)
     locs = report_fix.locators(outcome, opts.file)
     rows = report_fix.barrier_rows(outcome, locs, "<stdout>" if to_stdout else (output or opts.file))
     if fmt is Format.json:

@@ -264,12 +264,15 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     outcome.rendered = rendered
     outcome.patched = rendered.text
     # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle
+    said = len(opts.notes)  # the patched text's notes are the original's, lines shifted: not said again
     try:
         again: dict[str, list[Kernel]] = {}
         for k in load(opts, to_lf(rendered.text)):
             again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
+    finally:
+        del opts.notes[said:]
     for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
         if not again.get(f.kernel.name):
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")

@@ -125,6 +125,9 @@ def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
     check_unique_names(kernels, text, opts.file)
     if opts.kernel is not None:
         kernels = [frontend.select_kernel(kernels, opts.kernel, opts.file)]
+    for note in (n for k in kernels for n in k.notes):
+        if note not in opts.notes:
+            opts.notes.append(note)
     out: list[Kernel] = []
     for k in kernels:
         choices = _choices(opts, header, config, k)

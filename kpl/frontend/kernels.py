@@ -334,7 +334,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     index = tree.DeclIndex(tu)
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
-                bundled_dir=INCLUDE_DIR, files=result.files, language=language)
+                bundled_dir=INCLUDE_DIR, files=result.files, language=language,
+                gpuverify_style=header.gpuverify_style)
     _globals(unit)
     main_dir = os.path.dirname(os.path.abspath(path))
     macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)
@@ -364,6 +365,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
         enqueued = opencl_launches(path, text, defines=all_defines, include_dirs=include_dirs, clang=clang)
         for kernel in kernels:
             kernel.host_launches = enqueued.get(kernel.name, [])
+    for kernel in kernels:
+        kernel.notes = unit.notes  # one list: a note found while translating a later kernel counts too
     if not kernels:
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:

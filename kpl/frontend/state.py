@@ -194,6 +194,17 @@ class Unit:
     globals: Scope = field(default_factory=Scope)
     memories: dict[str, K.Memory] = field(default_factory=dict)
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
+    gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
+    #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, message: str, line: int | None = None, col: int | None = None) -> None:
+        """Say ``message`` once for this file, at ``line:col`` when given (printed by ``check``
+        and ``fix`` before their report)."""
+        where = self.path + (f":{line}:{col or 1}" if line else "")
+        text = f"{where}: note: {message}"
+        if text not in self.notes:
+            self.notes.append(text)
 
 
 #: statements that own blocks: a pointer value is split in their leaves, never around them
