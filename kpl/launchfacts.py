@@ -29,7 +29,10 @@ class HostLaunch:
     """One ``k<<<grid, block, …>>>(args)`` of the host code, as far as it is known.
 
     ``args`` are the facts the launch's arguments give about the kernel's scalar parameters
-    (``n == 1024`` when the call passes the constant 1024 for ``n``)."""
+    (``n == 1024`` when the call passes the constant 1024 for ``n``).  ``cooperative``: a
+    cooperative launch (``cudaLaunchCooperativeKernel``, or ``cudaLaunchKernelEx`` in a
+    function that sets ``cudaLaunchAttributeCooperative``), under which a grid barrier is
+    legal (``fix`` may then insert one, issue 37)."""
 
     file: str
     line: int
@@ -37,6 +40,7 @@ class HostLaunch:
     grid: tuple[HostDim, HostDim, HostDim]
     block: tuple[HostDim, HostDim, HostDim]
     args: tuple[K.Expr, ...] = ()
+    cooperative: bool = False
 
     @property
     def where(self) -> str:

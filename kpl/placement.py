@@ -42,8 +42,9 @@ class BarrierKind(enum.Enum):
     SYNCWARP_MASKED = "__syncwarp(mask)"
     #: ``grid_group::sync()`` (``cg::this_grid().sync()``): a block barrier that also orders
     #: threads of different blocks (accesses before it in one block happen before accesses
-    #: after it in any other).  Written by the user only: synthesis never inserts or removes
-    #: it (``kpl.transform.barrier_anchors`` skips it, so it stays a fixed statement)
+    #: after it in any other).  Synthesis inserts one only for a cooperative launch (issue 37,
+    #: ``fix --grid-sync``); the user's own are never removed (``kpl.transform.barrier_anchors``
+    #: skips them, so they stay fixed statements)
     GRID = "grid.sync()"
 
     @property

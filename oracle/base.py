@@ -177,14 +177,24 @@ def replayable(w: Witness | None, kernel: Kernel, params: Mapping[str, object]) 
                                params=values)
 
 
-def inter_block_message(race: Race) -> str:
-    """``race between blocks 3 and 5 on 'x': no barrier can order it`` -- what ``fix`` says
-    of a race between blocks (``Race.cross_block``) instead of trying a barrier."""
+#: why a race between blocks stays, by language: CUDA has a grid barrier, which ``fix`` writes
+#: only for a cooperative launch (``--grid-sync``); OpenCL C has none across work-groups
+_INTER_BLOCK_WHY = {
+    "cuda": "no block barrier can order it; a grid barrier can: launch the kernel cooperatively "
+            "(cudaLaunchCooperativeKernel) and run fix with --grid-sync",
+    "opencl": "no barrier can order it (OpenCL C has no barrier across work-groups)",
+}
+
+
+def inter_block_message(race: Race, language: str = "cuda") -> str:
+    """``race between blocks 3 and 5 on 'x': no block barrier can order it; a grid barrier
+    can: …`` -- what ``fix`` says of a race between blocks (``Race.cross_block``) it leaves;
+    in OpenCL C's words (work-groups, no barrier at all) for an OpenCL kernel."""
     w = race.witness
-    if w is None or not w.inter_block:
-        return f"race between blocks on '{race.array}': no barrier can order it"
-    return (f"race between blocks {dim3_id(w.block1)} and {dim3_id(w.block2)} on '{race.array}': "
-            "no barrier can order it")
+    group = "work-groups" if language == "opencl" else "blocks"
+    ids = f" {dim3_id(w.block1)} and {dim3_id(w.block2)}" if w is not None and w.inter_block else ""
+    why = _INTER_BLOCK_WHY["opencl" if language == "opencl" else "cuda"]
+    return f"race between {group}{ids} on '{race.array}': {why}"
 
 
 def dim3_id(d: Dim3) -> str:

@@ -25,6 +25,17 @@ subsume the old ones, so nothing needs retracting).  A divergent ``__syncthreads
 excludes L_ℓ in its block (line 25), a divergent ``__syncwarp()`` both kinds: a block that
 is not uniform within a warp is not uniform within the block either.
 
+A third kind (``grid_cost`` given: the launch is cooperative, issue 37): G_ℓ, "a grid barrier
+(``this_grid().sync()``) after ℓ", soft ¬G_ℓ weighted GC·C(ℓ), at most one kind per position.
+A grid barrier orders everything a block barrier does and also threads of different blocks,
+so G_ℓ joins the lines 7/9 disjunctions of every race; a race between blocks
+(``Race.cross_block``) lists ONLY G_ℓ (``RaceVars.grid_only``), and so does a race first seen
+inside a block whose part between blocks a candidate shows (:meth:`forbid_block`).  GC > 1
+makes a race inside a block take L_ℓ, never G_ℓ at the same position.  A divergent
+``__syncthreads()`` or ``__syncwarp()`` excludes G_ℓ too (a grid barrier there diverges as
+well); a divergent grid barrier only G_ℓ: it may diverge between blocks only, where a block
+barrier does not.
+
 One piece (a little over 400 lines): the variables, every clause kind and the UNSAT
 explanation share one bookkeeping (which clause came from which line, which race); splitting
 the explanation from the clauses it reads would spread that one state over two modules.
@@ -42,7 +53,7 @@ from autosync.algorithm.maxsat import MaxSatSolver, make_solver
 from kpl.labels import START, LabelTree
 from kpl.placement import BarrierKind, Placement
 
-SYNC, WARP = BarrierKind.SYNCTHREADS, BarrierKind.SYNCWARP
+SYNC, WARP, GRID = BarrierKind.SYNCTHREADS, BarrierKind.SYNCWARP, BarrierKind.GRID
 
 RaceKey = tuple[int, int]
 
@@ -75,6 +86,7 @@ class RaceVars:
     blocked: list[tuple[bool, ...]] = field(default_factory=list)
     facts: list[int] = field(default_factory=list)
     warp_ok: bool = False  # every racing pair is in one warp: a __syncwarp() may fix it
+    grid_only: bool = False  # some racing pair is in two blocks: only a grid barrier fixes it
 
     @property
     def depth(self) -> int:
@@ -92,13 +104,17 @@ class ConstraintSystem:
                  lc: int | float | str | Fraction = 100,
                  ic: int | float | str | Fraction = 0.5, tie_break: bool = True,
                  warp_cost: int | float | str | Fraction | None = None,
+                 grid_cost: int | float | str | Fraction | None = None,
                  uniform: Iterable[int] = ()) -> None:
         self.tree = tree
         self.solver_name = solver
         # uniform: guards the oracle proved always true (not discounted by IC)
         self.costs = CostModel(tree, lc, ic, *([] if warp_cost is None else [warp_cost]),
+                               **({} if grid_cost is None else {"grid": grid_cost}),
                                uniform=uniform)
-        self.kinds = (SYNC,) if warp_cost is None else (SYNC, WARP)  # kinds synthesis may use
+        # the kinds synthesis may use
+        self.kinds = (SYNC,) + ((WARP,) if warp_cost is not None else ()) + \
+            ((GRID,) if grid_cost is not None else ())
         self.placeable = [lab for lab in tree.labels() if tree.placeable(lab)]
         self.label_cost: dict[int, Fraction] = {lab: self.costs.cost(lab) for lab in self.placeable}
         kind_cost = {(lab, kind): self.costs.cost(lab, kind)
@@ -109,13 +125,17 @@ class ConstraintSystem:
         self.weights = {lab: weights[(lab, SYNC)] for lab in self.placeable}  # of ¬L_ℓ
         self.warp_weights = {lab: weights[(lab, WARP)] for lab in self.placeable
                              if (lab, WARP) in weights}  # of ¬W_ℓ
+        self.grid_weights = {lab: weights[(lab, GRID)] for lab in self.placeable
+                             if (lab, GRID) in weights}  # of ¬G_ℓ
         self.var_names: list[str] = []
         self.L: dict[int, int] = {}  # L_ℓ: a __syncthreads() after ℓ
         self.W: dict[int, int] = {}  # W_ℓ: a __syncwarp() after ℓ (only with warp_cost)
+        self.G: dict[int, int] = {}  # G_ℓ: a grid barrier after ℓ (only with grid_cost)
         self.races: dict[RaceKey, RaceVars] = {}
         self.clauses: list[Clause] = []
         self.excluded: dict[int, tuple[int, int]] = {}  # label -> (divergent barrier anchor, block)
         self.excluded_w: set[int] = set()  # labels whose W_ℓ a divergent __syncwarp() excluded
+        self.excluded_g: dict[int, tuple[int, int]] = {}  # the same for G_ℓ (any divergent barrier)
         self.solver: MaxSatSolver = make_solver(solver)
         self.rebuilds = 0
         # line 3: S.ASSERTSOFT(¬L_ℓ, C(ℓ)) for every (placeable) label (and ¬W_ℓ, WC·C(ℓ))
@@ -124,15 +144,22 @@ class ConstraintSystem:
         if WARP in self.kinds:
             for lab in self.placeable:
                 self.W[lab] = self._new_var(f"W_{tree.name(lab)}")
+        if GRID in self.kinds:
+            for lab in self.placeable:
+                self.G[lab] = self._new_var(f"G_{tree.name(lab)}")
         self._add_softs(self.solver)
-        for lab in self.W:  # at most one barrier per position
-            self._add(Clause([-self.L[lab], -self.W[lab]], "one kind"))
+        for lab in self.placeable:  # at most one barrier per position
+            here = [v[lab] for v in (self.L, self.W, self.G) if lab in v]
+            for a, b in itertools.combinations(here, 2):
+                self._add(Clause([-a, -b], "one kind"))
 
     def _add_softs(self, solver: MaxSatSolver) -> None:
         for lab in self.placeable:
             solver.add_soft(-self.L[lab], self.weights[lab])
         for lab in self.W:
             solver.add_soft(-self.W[lab], self.warp_weights[lab])
+        for lab in self.G:
+            solver.add_soft(-self.G[lab], self.grid_weights[lab])
 
     def _tie_broken(self, primary: dict[tuple[int, BarrierKind], int]) -> dict[tuple[int, BarrierKind], int]:
         """Lexicographic weights: C(ℓ) first, then a deterministic preference among EQUAL-cost
@@ -177,12 +204,23 @@ class ConstraintSystem:
         self.solver = solver
         self.rebuilds += 1
 
-    def lvars(self, labels: Iterable[int], warp: bool = False) -> list[int]:
-        """The L variables of the placeable labels among ``labels`` (and their W variables
-        with ``warp``: a barrier of either kind)."""
+    def vars_of(self, kind: BarrierKind) -> dict[int, int]:
+        """The variables of one barrier kind, by label (L, W or G)."""
+        return self.W if kind is WARP else self.G if kind is GRID else self.L
+
+    def race_kinds(self, race: RaceVars) -> tuple[BarrierKind, ...]:
+        """The barrier kinds that may fix ``race``: only G for a race between blocks; else L,
+        W when every racing pair is in one warp, and G (a grid barrier orders a block too)."""
+        if race.grid_only:
+            return (GRID,)
+        return tuple(k for k in self.kinds if k is not WARP or race.warp_ok)
+
+    def lvars(self, labels: Iterable[int], kinds: Iterable[BarrierKind] = (SYNC,)) -> list[int]:
+        """The variables of ``kinds`` (default: L only) of the placeable labels among
+        ``labels``: a barrier of any of those kinds after one of them."""
         labels = list(labels)
-        out = [self.L[lab] for lab in labels if lab in self.L]
-        return out + [self.W[lab] for lab in labels if lab in self.W] if warp else out
+        return [v[lab] for kind in kinds for v in [self.vars_of(kind)] for lab in labels
+                if lab in v]
 
     def describe_lit(self, lit: int) -> str:
         name = self.var_names[abs(lit) - 1]
@@ -221,10 +259,11 @@ class ConstraintSystem:
 
     # ------------------------------------------------------------------ Alg. 1, lines 6–12
 
-    def add_race(self, first: int, second: int,
-                 warp_ok: bool = False) -> tuple[RaceVars, list[Clause]]:
+    def add_race(self, first: int, second: int, warp_ok: bool = False,
+                 cross: bool = False) -> tuple[RaceVars, list[Clause]]:
         """Lines 6–12 for race location ⟨first, second⟩ (first ⪯ second); idempotent.
-        ``warp_ok``: every racing pair is in one warp, so W_ℓ counts too (with warp_cost)."""
+        ``warp_ok``: every racing pair is in one warp, so W_ℓ counts too (with warp_cost);
+        ``cross``: some racing pair is in two blocks, so only G_ℓ counts (with grid_cost)."""
         key = (first, second)
         if key in self.races:
             return self.races[key], []
@@ -235,11 +274,13 @@ class ConstraintSystem:
         options: list[tuple[int, ...]] = [tree.interval(first, second)]  # line 7: [ℓ, ℓ')
         for lp in loops:  # line 9: [ℓ_s^j, ℓ) ∪ [ℓ', ℓ^j)
             options.append(tree.interval(tree.start(lp), first) + tree.interval(second, lp))
-        race = RaceVars(first, second, loops, p, options, warp_ok=warp_ok and bool(self.W))
+        race = RaceVars(first, second, loops, p, options,
+                        warp_ok=warp_ok and bool(self.W) and not cross,
+                        grid_only=cross and bool(self.G))
         self.races[key] = race
         added: list[Clause] = []
         for j, opt in enumerate(options):  # lines 7 and 9
-            added.append(self._add(Clause([-p[j]] + self.lvars(opt, race.warp_ok),
+            added.append(self._add(Clause([-p[j]] + self.lvars(opt, self.race_kinds(race)),
                                           f"line {7 if j == 0 else 9}", key)))
         for j, k in itertools.combinations(range(1, len(loops) + 1), 2):  # line 11
             added.append(self._add(Clause([-p[j], -p[k]], "line 11", key)))
@@ -253,8 +294,20 @@ class ConstraintSystem:
         if not race.warp_ok:
             return []
         race.warp_ok = False
-        return [self._add(Clause([-race.p[j]] + self.lvars(opt), f"line {7 if j == 0 else 9} "
-                                 "(across warps)", key))
+        return [self._add(Clause([-race.p[j]] + self.lvars(opt, self.race_kinds(race)),
+                                 f"line {7 if j == 0 else 9} (across warps)", key))
+                for j, opt in enumerate(race.options)]
+
+    def forbid_block(self, key: RaceKey) -> list[Clause]:
+        """The race at ``key`` also crosses blocks: only G_ℓ can fix it from now on (the
+        lines 7/9 disjunctions with G only, which subsume the old ones); [] if nothing
+        changes or there are no grid barriers."""
+        race = self.races[key]
+        if race.grid_only or not self.G:
+            return []
+        race.grid_only, race.warp_ok = True, False
+        return [self._add(Clause([-race.p[j]] + self.lvars(opt, (GRID,)),
+                                 f"line {7 if j == 0 else 9} (across blocks)", key))
                 for j, opt in enumerate(race.options)]
 
     def add_facts(self, key: RaceKey, depths: Iterable[int]) -> list[Clause]:
@@ -299,16 +352,21 @@ class ConstraintSystem:
     def exclude_block(self, children: Iterable[int], barrier: int, block: int,
                       kind: BarrierKind = SYNC) -> list[Clause]:
         """Line 25: ∧ ¬L_i for i ∈ [ℓ_s^d, ℓ^d), the children of the innermost block of a
-        divergent barrier (and ∧ ¬W_i when the divergent barrier is a ``__syncwarp()``).
-        Only labels not excluded yet are added (returns what is new)."""
+        divergent barrier (and ∧ ¬W_i when the divergent barrier is a ``__syncwarp()``; ∧ ¬G_i
+        always: a grid barrier diverges wherever a block barrier does; a divergent grid
+        barrier excludes only G_i, as it may diverge only between blocks).  Only labels not
+        excluded yet are added (returns what is new)."""
         added = []
         for lab in children:
-            if lab in self.L and lab not in self.excluded:
+            if kind is not GRID and lab in self.L and lab not in self.excluded:
                 self.excluded[lab] = (barrier, block)
                 added.append(self._add(Clause([-self.L[lab]], "line 25")))
             if kind.warp and lab in self.W and lab not in self.excluded_w:
                 self.excluded_w.add(lab)
                 added.append(self._add(Clause([-self.W[lab]], "line 25 (warp)")))
+            if lab in self.G and lab not in self.excluded_g:
+                self.excluded_g[lab] = (barrier, block)
+                added.append(self._add(Clause([-self.G[lab]], "line 25 (grid)")))
         return added
 
     def p_assignment(self, key: RaceKey, model: set[int]) -> tuple[bool, ...]:
@@ -329,8 +387,8 @@ class ConstraintSystem:
 
     def chosen(self, model: set[int]) -> list[tuple[int, BarrierKind]]:
         """The barriers of a model, (label, kind) in text order."""
-        return [(lab, SYNC if self.L[lab] in model else WARP) for lab in self.placeable
-                if self.L[lab] in model or (lab in self.W and self.W[lab] in model)]
+        return [(lab, kind) for lab in self.placeable for kind in self.kinds
+                if lab in (v := self.vars_of(kind)) and v[lab] in model]
 
     def chosen_labels(self, model: set[int]) -> list[int]:
         """The placement 𝓛 of a model, in text order (either kind)."""
@@ -338,7 +396,7 @@ class ConstraintSystem:
 
     def placement(self, model: set[int]) -> Placement:
         """The placement 𝓛 of a model (line 19), in text order, priced by C(ℓ) (× WC for a
-        ``__syncwarp()``)."""
+        ``__syncwarp()``, × GC for a grid barrier)."""
         return self.costs.mixed(self.chosen(model))
 
     def warp_only(self, key: RaceKey, model: set[int]) -> bool:
@@ -364,13 +422,17 @@ class ConstraintSystem:
                 continue
             if any(not bits[j] for j in facts):
                 continue
-            if all(self._live(race.options[j], exclusions) for j, on in enumerate(bits) if on):
+            if all(self._live(race, race.options[j], exclusions) for j, on in enumerate(bits) if on):
                 out.append(bits)
         return out
 
-    def _live(self, labels: Iterable[int], exclusions: bool = True) -> list[int]:
+    def _live(self, race: RaceVars, labels: Iterable[int], exclusions: bool = True) -> list[int]:
+        """The labels among ``labels`` where a barrier of a kind that may fix ``race`` can go."""
+        excluded = {SYNC: self.excluded.keys(), WARP: self.excluded_w, GRID: self.excluded_g.keys()}
+        kinds = self.race_kinds(race)
         return [lab for lab in labels
-                if lab in self.L and not (exclusions and lab in self.excluded)]
+                if any(lab in self.vars_of(k) and not (exclusions and lab in excluded[k])
+                       for k in kinds)]
 
     def conflicting_races(self) -> list[RaceVars]:
         """The races that have no admissible P-assignment left (the UNSAT core, race-wise)."""
@@ -383,9 +445,10 @@ class ConstraintSystem:
         reasons = []
         for race in self.conflicting_races():
             name = f"{self.race_name(race.key)} {self.race_where(race.key)}"
-            placeable_any = any(any(lab in self.L for lab in opt) for opt in race.options)
-            excluded_blocks = sorted({self.excluded[lab][1] for opt in race.options
-                                      for lab in opt if lab in self.excluded})
+            placeable_any = any(self._live(race, opt, exclusions=False) for opt in race.options)
+            gone = self.excluded_g if race.grid_only else self.excluded
+            excluded_blocks = sorted({gone[lab][1] for opt in race.options
+                                      for lab in opt if lab in gone})
             if race.first == race.second and race.depth == 0:
                 reasons.append(f"self-race {name}: the statement at line {tree.line(race.first)} "
                                "races with itself (two threads execute it with no statement in "

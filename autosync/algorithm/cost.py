@@ -23,6 +23,17 @@ integer weights, and rounding could merge two different costs into one and make 
 optimum differ from the model's (CONTRIBUTING.md, "Cost model").  :func:`integer_weights`
 therefore scales by the LCM of the denominators, which maps distinct costs to distinct
 integers and preserves every sum comparison exactly.
+
+A grid barrier (cooperative groups' ``this_grid().sync()``) at ℓ costs GC × C(ℓ)
+(``--grid-barrier-cost``, default GC = 100).  Why so dear: it waits for every thread of every
+block of the grid, co-resident on the whole GPU, and is built from a block barrier, a fence
+and an atomic handshake through global memory.  Not measured here (no GPU lent to the session
+that added it): the figure is cited.  Zhang et al., "A Study of Single and Multi-device
+Synchronization Methods in Nvidia GPUs" (IPDPS 2020), measure a grid sync in the microseconds
+(on V100 and P100) where a block barrier costs tens of cycles (our own 24.9 cycles at 256
+threads above), i.e. a ratio of the order of 100.  What ``fix`` needs is only GC > 1: a race
+inside a block is then fixed by a block barrier, never by a grid barrier at the same position;
+``microbench/barrier_cost.py`` on a GPU is the way to tune it.
 """
 
 from __future__ import annotations
@@ -42,6 +53,8 @@ DEFAULT_LC = 100
 DEFAULT_IC = 0.5
 #: WC: a ``__syncwarp()`` costs WC × C(ℓ) (measured; see the module docstring for why 1/20)
 DEFAULT_WARP_COST = Fraction(1, 20)
+#: GC: a grid barrier costs GC × C(ℓ) (cited; see the module docstring for why 100)
+DEFAULT_GRID_COST = Fraction(100)
 
 
 def as_fraction(value: int | float | str | Fraction) -> Fraction:
@@ -63,21 +76,25 @@ class CostModel:
     def __init__(self, tree: LabelTree, lc: int | float | str | Fraction = DEFAULT_LC,
                  ic: int | float | str | Fraction = DEFAULT_IC,
                  warp: int | float | str | Fraction = DEFAULT_WARP_COST, *,
+                 grid: int | float | str | Fraction = DEFAULT_GRID_COST,
                  uniform: Iterable[int] = ()) -> None:
         self.tree = tree
         self.lc = as_fraction(lc)
         self.ic = as_fraction(ic)
         self.warp = as_fraction(warp)
+        self.grid = as_fraction(grid)
         self.uniform = frozenset(uniform)
-        if self.lc <= 0 or self.ic <= 0 or self.warp <= 0:
-            raise ValueError(f"LC, IC and the warp barrier cost must be positive (got LC={lc}, "
-                             f"IC={ic}, WC={warp})")
+        if self.lc <= 0 or self.ic <= 0 or self.warp <= 0 or self.grid <= 0:
+            raise ValueError(f"LC, IC and the warp and grid barrier costs must be positive (got "
+                             f"LC={lc}, IC={ic}, WC={warp}, GC={grid})")
 
     def cost(self, label: int, kind: BarrierKind = BarrierKind.SYNCTHREADS) -> Fraction:
         """C(ℓ) = LC^|loops(ℓ)| × IC^|conds(ℓ)|, conds(ℓ) without the uniformly true guards,
-        times WC for a ``__syncwarp()``."""
+        times WC for a ``__syncwarp()``, times GC for a grid barrier."""
         conds = [c for c in self.tree.conds(label) if c not in self.uniform]
         base = self.lc ** len(self.tree.loops(label)) * self.ic ** len(conds)
+        if kind is BarrierKind.GRID:
+            return base * self.grid
         return base * self.warp if kind.warp else base
 
     def total(self, labels: Iterable[int]) -> Fraction:

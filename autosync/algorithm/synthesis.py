@@ -18,9 +18,13 @@ which alternates between the MaxSAT solver (least-cost placement 𝓛, line 19) 
 * no races, no divergence -> kernel' is the answer.
 
 Races between blocks (``Race.cross_block``) are their own class: no ``__syncthreads()``
-orders two blocks, so they never become constraints; a candidate whose only races are
-between blocks is accepted, and the result lists them (``SynthesisResult.inter_block``) --
-the barriers for the races inside blocks are still synthesized.
+orders two blocks.  Without grid barriers (``grid_cost`` None, the default) they never become
+constraints; a candidate whose only races are between blocks is accepted, and the result
+lists them (``SynthesisResult.inter_block``) -- the barriers for the races inside blocks are
+still synthesized.  With grid barriers (``grid_cost``: the launch is cooperative, issue 37)
+they are constraints like any other race, which only a grid barrier G_ℓ satisfies; a race
+first seen inside a block whose part between blocks shows on a candidate is restricted to G_ℓ
+(:meth:`ConstraintSystem.forbid_block`) rather than its P-assignment blocked.
 
 UNSAT (line 18) is explained race by race (:meth:`ConstraintSystem.explain`): a self-race
 ⟨ℓ, ℓ⟩, a race inside a thread-dependent block, or a race whose every option was refuted.
@@ -236,12 +240,12 @@ def _describe_label(tree: LabelTree, label: int) -> str:
 
 
 def inter_block_reason(tree: LabelTree, races: list[Race]) -> str:
-    """Why races between blocks stay: ``k.cu:5:5: race between blocks 0 and 1 on 'A': no
-    barrier can order it (with k.cu:4:5)`` for each (issue 27, item 3)."""
+    """Why races between blocks stay: ``k.cu:5:5: race between blocks 0 and 1 on 'A': …
+    (with k.cu:4:5)`` for each (issue 27, item 3; the words: :func:`inter_block_message`)."""
     lines: list[str] = []
     for r in races:
         other = f" (with {_describe_label(tree, r.first)})" if r.first != r.second else ""
-        line = f"{_describe_label(tree, r.second)}: {inter_block_message(r)}{other}"
+        line = f"{_describe_label(tree, r.second)}: {inter_block_message(r, tree.kernel.language)}{other}"
         if line not in lines:
             lines.append(line)
     return "; ".join(lines)
@@ -293,7 +297,8 @@ class Synthesizer:
                  lc: int | float | str | Fraction = 100, ic: int | float | str | Fraction = 0.5,
                  tie_break: bool = True, max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  on_iteration: Callable[[IterationRecord], None] | None = None,
-                 warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> None:
+                 warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST,
+                 grid_cost: int | float | str | Fraction | None = None) -> None:
         self.t0 = time.perf_counter()  # start time, for ``SynthesisResult.seconds``
         self.kernel = kernel  # the input as given; never mutated
         self.oracle = oracle  # GETRACES: the only source of races and divergences
@@ -305,9 +310,11 @@ class Synthesizer:
             warp_cost = None
         # the solver state S with the soft constraints ¬L_ℓ weighted by C(ℓ) (lines 2–3)
         self.cs = ConstraintSystem(self.tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
-                                   warp_cost=warp_cost)
+                                   warp_cost=warp_cost, grid_cost=grid_cost)
         # to rebuild S with the oracle's input facts (FactsSynthesizer.input_facts)
-        self.cs_options = dict(solver=solver, lc=lc, ic=ic, tie_break=tie_break, warp_cost=warp_cost)
+        self.cs_options = dict(solver=solver, lc=lc, ic=ic, tie_break=tie_break, warp_cost=warp_cost,
+                               grid_cost=grid_cost)
+        self.grid = grid_cost is not None  # grid barriers may fix races between blocks
         self.max_iterations = max_iterations  # give up ("unknown") after this many iterations
         self.on_iteration = on_iteration  # called once per finished iteration
         self.calls = 0  # oracle calls so far, the initial one on the input included
@@ -323,7 +330,7 @@ class Synthesizer:
         self.input_facts(self.verdict0)
         outcome = self.refuse_input()
         if outcome is None:
-            self.add_races(self.verdict0.intra_block)  # lines 5–12
+            self.add_races(self.fixable(self.verdict0))  # lines 5–12
         while outcome is None and len(self.trace) < self.max_iterations:  # line 16
             model = self.solve()  # line 17
             if model is None:  # line 18: "No solution"
@@ -337,14 +344,19 @@ class Synthesizer:
                 outcome = self.on_divergence(step)
             elif verdict.findings:
                 outcome = self.undecided(step)
-            elif verdict.intra_block:  # lines 27–29
+            elif self.fixable(verdict):  # lines 27–29
                 self.on_races(step)
-            else:  # races = ∅ (but those between blocks, which no barrier orders): kernel'
+            else:  # races = ∅ (but, without grid barriers, those between blocks): kernel'
                 outcome = self.accepted(step)
         return outcome or self.result(UNKNOWN, reason=f"iteration limit ({self.max_iterations}) "
                                       "reached")
 
     # ------------------------------------------------------------------ named steps
+
+    def fixable(self, verdict: Verdict) -> list[Race]:
+        """The races of ``verdict`` a barrier of the kinds in use can order: those inside
+        blocks, and those between blocks too when grid barriers are on."""
+        return list(verdict.races) if self.grid else verdict.intra_block
 
     def get_races(self, kernel: Kernel) -> Verdict:
         """One oracle call (GETRACES, lines 4, 21, 27): races and divergences together."""
@@ -369,7 +381,7 @@ class Synthesizer:
                                f"{names}; inserting barriers cannot remove that")
         if v0.findings:
             return self.result(UNFIXABLE, reason=_findings_reason(v0))
-        if not v0.intra_block:  # races between blocks only: nothing for a barrier to do
+        if not self.fixable(v0):  # races between blocks only: nothing for a block barrier to do
             return self.result(UNFIXABLE, reason=inter_block_reason(tree, v0.inter_block))
         return None
 
@@ -385,7 +397,8 @@ class Synthesizer:
         for key, group in groups.items():
             if key in self.cs.races or key in implied:
                 continue
-            added += self.cs.add_race(*key, warp_ok=all(r.same_warp for r in group))[1]
+            added += self.cs.add_race(*key, warp_ok=all(r.same_warp for r in group),
+                                      cross=any(r.cross_block for r in group))[1]
             added += self.race_added(key, group)
         return added
 
@@ -442,12 +455,17 @@ class Synthesizer:
         """Lines 27–29: block the refuted P-assignment of each known race location (line 29);
         a location not seen before (an oracle may report only some races at first) gets its
         lines 6–12 constraints now."""
-        races = step.candidate.verdict.intra_block
+        races = self.fixable(step.candidate.verdict)
         groups = _by_key(self.tree, races)
         keys = list(groups)
         step.record.races = keys
         for key in keys:
             if key in self.cs.races:
+                if any(r.cross_block for r in groups[key]) and not self.cs.races[key].grid_only:
+                    # the part between blocks of a race fixed inside blocks: not a refuted
+                    # P-assignment, only a grid barrier orders it -- from now on only G counts
+                    step.added += self.cs.forbid_block(key)
+                    continue
                 across = not all(r.same_warp for r in groups[key])
                 if across and self.cs.races[key].warp_ok:
                     # not a refuted P-assignment: the race also crosses warps, which a
@@ -540,23 +558,28 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                use_facts: bool = True, tie_break: bool = True,
                max_iterations: int = DEFAULT_MAX_ITERATIONS,
                on_iteration: Callable[[IterationRecord], None] | None = None,
-               warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST) -> SynthesisResult:
+               warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST,
+               grid_cost: int | float | str | Fraction | None = None) -> SynthesisResult:
     """SYNTHESIZE(kernel) of Algorithm 1, starting from ``kernel`` AS GIVEN (callers strip
     the developer's barriers first when they want a from-scratch placement).
 
     ``tie_break`` only orders equal-cost optima (see ``ConstraintSystem._tie_broken``);
     ``use_facts`` enables the oracle-fact shortcut (:class:`FactsSynthesizer`);
     ``warp_cost`` is WC, the price of a ``__syncwarp()`` relative to a ``__syncthreads()``
-    at the same position (None: synthesize ``__syncthreads()`` only, as the paper).  An
-    OpenCL C kernel gets work-group barriers only: a sub-group's width is the device's, so
-    no pair of work-items is known to share one (:mod:`kpl.frontend.opencl`)."""
+    at the same position (None: synthesize ``__syncthreads()`` only, as the paper);
+    ``grid_cost`` is GC, the price of a grid barrier (None, the default: none is synthesized;
+    the caller passes one only when the launch is cooperative, :data:`autosync.algorithm.cost.DEFAULT_GRID_COST`).
+    An OpenCL C kernel gets work-group barriers only: a sub-group's width is the device's, so
+    no pair of work-items is known to share one (:mod:`kpl.frontend.opencl`), and OpenCL C
+    has no barrier across work-groups."""
     cls = FactsSynthesizer if use_facts else Synthesizer
     if kernel.language == "opencl":
-        warp_cost = None
+        warp_cost = grid_cost = None
 
     def run(wc: int | float | str | Fraction | None) -> SynthesisResult:
         return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
-                   max_iterations=max_iterations, on_iteration=on_iteration, warp_cost=wc).run()
+                   max_iterations=max_iterations, on_iteration=on_iteration, warp_cost=wc,
+                   grid_cost=grid_cost).run()
 
     result = run(warp_cost)
     tried = [result.placement] + [it.placement for it in result.trace]  # every candidate

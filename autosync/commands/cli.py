@@ -360,6 +360,10 @@ def fix(
     ic: IcOpt = 0.5,
     warp_barrier_cost: WarpCostOpt = DEFAULT_WARP_BARRIER_COST,
     oracle_facts: OracleFactsOpt = OnOff.on,
+    grid_sync: Annotated[bool, typer.Option(
+        "--grid-sync", help="The kernel is launched cooperatively (grid co-resident): fix may insert a grid "
+        "barrier (this_grid().sync()) for a race between blocks.  Implied by a cooperative launch in the "
+        "host code or a grid barrier already in the kernel.")] = False,
     naive: Annotated[bool, typer.Option("--naive", help="The naive enumerative baseline (Sec. IV-B).")] = False,
     target: Annotated[str, typer.Option("--target", help="Barrier spelling: cuda or opencl.")] = "cuda",
     output: Annotated[str | None, typer.Option(
@@ -385,6 +389,7 @@ def fix(
         args += ["--format", fmt.value, "--solver", solver.value, "--lc", str(lc), "--ic", str(ic),
                  "--oracle-facts", oracle_facts.value, "--target", target]
         args += (["--naive"] if naive else []) + (["--diff"] if diff else []) + (["--check"] if check_only else [])
+        args += ["--grid-sync"] if grid_sync else []
         with guard(None):
             if output is not None:
                 raise BadInput("-o/--output takes one file")
@@ -412,7 +417,7 @@ def fix(
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
                                          use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
-                                         warp_cost=warp_cost),
+                                         warp_cost=warp_cost, grid_sync=grid_sync),
             timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)

@@ -151,14 +151,15 @@ def lc_ic(value: float) -> Fraction | int:
 
 def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
          ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
-         warp_cost: Fraction | int | None = Fraction(1, 4), split: bool = True) -> FixOutcome:
+         warp_cost: Fraction | int | None = Fraction(1, 4), split: bool = True,
+         grid_sync: bool = False) -> FixOutcome:
     """:func:`fix_once`; when that is unfixable because a statement races with itself, the
     statement is split into a read and a write and the split text fixed again
     (:func:`autosync.pipeline.split_fix.split_and_fix`; ``split=False`` keeps the paper's behaviour)."""
     def once(source: str | None) -> FixOutcome:
         return fix_once(opts, oracle=oracle, timeout=timeout, solver=solver, lc=lc, ic=ic,
                         use_facts=use_facts, naive=naive, target=target, text=source,
-                        warp_cost=warp_cost)
+                        warp_cost=warp_cost, grid_sync=grid_sync)
 
     outcome = once(text)
     if not split or outcome.status != "unfixable":
@@ -175,13 +176,16 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
 
 def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
              ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
-             warp_cost: Fraction | int | None = Fraction(1, 4)) -> FixOutcome:
+             warp_cost: Fraction | int | None = Fraction(1, 4), grid_sync: bool = False) -> FixOutcome:
     """``autosync fix`` minus the writing, for the file or for ``text`` given as that file
     (the language server passes an unsaved buffer): the one fix pipeline of the project --
     SYNTHESIZE ([AutoSync] Alg. 1) per kernel, the placement rendered into the ORIGINAL text,
     then the end-to-end check (re-parse the patched text, verify it with the same oracle, and
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
-    caller ever receives an unverified patch."""
+    caller ever receives an unverified patch.  Grid barriers (issue 37) are synthesized for a
+    kernel :func:`autosync.pipeline.launch.grid_permit` allows (``grid_sync``: ``--grid-sync``)."""
+    from autosync.algorithm.cost import DEFAULT_GRID_COST
+    from autosync.pipeline.launch import grid_permit
     from autosync.render.patch import apply_edits, plan_edits
 
     raw = text if text is not None else read_source(opts.file)
@@ -207,8 +211,9 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         else:
             from autosync.algorithm.synthesis import synthesize
 
+            grid = grid_permit(k, grid_sync) if target == "cuda" else None
             res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
-                             warp_cost=warp_cost,
+                             warp_cost=warp_cost, grid_cost=DEFAULT_GRID_COST if grid else None,
                              on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
         if opencl and res.status == "fixed" and res.kernel is not None:
@@ -243,15 +248,17 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     if not todo:
         return outcome
     from autosync.algorithm.macro_sites import macro_conflict
+    from autosync.render.grid import grid_alias
 
     edits = []
+    alias = grid_alias(original)
     for f in todo:
         # a placement the user's text cannot express: say so (exit 1), never a broken patch
         problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
         if problem is None:
             try:
                 f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name,
-                                     texts=fence_texts(f.result.fences) if opencl else None)
+                                     texts=fence_texts(f.result.fences) if opencl else None, grid_ns=alias)
                 f.edits += widen_edits(f, opts.file, outcome.notes)
             except ValueError as exc:
                 problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
@@ -259,6 +266,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
             outcome.status, outcome.reason = "unfixable", problem
             return outcome
         edits += f.edits
+    edits += grid_edits(todo, original, alias, outcome.notes)
     rendered = apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
     outcome.original = raw
     outcome.rendered = rendered
@@ -297,6 +305,24 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         outcome.notes.append(f"compile check skipped for target {target}")
     outcome.status = "fixed"
     return outcome
+
+
+def grid_edits(todo: list[KernelFix], original: str, alias: str, notes: list[str]) -> list[Edit]:
+    """The include and alias lines a grid barrier needs (:mod:`autosync.render.grid`), once
+    for the file, before the first kernel that gets one, with the note that its launch must
+    be cooperative and its grid co-resident; [] when no kernel gets a grid barrier."""
+    from autosync.pipeline.launch import GRID_REQUIREMENT
+    from autosync.render.grid import grid_prelude
+    from kpl.placement import BarrierKind
+
+    gridded = [f for f in todo if any(a.kind is BarrierKind.GRID for a in f.result.placement)]
+    if not gridded:
+        return []
+    starts = [f.kernel.body.span.start for f in gridded if f.kernel.body.span is not None
+              and f.kernel.body.span.start >= 0]
+    names = ", ".join(f"'{f.kernel.name}'" for f in gridded)
+    notes.append(f"grid barrier inserted in kernel {names}: {GRID_REQUIREMENT}")
+    return [grid_prelude(original, alias, min(starts, default=len(original)))]
 
 
 def _widenable(kernel: Kernel) -> Callable[[Barrier], bool]:

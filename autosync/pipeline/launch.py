@@ -30,6 +30,7 @@ from kpl import ast as K
 from kpl.launch import call_text
 from kpl.launch import launch_text as sizes_text
 from kpl.launchfacts import HostLaunch
+from kpl.placement import BarrierKind
 from oracle.base import ASSUMPTIONS
 
 #: the source of a dimension nothing states: proved for all values
@@ -218,3 +219,31 @@ def add_launches(doc: dict[str, Any], results: Sequence[tuple[Any, Any, str]]) -
 
 __all__ = ["LaunchChoice", "SOURCES", "SYMBOLIC", "launch_json", "launch_text", "expr_text",
            "host_choices", "assumptions", "add_launches"]
+
+
+# --------------------------------------------------------------------------- grid barriers
+
+
+#: what ``fix`` says whenever it writes a grid barrier (issue 37)
+GRID_REQUIREMENT = ("a grid barrier (this_grid().sync()) is legal only when the kernel is launched "
+                    "cooperatively (cudaLaunchCooperativeKernel, or cudaLaunchKernelEx with "
+                    "cudaLaunchAttributeCooperative) and every block of its grid is resident on the "
+                    "GPU at once (at most the blocks cudaOccupancyMaxActiveBlocksPerMultiprocessor "
+                    "allows per multiprocessor)")
+
+
+def grid_permit(kernel: K.Kernel, flag: bool) -> str | None:
+    """Why ``fix`` may insert grid barriers into ``kernel`` (issue 37), None when it may not: a
+    CUDA kernel under ``--grid-sync`` (``flag``), launched cooperatively by every host launch
+    found (:attr:`kpl.launchfacts.HostLaunch.cooperative`), or already calling a grid barrier
+    (which is legal only under a cooperative launch).  OpenCL C has no grid barrier."""
+    if kernel.language != "cuda":
+        return None
+    if flag:
+        return "--grid-sync"
+    host = kernel.host_launches
+    if host and all(h.cooperative for h in host):
+        return f"the cooperative launch at {host[0].where}"
+    if any(isinstance(s, K.Barrier) and s.kind is BarrierKind.GRID for s in K.walk_stmts(kernel.body)):
+        return "the kernel's own grid barrier (its launch is cooperative)"
+    return None

@@ -24,7 +24,9 @@ Edits are plain ``(start, end, text)`` replacements on the original text with a 
 orders several insertions at one offset (inner closing before outer closing, outer opening
 before inner opening), so any number of edits -- from several kernels of one file -- compose.
 The barrier text itself comes from a jinja2 template per target (``templates/<target>.j2``),
-given the anchor's barrier kind (``kind``: ``block`` or ``warp``, i.e. ``__syncwarp();``).
+given the anchor's barrier kind (``kind``: ``block``, ``warp``, i.e. ``__syncwarp();``, or
+``grid``, cooperative groups' grid barrier through the alias ``grid_ns``, whose include and
+alias lines are :mod:`autosync.render.grid`).
 One more edit changes a barrier the user wrote: :func:`widen_edit` ORs a fence flag into an
 OpenCL ``barrier(...)``'s first argument where ``fix`` widens it instead of adding a barrier
 (:mod:`autosync.algorithm.fences`).
@@ -82,6 +84,7 @@ def barrier_text(target: str = "cuda", **context: object) -> str:
     context.setdefault("anchor", None)
     context.setdefault("name", "")
     context.setdefault("kind", "block")
+    context.setdefault("grid_ns", "cooperative_groups")
     text = _environment().get_template(f"{target}.j2").render(**context).strip()
     if not text or "\n" in text:
         raise ValueError(f"template for target '{target}' must render one non-empty line")
@@ -249,9 +252,10 @@ class _Planner:
     """Computes the edits of one kernel."""
 
     def __init__(self, kernel: Kernel, target: str, texts: Mapping[int, str] | None,
-                 tag: str | None = None) -> None:
+                 tag: str | None = None, grid_ns: str = "cooperative_groups") -> None:
         self.kernel = kernel
         self.tag = tag
+        self.grid_ns = grid_ns  # the namespace a grid barrier's this_grid() is named through
         self.tree = LabelTree(kernel)
         self.src = _Text(kernel.source_text)
         self.target = target
@@ -268,7 +272,8 @@ class _Planner:
         kinds = self.kinds.get(label, [])
         kind = kinds[i] if i < len(kinds) else BarrierKind.SYNCTHREADS
         return barrier_text(self.target, anchor=label, name=self.tree.name(label),
-                            kind="warp" if kind.warp else "block")
+                            kind="grid" if kind is BarrierKind.GRID else "warp" if kind.warp else "block",
+                            grid_ns=self.grid_ns)
 
     def depth(self, block_label: int) -> int:
         return self.tree.depth(block_label)
@@ -459,7 +464,7 @@ class _Planner:
 
 def plan_edits(kernel: Kernel, insert_after: Placement | Iterable[int], *, remove: Iterable[Barrier] = (),
                target: str = "cuda", texts: Mapping[int, str] | None = None,
-               tag: str | None = None) -> list[Edit]:
+               tag: str | None = None, grid_ns: str = "cooperative_groups") -> list[Edit]:
     """The text edits that insert a barrier after each anchor of ``insert_after`` (a
     :class:`~kpl.placement.Placement`, or plain labels; an anchor listed twice gets two
     barriers) and delete each barrier statement of ``remove``.
@@ -467,12 +472,13 @@ def plan_edits(kernel: Kernel, insert_after: Placement | Iterable[int], *, remov
     ``texts`` overrides the barrier text per anchor label (e.g. the original spelling
     ``syncthreads();`` when re-inserting a developer's barriers); ``tag`` (e.g. the kernel's
     name) is copied to the edits so callers rendering several kernels into one text can tell
-    their barriers apart.  Raises ``ValueError`` for a
+    their barriers apart; ``grid_ns`` names ``cooperative_groups`` in a grid barrier's text
+    (:func:`autosync.render.grid.grid_alias`).  Raises ``ValueError`` for a
     label that is not placeable (:meth:`LabelTree.placeable`), whose source offsets are
     unknown, or for an unknown ``target``.
     """
     barrier_text(target)  # validate the target even when nothing is inserted
-    return _Planner(kernel, target, texts, tag).plan(insert_after, remove)
+    return _Planner(kernel, target, texts, tag, grid_ns).plan(insert_after, remove)
 
 
 def widen_edit(kernel: Kernel, bar: Barrier, added: str, tag: str | None = None) -> Edit:

@@ -134,12 +134,12 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
 
 def inter_block_lines(loc: LabelLocator, res: SynthesisResult) -> list[str]:
     """The races between blocks a fixed kernel keeps, one error each: ``k.cu:5:5: error: race
-    between blocks 0 and 1 on 'A': no barrier can order it``."""
+    between blocks 0 and 1 on 'A': no block barrier can order it; …``."""
     lines: list[str] = []
     for r in res.inter_block:
         first = loc.location(r.first)
         other = f" (with {first})" if r.first != r.second and first is not None else ""
-        line = f"{loc.prefix(loc.location(r.second) or first)}error: {inter_block_message(r)}{other}"
+        line = f"{loc.prefix(loc.location(r.second) or first)}error: {inter_block_message(r, loc.kernel.language)}{other}"
         if line not in lines:
             lines.append(line)
     return lines
@@ -187,7 +187,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
             "unknowns": [report.unknown_json(loc, u) for u in verdict.unknowns],
             "barriers": [r for r in rows if r["kernel"] == f.kernel.name],
             "widened": widened_json(f, loc),
-            "inter_block": [report.race_json(loc, r) | {"message": inter_block_message(r)}
+            "inter_block": [report.race_json(loc, r) | {"message": inter_block_message(r, f.kernel.language)}
                             for r in (res.inter_block if res.status == "fixed" else [])],
             "cost": report.number(res.cost), "oracle_calls": res.oracle_calls, "iterations": res.iterations,
             "seconds": round(res.seconds, 4), "method": res.method,

@@ -4,7 +4,10 @@ clang parses the host functions of a CUDA file too; a launch ``k<<<grid, block, 
 stream>>>(args)`` is a ``CUDAKernelCallExpr`` whose children are the callee, the call of
 ``cudaConfigureCall(grid, block, smem, stream)`` and the arguments (``cudaLaunchKernel`` and
 ``cudaLaunchCooperativeKernel`` name the kernel, grid and block as their first three
-arguments).  Because clang has
+arguments; ``cudaLaunchKernelEx(&config, k, args...)`` names it second, its sizes in the
+``config`` struct, taken as unknown).  A launch by ``cudaLaunchCooperativeKernel``, or by
+``cudaLaunchKernelEx`` in a function that names ``cudaLaunchAttributeCooperative``, is marked
+``cooperative`` (a grid barrier is legal under it).  Because clang has
 already expanded the macros, instantiated the templates (``run<64>`` gives a launch with
 ``B = 64``) and resolved the names, a launch dimension here is an expression tree to evaluate:
 
@@ -86,8 +89,12 @@ def _calls(unit: Unit) -> list[tuple[Node, Node]]:
     return out
 
 
-#: the runtime's launch calls: ``cudaLaunchKernel((void *)k, grid, block, args, smem, stream)``
-RUNTIME_LAUNCHES = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+#: the runtime's launch calls: ``cudaLaunchKernel((void *)k, grid, block, args, smem, stream)``,
+#: and ``cudaLaunchKernelEx(&config, k, args...)`` (:data:`EX_LAUNCH`)
+EX_LAUNCH = "cudaLaunchKernelEx"
+RUNTIME_LAUNCHES = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel", EX_LAUNCH)
+#: the launch attribute that makes a ``cudaLaunchKernelEx`` launch cooperative
+COOPERATIVE_ATTRIBUTE = "cudaLaunchAttributeCooperative"
 
 
 def _callee_name(call: Node) -> str | None:
@@ -96,22 +103,45 @@ def _callee_name(call: Node) -> str | None:
     return (ref.get("referencedDecl") or {}).get("name") if tree.kind(ref) == "DeclRefExpr" else None
 
 
-def _launch_parts(call: Node) -> tuple[str | None, Node, Node, list[Node]] | None:
+def _launch_parts(call: Node) -> tuple[str | None, Node | None, Node | None, list[Node]] | None:
     """(kernel decl id, grid, block, arguments) of a launch: ``k<<<grid, block>>>(args)``, or a
     runtime launch call, whose kernel is its first argument (behind a ``(void *)`` cast) and
-    whose arguments are an array of addresses (not read: no facts on the parameters)."""
+    whose arguments are an array of addresses (not read: no facts on the parameters); for
+    ``cudaLaunchKernelEx`` the second, its sizes (in the config struct) None: unknown."""
     inner = tree.children(call)
     if tree.kind(call) == "CUDAKernelCallExpr":
         config = tree.children(inner[1])[1:] if len(inner) >= 2 else []  # cudaConfigureCall(…)
         return (_ref_id(inner[0]), config[0], config[1], inner[2:]) if len(config) >= 2 else None
-    if len(inner) < 4:
+    ex = _callee_name(call) == EX_LAUNCH
+    if len(inner) < (3 if ex else 4):
         return None
-    target = inner[1]
+    target = inner[2] if ex else inner[1]
     while tree.kind(target) != "DeclRefExpr" and tree.children(target) and (
             tree.kind(target).endswith("CastExpr") or tree.kind(target) in _TRANSPARENT
             or (tree.kind(target) == "UnaryOperator" and target.get("opcode") == "&")):
         target = tree.children(target)[0]
+    if ex:
+        return _ref_id(target), None, None, []
     return _ref_id(target), inner[2], inner[3], []
+
+
+def _names_cooperative(func: Node) -> bool:
+    """Does ``func`` name ``cudaLaunchAttributeCooperative`` (the attribute of a cooperative
+    ``cudaLaunchKernelEx``)?"""
+    stack = [func]
+    while stack:
+        node = stack.pop()
+        if tree.kind(node) == "DeclRefExpr" and \
+                (node.get("referencedDecl") or {}).get("name") == COOPERATIVE_ATTRIBUTE:
+            return True
+        stack.extend(tree.children(node))
+    return False
+
+
+def _cooperative(call: Node, host: Node) -> bool:
+    """Is this launch cooperative (see the module docstring)?"""
+    callee = _callee_name(call) if tree.kind(call) == "CallExpr" else None
+    return callee == "cudaLaunchCooperativeKernel" or (callee == EX_LAUNCH and _names_cooperative(host))
 
 
 def _strip(node: Node) -> Node:
@@ -443,8 +473,9 @@ def _launches(unit: Unit, kernel: K.Kernel, calls: list[tuple[Node, Node]], matc
             except _Unknown:
                 continue
         ev = _Eval(unit, param_of, info)
-        grid = _positive(ev.dim3(grid_node, {}))
-        block = _positive(ev.dim3(block_node, {}))
+        unknown: tuple[HostDim, HostDim, HostDim] = (None, None, None)
+        grid = unknown if grid_node is None else _positive(ev.dim3(grid_node, {}))
+        block = unknown if block_node is None else _positive(ev.dim3(block_node, {}))
         facts: list[K.Expr] = []
         for p, a in zip(kernel.params, args, strict=False):
             if p.var is None or p.var.type.kind != "int":
@@ -458,7 +489,8 @@ def _launches(unit: Unit, kernel: K.Kernel, calls: list[tuple[Node, Node]], matc
             facts.append(K.Binary("==", p.var, _expr(v, p.var.type) if isinstance(v, int)
                                   else (v if _same(v.type, p.var.type) else K.Cast(p.var.type, v)), K.BOOL))
         file, line, col = where(call)
-        out.append(HostLaunch(file, line or 0, col or 0, grid, block, tuple(facts)))
+        out.append(HostLaunch(file, line or 0, col or 0, grid, block, tuple(facts),
+                              _cooperative(call, host)))
     return out
 
 

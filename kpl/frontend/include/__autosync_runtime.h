@@ -75,6 +75,14 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
                                         size_t shared = 0, cudaStream_t stream = 0);
 cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                              size_t shared = 0, cudaStream_t stream = 0);
+/* the extensible launch: a configuration with launch attributes (cooperative among them) */
+enum cudaLaunchAttributeID { cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeCooperative = 2 };
+union cudaLaunchAttributeValue { char pad[64]; int cooperative; };
+typedef struct cudaLaunchAttribute_st { enum cudaLaunchAttributeID id;
+  union cudaLaunchAttributeValue val; } cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st { dim3 gridDim; dim3 blockDim; size_t dynamicSmemBytes;
+  cudaStream_t stream; cudaLaunchAttribute *attrs; unsigned int numAttrs; } cudaLaunchConfig_t;
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
 cudaError_t cudaBindTexture(size_t *offset, const void *tex, const void *p, const void *desc,
                             size_t size = ~(size_t)0);
 cudaError_t cudaUnbindTexture(const void *tex);
@@ -83,6 +91,8 @@ cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 }
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
+template <typename... Params, typename... Args>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(Params...), Args &&...args);
 template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned int f = cudaMemAttachGlobal) {
   return cudaMallocManaged((void **)p, n, f); }
 template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMallocHost((void **)p, n); }
