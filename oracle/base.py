@@ -186,6 +186,11 @@ _INTER_BLOCK_WHY = {
 }
 
 
+def inter_block_why(language: str = "cuda") -> str:
+    """Why a race between blocks stays, in ``language``'s words (:data:`_INTER_BLOCK_WHY`)."""
+    return _INTER_BLOCK_WHY["opencl" if language == "opencl" else "cuda"]
+
+
 def inter_block_message(race: Race, language: str = "cuda") -> str:
     """``race between blocks 3 and 5 on 'x': no block barrier can order it; a grid barrier
     can: …`` -- what ``fix`` says of a race between blocks (``Race.cross_block``) it leaves;
@@ -193,8 +198,7 @@ def inter_block_message(race: Race, language: str = "cuda") -> str:
     w = race.witness
     group = "work-groups" if language == "opencl" else "blocks"
     ids = f" {dim3_id(w.block1)} and {dim3_id(w.block2)}" if w is not None and w.inter_block else ""
-    why = _INTER_BLOCK_WHY["opencl" if language == "opencl" else "cuda"]
-    return f"race between {group}{ids} on '{race.array}': {why}"
+    return f"race between {group}{ids} on '{race.array}': {inter_block_why(language)}"
 
 
 def dim3_id(d: Dim3) -> str:

@@ -83,7 +83,7 @@ def test_fix_orders_the_block_and_reports_the_blocks(tmp_path: Path) -> None:
     assert res.exit_code == 1  # a race remains
     assert "1 barrier inserted" in res.stdout
     assert f"{f}:10:3: error: race between blocks " in res.stdout
-    assert "on 'hist': no barrier can order it" in res.stdout
+    assert "on 'hist': no block barrier can order it" in res.stdout
     text = f.read_text()
     assert text.count("__syncthreads();") == 1  # written: the race inside blocks is fixed
     assert text.index("__syncthreads();") < text.index("out[blockIdx.x * 64 + threadIdx.x] = tile")
@@ -100,7 +100,7 @@ def test_fix_reports_the_part_between_blocks_of_an_intra_block_pair(tmp_path: Pa
     assert doc["status"] == "fixed" and doc["races_remain"] is True and len(doc["barriers"]) == 1
     between = doc["kernels"][0]["inter_block"]
     assert {(r["first"]["line"], r["second"]["line"]) for r in between} == {(8, 9), (9, 9)}
-    assert all(r["class"] == "inter-block" and "no barrier can order it" in r["message"]
+    assert all(r["class"] == "inter-block" and "no block barrier can order it" in r["message"]
                for r in between)
 
 
@@ -110,7 +110,7 @@ def test_only_races_between_blocks_leave_the_file_unchanged(tmp_path: Path) -> N
     before = f.read_text()
     res = CliRunner().invoke(app, ["fix", str(f)])
     assert res.exit_code == 1
-    assert "race between blocks " in res.stdout and "no barrier can order it" in res.stdout
+    assert "race between blocks " in res.stdout and "no block barrier can order it" in res.stdout
     assert "__syncthreads" not in res.stdout and f.read_text() == before
 
 
@@ -199,7 +199,7 @@ def test_naive_baseline_leaves_races_between_blocks_too(tmp_path: Path) -> None:
     shutil.copy(KERNELS / "mixed_racy.cu", f)
     res = CliRunner().invoke(app, ["fix", str(f), "--naive"])
     assert res.exit_code == 1
-    assert "on 'hist': no barrier can order it" in res.stdout
+    assert "on 'hist': no block barrier can order it" in res.stdout
     assert f.read_text().count("__syncthreads();") == 1
 
 
@@ -210,4 +210,4 @@ def test_editor_offers_no_quick_fix_for_a_race_between_blocks() -> None:
     result = analyze(str(path), path.read_text(), Options(oracle="sdv"))
     (problem,) = result.problems
     assert problem.kind == "race-between-blocks" and not problem.fixable and not result.fixable
-    assert "no barrier can order it" in problem.message and "launch <<<64, 256>>>" in problem.message
+    assert "no block barrier can order it" in problem.message and "--grid-sync" in problem.message and "launch <<<64, 256>>>" in problem.message

@@ -20,7 +20,8 @@ def test_fix_refusal_names_source_lines(tmp_path: Path) -> None:
     assert res.exit_code == 1
     # a race between blocks: said as such, never given a barrier (issue 27, item 3)
     assert f"{f}:5:5: race between blocks " in res.stdout
-    assert f"on 'A': no barrier can order it (with {f}:4:5)" in res.stdout
+    assert "on 'A': no block barrier can order it; a grid barrier can" in res.stdout
+    assert f"--grid-sync (with {f}:4:5)" in res.stdout
     assert "__syncthreads" not in res.stdout and "file left unchanged" in res.stdout
     assert res.stdout.endswith("\n")
 

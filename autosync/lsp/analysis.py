@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 from kpl.lineindex import LineIndex as TextLineIndex
 from kpl.placement import Placement
+from oracle.base import inter_block_why
 
 #: oracle name meaning "sdv, or the named-barrier checker for kernels that use bar.sync"
 AUTO_ORACLE = "auto"
@@ -355,12 +356,12 @@ def _race_problems(kernel: Any, loc: _Locator, race: Any, path: str) -> Problem:
     witness = f" ({race.witness.describe(kernel.language)})" if race.witness is not None else ""
     space = "" if str(getattr(race.space, "value", race.space)) == "shared" else f" {race.space.value}"
     start, end = loc.range(race.second)
-    if race.cross_block:  # between blocks: no barrier orders them, so no quick-fix either
+    if race.cross_block:  # between blocks: no block barrier orders them, so no quick-fix either
         other = loc.line(race.first) if race.first != race.second else None
         where = f" with line {other}" if other is not None else ""
         return Problem("race-between-blocks", ERROR,
                        f"possible {race.kind} race between blocks on{space} '{race.array}'{where}"
-                       f"{witness}; no barrier can order it", start, end, kernel=kernel.name)
+                       f"{witness}; {inter_block_why(kernel.language)}", start, end, kernel=kernel.name)
     if race.first == race.second:
         return Problem("self-race", ERROR,
                        f"{race.kind} race on{space} '{race.array}' between two threads executing this "

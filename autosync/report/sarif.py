@@ -38,7 +38,8 @@ TOOL_URI = "https://github.com/autosync/autosync"
 RULES: dict[str, str] = {
     "race": "Possible data race between two threads (no barrier orders the two accesses).",
     "race-between-blocks": "Possible data race between threads of two different blocks (global "
-                           "memory); no barrier can order it.",
+                           "memory); no block barrier can order it, only a grid barrier under a "
+                           "cooperative launch (fix --grid-sync).",
     "divergence": "Barrier may be reached by non-uniform control flow (barrier divergence).",
     "unknown": "The oracle could not verify this kernel; an unknown is never a pass.",
     "finding": "Named-barrier or other error reported by the oracle.",
