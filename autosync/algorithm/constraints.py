@@ -36,7 +36,7 @@ makes a race inside a block take L_ℓ, never G_ℓ at the same position.  A div
 well); a divergent grid barrier only G_ℓ: it may diverge between blocks only, where a block
 barrier does not.
 
-One piece (a little over 400 lines): the variables, every clause kind and the UNSAT
+One piece (under 500 lines): the variables, every clause kind and the UNSAT
 explanation share one bookkeeping (which clause came from which line, which race); splitting
 the explanation from the clauses it reads would spread that one state over two modules.
 """

@@ -20,9 +20,8 @@ which alternates between the MaxSAT solver (least-cost placement 𝓛, line 19) 
 Races between blocks (``Race.cross_block``) are their own class: no ``__syncthreads()``
 orders two blocks.  Without grid barriers (``grid_cost`` None, the default) they never become
 constraints; a candidate whose only races are between blocks is accepted, and the result
-lists them (``SynthesisResult.inter_block``) -- the barriers for the races inside blocks are
-still synthesized.  With grid barriers (``grid_cost``: the launch is cooperative, issue 37)
-they are constraints like any other race, which only a grid barrier G_ℓ satisfies; a race
+lists them (``SynthesisResult.inter_block``).  With grid barriers (``grid_cost``: a
+cooperative launch, issue 37) they are constraints only a grid barrier G_ℓ satisfies; a race
 first seen inside a block whose part between blocks shows on a candidate is restricted to G_ℓ
 (:meth:`ConstraintSystem.forbid_block`) rather than its P-assignment blocked.
 
