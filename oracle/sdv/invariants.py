@@ -76,7 +76,8 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
                pe: list[z3.BoolRef]) -> list[Candidate]:
     """Candidate invariants of the loop head (GPUVerify-style guesses, checked by Houdini)."""
     cands: list[Candidate] = []
-    if ex.same:
+    lockstep = info.lockstep(ex.same)  # relational candidates (a grid-barrier loop across blocks too)
+    if lockstep:
         def la_uniform(vs: list[dict[str, Val]], la: list[z3.BoolRef],
                        p: list[z3.BoolRef]) -> list[z3.BoolRef]:
             return [z3.Implies(z3.And(p[0], p[1]), la[0] == la[1])]
@@ -86,7 +87,7 @@ def candidates(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, 
         if name not in s0[0] or name not in s0[1] or name not in relevant:
             continue
         e0 = [s0[0][name], s0[1][name]]
-        if ex.same:
+        if lockstep:
             def uni(vs: list[dict[str, Val]], la: list[z3.BoolRef], p: list[z3.BoolRef],
                     n: str = name) -> list[z3.BoolRef]:
                 return [z3.Implies(z3.And(la[0], la[1]), values_equal(vs[0][n], vs[1][n]))]
@@ -174,7 +175,7 @@ def houdini(ex: LoopRunner, loop: K.Loop, info: LoopInfo, s0: list[dict[str, Val
     snap = ex.snapshot()
     saved_ret = [th.ret for th in ex.th]
     vs, la, k = ex.havoc(info, s0, pe, "hh")
-    if info.has_barrier and ex.same:
+    if info.has_barrier and info.lockstep(ex.same):
         ep = z3.FreshInt("hh.ep")
         ex.q.add(ep >= ex.epoch)
         ex.epoch = ep

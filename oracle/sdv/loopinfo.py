@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kpl import ast as K
 from kpl.ast import CType
+from kpl.placement import BarrierKind
 from oracle.sdv.scaling import ghost_name, scaling_counters
 from oracle.sdv.slice import LoopFacts
 from oracle.sdv.state import expr_pure, expr_vars, strip_casts
@@ -30,6 +31,17 @@ class LoopInfo:
     invariants: list[K.Expr]              # user ``__invariant``s at the top of its body
     scales: dict[str, str]                # power-of-two counters: ``grow``/``shrink`` by 2
     ghost: str | None                     # its iteration counter, for two or more of them
+    has_grid_barrier: bool = False        # it contains a grid barrier (BarrierKind.GRID)
+
+    def lockstep(self, same: bool) -> bool:
+        """Is the loop abstracted with the two threads in the same iteration (A), another
+        iteration B apart, relational invariants and barrier epochs?  Always in ``same``
+        mode; in ``cross`` mode (two blocks) when the loop holds a grid barrier, whose epoch
+        orders the blocks' iterations as a block barrier orders one block's (a grid barrier
+        that one block runs and another does not is divergence, checked, so every block
+        runs as many).  A relational invariant is about the two threads after the same
+        number of iterations, whatever the schedule: Houdini proves it in the mode at hand."""
+        return same or self.has_grid_barrier
 
     @staticmethod
     def of(loop: K.Loop) -> LoopInfo:
@@ -41,7 +53,9 @@ class LoopInfo:
         return LoopInfo(facts.modified, facts.has_barrier, _has_jump(loop.body, K.Break),
                         _has_jump(loop.body, K.Return), _steps(facts.modified, facts.assigns),
                         invariants, scales,
-                        ghost_name(loop.label) if len(scales) >= 2 else None)
+                        ghost_name(loop.label) if len(scales) >= 2 else None,
+                        any(isinstance(s, K.Barrier) and s.kind is BarrierKind.GRID
+                            for s in [*K.walk_stmts(loop.body), *loop.latch]))
 
 
 class _Jumps(K.NodeVisitor):

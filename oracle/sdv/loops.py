@@ -351,14 +351,17 @@ class LoopExecutor(StmtExecutor):
         completes, with a barrier: so the epoch after the loop equals the end of A (or B)
         only if neither thread starts another iteration after it, and exceeds the entry
         epoch if either thread enters (a scan's ``if (tid == 0) temp[n - 1] = 0`` after
-        the up-sweep meets only the last step, where only thread 0 writes)."""
+        the up-sweep meets only the last step, where only thread 0 writes).  A loop holding a
+        grid barrier is abstracted in ``cross`` mode as in ``same`` mode, the epoch being the
+        grid barriers' (:meth:`oracle.sdv.loopinfo.LoopInfo.lockstep` says why that is sound)."""
         info = self.loop_info(loop)
         pe = self.preds()
         s0 = [dict(th.vars) for th in self.th]
         ret0 = [th.ret for th in self.th]
         saved = [(th.brk, th.cont) for th in self.th]
         ep0 = self.epoch
-        barrier_epochs = info.has_barrier and self.same
+        lockstep = info.lockstep(self.same)  # cross mode: a loop with a grid barrier
+        barrier_epochs = info.has_barrier and lockstep
         # wait_group_events counts (K.WaitEvents): havocked like the epoch, each iteration's
         # own waits counted from its start; no order across iterations is claimed
         w0 = self.waits
@@ -393,7 +396,7 @@ class LoopExecutor(StmtExecutor):
         consecutive = False
         last_a: z3.BoolRef | None = None
         last_b: z3.BoolRef | None = None
-        if self.same:
+        if lockstep:
             if info.has_barrier:
                 q = z3.And(z3.Or([z3.And(act_a[t], la_a[t]) for t in range(2)]),
                            self.epoch == ep_head)

@@ -159,12 +159,10 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
             # across blocks only a grid barrier orders: it bumps the grid epoch when either
             # thread runs it; the two threads must both run it (else: divergence across blocks)
             if s.kind is BarrierKind.GRID:
-                if self.abstract_depth:
-                    # the havocked iteration predicates of the two blocks would differ even
-                    # for a uniform loop: no divergence claim, and no ordering claim either
-                    self.unknown("grid barrier inside an abstracted loop", s.label)
-                else:
-                    self.barriers.append(BarrierHit(s.label, (p1, p2)))
+                # inside an abstracted loop too: such a loop runs the two blocks' threads in
+                # one iteration with relational invariants (LoopInfo.lockstep), so a uniform
+                # loop's predicates agree and a divergence is one
+                self.barriers.append(BarrierHit(s.label, (p1, p2)))
                 self.epoch = simp(z3.If(mk_or(p1, p2), self.epoch + 1, self.epoch))
             return
         if s.kind.warp and self.same and self.kernel.launch.threads_per_block > WARP_SIZE:
