@@ -25,15 +25,14 @@ therefore scales by the LCM of the denominators, which maps distinct costs to di
 integers and preserves every sum comparison exactly.
 
 A grid barrier (cooperative groups' ``this_grid().sync()``) at ℓ costs GC × C(ℓ)
-(``--grid-barrier-cost``, default GC = 100).  Why so dear: it waits for every thread of every
-block of the grid, co-resident on the whole GPU, and is built from a block barrier, a fence
-and an atomic handshake through global memory.  Not measured here (no GPU lent to the session
-that added it): the figure is cited.  Zhang et al., "A Study of Single and Multi-device
-Synchronization Methods in Nvidia GPUs" (IPDPS 2020), measure a grid sync in the microseconds
-(on V100 and P100) where a block barrier costs tens of cycles (our own 24.9 cycles at 256
-threads above), i.e. a ratio of the order of 100.  What ``fix`` needs is only GC > 1: a race
-inside a block is then fixed by a block barrier, never by a grid barrier at the same position;
-``microbench/barrier_cost.py`` on a GPU is the way to tune it.
+(:data:`DEFAULT_GRID_COST`, GC = 100).  Why so dear: it waits for every thread of every block
+of the grid, co-resident on the whole GPU, and is built from a block barrier, a fence and an
+atomic handshake through global memory.  Not measured here (no GPU was lent to the session
+that added it; ``microbench/barrier_cost.py`` times WC only): the figure is cited.
+[GridSync] (README, Bibliography) time a grid sync in microseconds where a block barrier
+takes tens of cycles (our own 24.9 cycles at 256 threads above), a ratio of the order of 100.
+What ``fix`` needs is only GC > 1: a race inside a block is then fixed by a block barrier,
+never by a grid barrier at the same position.
 """
 
 from __future__ import annotations
