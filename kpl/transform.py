@@ -142,18 +142,19 @@ class Stripped:
     barrier: Barrier
 
 
-def barrier_anchors(kernel: Kernel) -> list[tuple[int, Barrier]]:
+def barrier_anchors(kernel: Kernel, *, grid: bool = False) -> list[tuple[int, Barrier]]:
     """Every plain barrier of ``kernel`` in text order, with its anchor: the previous
     sibling's label (the ``else`` label after an if/else), or the block's start label ℓ_s
     when it is the first statement.  Consecutive barriers share the anchor.  A grid barrier
     (``BarrierKind.GRID``) is not listed: it is a fixed part of the program, which synthesis
-    neither removes nor places (it cannot order what a grid barrier orders); nor is a barrier
+    never removes -- unless ``grid`` (a caller that moves the barriers synthesis inserted,
+    grid barriers among them, :mod:`autosync.algorithm.all_launches`); nor is a barrier
     inside an expression (``Barrier.fixed``)."""
     out: list[tuple[int, Barrier]] = []
 
     def stmts(items: list[Stmt], anchor: int) -> int:
         for stmt in items:
-            if isinstance(stmt, Barrier) and stmt.kind is not BarrierKind.GRID and not stmt.fixed:
+            if isinstance(stmt, Barrier) and (grid or stmt.kind is not BarrierKind.GRID) and not stmt.fixed:
                 out.append((anchor, stmt))
                 continue
             if isinstance(stmt, If):

@@ -151,3 +151,12 @@ def test_a_grid_barrier_orders_threads_of_one_block_and_diverges_for_any_thread(
     v = SDVOracle().check(k)
     grid = [s.label for s in K.walk_stmts(k.body) if isinstance(s, K.Barrier)]
     assert [d.label for d in v.divergences] == grid  # half a block skips it: divergence
+
+
+def test_one_grid_barrier_serves_every_cooperative_launch(tmp_path: Path) -> None:
+    """Two cooperative launches of different grids: the placement is verified under both, the
+    grid barrier moved to the second launch's kernel with the others synthesis inserted."""
+    code, out, text = _fix(tmp_path, "launched_twice.cu")
+    assert code == 0, out
+    assert "one placement for its 2 launch configurations" in out
+    assert text.count("this_grid().sync();") == 1

@@ -66,7 +66,8 @@ class AllLaunches:
     def _transplant(self, candidate: Kernel, other: Kernel) -> tuple[Kernel, dict[int, int]]:
         """``other`` with the barriers synthesis inserted into ``candidate`` (those with a
         label the input does not have), and the map of their labels back to ``candidate``'s."""
-        new = [(anchor, bar) for anchor, bar in barrier_anchors(candidate) if bar.label >= self.primary.next_label]
+        new = [(anchor, bar) for anchor, bar in barrier_anchors(candidate, grid=True)
+               if bar.label >= self.primary.next_label]
         if not new:
             return other, {}
         placement = Placement(tuple(Anchor(anchor, kind=_kind(bar)) for anchor, bar in new))
