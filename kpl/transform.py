@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kpl.ast import Barrier, Block, If, Inline, Kernel, Loop, Stmt, Switch
 from kpl.labels import LabelTree
@@ -176,9 +176,12 @@ def barrier_anchors(kernel: Kernel, *, grid: bool = False) -> list[tuple[int, Ba
     return out
 
 
-def strip_barriers_detailed(kernel: Kernel) -> tuple[Kernel, list[Stripped]]:
-    """Like :func:`strip_barriers` but keeps each removed ``Barrier`` (with its span)."""
-    found = [Stripped(anchor, bar) for anchor, bar in barrier_anchors(kernel)]
+def strip_barriers_detailed(kernel: Kernel, *, grid: bool = False,
+                            which: Callable[[Barrier], bool] | None = None) -> tuple[Kernel, list[Stripped]]:
+    """Like :func:`strip_barriers` but keeps each removed ``Barrier`` (with its span); ``grid``
+    strips grid barriers too, ``which`` only the barriers it accepts (``fix --minimize``)."""
+    found = [Stripped(anchor, bar) for anchor, bar in barrier_anchors(kernel, grid=grid)
+             if which is None or which(bar)]
     removed = {id(s.barrier) for s in found}
 
     class _Stripper(_Inserter):

@@ -105,7 +105,7 @@ class ConstraintSystem:
                  ic: int | float | str | Fraction = 0.5, tie_break: bool = True,
                  warp_cost: int | float | str | Fraction | None = None,
                  grid_cost: int | float | str | Fraction | None = None,
-                 uniform: Iterable[int] = ()) -> None:
+                 uniform: Iterable[int] = (), prefer: Iterable[tuple[int, BarrierKind]] = ()) -> None:
         self.tree = tree
         self.solver_name = solver
         # uniform: guards the oracle proved always true (not discounted by IC)
@@ -116,6 +116,7 @@ class ConstraintSystem:
         self.kinds = (SYNC,) + ((WARP,) if warp_cost is not None else ()) + \
             ((GRID,) if grid_cost is not None else ())
         self.placeable = [lab for lab in tree.labels() if tree.placeable(lab)]
+        self.prefer = list(prefer)  # (label, kind) ties go to first: the developer's (fix --minimize)
         self.label_cost: dict[int, Fraction] = {lab: self.costs.cost(lab) for lab in self.placeable}
         kind_cost = {(lab, kind): self.costs.cost(lab, kind)
                      for kind in self.kinds for lab in self.placeable}
@@ -165,14 +166,18 @@ class ConstraintSystem:
         """Lexicographic weights: C(ℓ) first, then a deterministic preference among EQUAL-cost
         optima, so both back ends return the same placement and it looks like a developer's:
         a block start ℓ_s first (an inter-iteration barrier at the top of the loop body), then
-        later positions over earlier ones (a barrier right before the second racing access).
+        later positions over earlier ones (a barrier right before the second racing access);
+        before all of them the ``prefer``red (label, kind) pairs (``fix --minimize`` keeps the
+        developer's barriers among equal-cost optima).
 
         weight(ℓ) = k·C(ℓ)·M + t(ℓ) with t(ℓ) ∈ [1, N] distinct and M > Σ t: any two placements
         whose exact costs differ keep their order (the primary terms differ by ≥ M), so the
         MaxSAT optimum is still a least-cost placement of Sec. III-C."""
         starts = [lab for lab in self.placeable if self.tree.kind(lab) == START]
         others = [lab for lab in reversed(self.placeable) if self.tree.kind(lab) != START]
-        order = [(lab, kind) for kind in self.kinds for lab in starts + others]
+        order = [key for key in self.prefer if key in primary]
+        order += [(lab, kind) for kind in self.kinds for lab in starts + others
+                  if (lab, kind) not in order]
         rank = {key: i + 1 for i, key in enumerate(order)}
         n = len(rank)
         m = n * (n + 1) // 2 + 1

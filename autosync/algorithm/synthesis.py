@@ -18,12 +18,11 @@ which alternates between the MaxSAT solver (least-cost placement 𝓛, line 19) 
 * no races, no divergence -> kernel' is the answer.
 
 Races between blocks (``Race.cross_block``) are their own class: no ``__syncthreads()``
-orders two blocks.  Without grid barriers (``grid_cost`` None, the default) they never become
-constraints; a candidate whose only races are between blocks is accepted, and the result
-lists them (``SynthesisResult.inter_block``).  With grid barriers (``grid_cost``: a
-cooperative launch, issue 37) they are constraints only a grid barrier G_ℓ satisfies; a race
-first seen inside a block whose part between blocks shows on a candidate is restricted to G_ℓ
-(:meth:`ConstraintSystem.forbid_block`) rather than its P-assignment blocked.
+orders two blocks.  Without grid barriers (``grid_cost`` None) they never become constraints;
+a candidate whose only races are between blocks is accepted, and the result lists them
+(``SynthesisResult.inter_block``).  With grid barriers (``grid_cost``: a cooperative launch,
+issue 37) they are constraints only a grid barrier G_ℓ satisfies; a race first seen inside a
+block whose part between blocks a candidate shows is restricted to G_ℓ (``forbid_block``).
 
 UNSAT (line 18) is explained race by race (:meth:`ConstraintSystem.explain`): a self-race
 ⟨ℓ, ℓ⟩, a race inside a thread-dependent block, or a race whose every option was refuted.
@@ -38,16 +37,16 @@ facts at all.
 
 Two barrier kinds (``warp_cost``, on by default, off under ``--warp-sync``): a race the
 oracle says is between lanes of one warp (``Race.same_warp``) may be fixed by a
-``__syncwarp()`` costing WC·C(ℓ) (:mod:`autosync.algorithm.constraints`); if a candidate shows it also
-crosses warps, it is restricted to ``__syncthreads()`` instead of blocking the P-assignment.
+``__syncwarp()`` costing WC·C(ℓ) (:mod:`autosync.algorithm.constraints`); if a candidate shows
+it also crosses warps, it is restricted to ``__syncthreads()`` (not a blocked P-assignment).
 
 Every ``oracle.check`` call counts in ``oracle_calls`` (Tables I/II), including the initial
 one on the input; a candidate placement the solver proposes twice is answered from a cache
 instead of a second oracle call (its verdict cannot change: the oracle is a function of the
 kernel).
 
-One module (a little over 400 lines): the result types, the loop and its steps are one stage,
-and splitting the steps from the loop would make the algorithm harder to read, not easier.
+One module (about 600 lines): the result types, the loop and its steps are one stage; split
+apart, the algorithm would be harder to read, not easier.
 """
 
 from __future__ import annotations
@@ -153,8 +152,7 @@ class SynthesisResult:
     @property
     def inter_block(self) -> list[Race]:
         """The races between blocks left in the result (of the final candidate when
-        ``fixed``, of the input otherwise): no barrier orders them, so they remain after
-        any fix and make ``fix`` exit 1."""
+        ``fixed``, of the input otherwise): left without grid barriers, ``fix`` exits 1."""
         return self.verdict.inter_block if self.verdict is not None else []
 
     @property
@@ -297,7 +295,8 @@ class Synthesizer:
                  tie_break: bool = True, max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  on_iteration: Callable[[IterationRecord], None] | None = None,
                  warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST,
-                 grid_cost: int | float | str | Fraction | None = None) -> None:
+                 grid_cost: int | float | str | Fraction | None = None,
+                 prefer: Iterable[tuple[int, BarrierKind]] = ()) -> None:
         self.t0 = time.perf_counter()  # start time, for ``SynthesisResult.seconds``
         self.kernel = kernel  # the input as given; never mutated
         self.oracle = oracle  # GETRACES: the only source of races and divergences
@@ -309,10 +308,10 @@ class Synthesizer:
             warp_cost = None
         # the solver state S with the soft constraints ¬L_ℓ weighted by C(ℓ) (lines 2–3)
         self.cs = ConstraintSystem(self.tree, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
-                                   warp_cost=warp_cost, grid_cost=grid_cost)
+                                   warp_cost=warp_cost, grid_cost=grid_cost, prefer=list(prefer))
         # to rebuild S with the oracle's input facts (FactsSynthesizer.input_facts)
         self.cs_options = dict(solver=solver, lc=lc, ic=ic, tie_break=tie_break, warp_cost=warp_cost,
-                               grid_cost=grid_cost)
+                               grid_cost=grid_cost, prefer=self.cs.prefer)
         self.grid = grid_cost is not None  # grid barriers may fix races between blocks
         self.max_iterations = max_iterations  # give up ("unknown") after this many iterations
         self.on_iteration = on_iteration  # called once per finished iteration
@@ -558,7 +557,8 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
                max_iterations: int = DEFAULT_MAX_ITERATIONS,
                on_iteration: Callable[[IterationRecord], None] | None = None,
                warp_cost: int | float | str | Fraction | None = DEFAULT_WARP_COST,
-               grid_cost: int | float | str | Fraction | None = None) -> SynthesisResult:
+               grid_cost: int | float | str | Fraction | None = None,
+               prefer: Iterable[tuple[int, BarrierKind]] = ()) -> SynthesisResult:
     """SYNTHESIZE(kernel) of Algorithm 1, starting from ``kernel`` AS GIVEN (callers strip
     the developer's barriers first when they want a from-scratch placement).
 
@@ -570,15 +570,15 @@ def synthesize(kernel: Kernel, oracle: Oracle, *, solver: str = "rc2",
     the caller passes one only when the launch is cooperative, :data:`autosync.algorithm.cost.DEFAULT_GRID_COST`).
     An OpenCL C kernel gets work-group barriers only: a sub-group's width is the device's, so
     no pair of work-items is known to share one (:mod:`kpl.frontend.opencl`), and OpenCL C
-    has no barrier across work-groups."""
-    cls = FactsSynthesizer if use_facts else Synthesizer
+    has no barrier across work-groups.  ``prefer``: (label, kind) pairs equal-cost optima keep."""
+    cls, prefer = (FactsSynthesizer if use_facts else Synthesizer), list(prefer)
     if kernel.language == "opencl":
         warp_cost = grid_cost = None
 
     def run(wc: int | float | str | Fraction | None) -> SynthesisResult:
         return cls(kernel, oracle, solver=solver, lc=lc, ic=ic, tie_break=tie_break,
                    max_iterations=max_iterations, on_iteration=on_iteration, warp_cost=wc,
-                   grid_cost=grid_cost).run()
+                   grid_cost=grid_cost, prefer=prefer).run()
 
     result = run(warp_cost)
     tried = [result.placement] + [it.placement for it in result.trace]  # every candidate

@@ -364,6 +364,9 @@ def fix(
         "--grid-sync", help="The kernel is launched cooperatively (grid co-resident): fix may insert a grid "
         "barrier (this_grid().sync()) for a race between blocks.  Implied by a cooperative launch in the "
         "host code or a grid barrier already in the kernel.")] = False,
+    minimize: Annotated[bool, typer.Option(
+        "--minimize", help="The kernel's own barriers are candidates too: the least-cost verified placement over "
+        "all positions, deleting the barriers it does not need (ties keep yours).")] = False,
     naive: Annotated[bool, typer.Option("--naive", help="The naive enumerative baseline (Sec. IV-B).")] = False,
     target: Annotated[str, typer.Option("--target", help="Barrier spelling: cuda or opencl.")] = "cuda",
     output: Annotated[str | None, typer.Option(
@@ -389,7 +392,7 @@ def fix(
         args += ["--format", fmt.value, "--solver", solver.value, "--lc", str(lc), "--ic", str(ic),
                  "--oracle-facts", oracle_facts.value, "--target", target]
         args += (["--naive"] if naive else []) + (["--diff"] if diff else []) + (["--check"] if check_only else [])
-        args += ["--grid-sync"] if grid_sync else []
+        args += (["--grid-sync"] if grid_sync else []) + (["--minimize"] if minimize else [])
         with guard(None):
             if output is not None:
                 raise BadInput("-o/--output takes one file")
@@ -417,7 +420,7 @@ def fix(
         outcome = pipeline.run_guarded(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
                                          use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
-                                         warp_cost=warp_cost, grid_sync=grid_sync),
+                                         warp_cost=warp_cost, grid_sync=grid_sync, minimize=minimize),
             timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
         outcome.seconds = time.perf_counter() - t0
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)

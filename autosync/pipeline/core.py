@@ -152,14 +152,14 @@ def lc_ic(value: float) -> Fraction | int:
 def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
          ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
          warp_cost: Fraction | int | None = Fraction(1, 4), split: bool = True,
-         grid_sync: bool = False) -> FixOutcome:
+         grid_sync: bool = False, minimize: bool = False) -> FixOutcome:
     """:func:`fix_once`; when that is unfixable because a statement races with itself, the
     statement is split into a read and a write and the split text fixed again
     (:func:`autosync.pipeline.split_fix.split_and_fix`; ``split=False`` keeps the paper's behaviour)."""
     def once(source: str | None) -> FixOutcome:
         return fix_once(opts, oracle=oracle, timeout=timeout, solver=solver, lc=lc, ic=ic,
                         use_facts=use_facts, naive=naive, target=target, text=source,
-                        warp_cost=warp_cost, grid_sync=grid_sync)
+                        warp_cost=warp_cost, grid_sync=grid_sync, minimize=minimize)
 
     outcome = once(text)
     if not split or outcome.status != "unfixable":
@@ -176,14 +176,16 @@ def fix_kernels(opts: KernelOptions, *, oracle: str | None, timeout: float | Non
 
 def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, solver: str, lc: float,
              ic: float, use_facts: bool, naive: bool, target: str, text: str | None = None,
-             warp_cost: Fraction | int | None = Fraction(1, 4), grid_sync: bool = False) -> FixOutcome:
+             warp_cost: Fraction | int | None = Fraction(1, 4), grid_sync: bool = False,
+             minimize: bool = False) -> FixOutcome:
     """``autosync fix`` minus the writing, for the file or for ``text`` given as that file
     (the language server passes an unsaved buffer): the one fix pipeline of the project --
     SYNTHESIZE ([AutoSync] Alg. 1) per kernel, the placement rendered into the ORIGINAL text,
     then the end-to-end check (re-parse the patched text, verify it with the same oracle, and
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
     caller ever receives an unverified patch.  Grid barriers (issue 37) are synthesized for a
-    kernel :func:`autosync.pipeline.launch.grid_permit` allows (``grid_sync``: ``--grid-sync``)."""
+    kernel :func:`autosync.pipeline.launch.grid_permit` allows (``grid_sync``: ``--grid-sync``);
+    ``minimize``: the developer's barriers are candidates too (:mod:`autosync.pipeline.minimize`)."""
     from autosync.algorithm.cost import DEFAULT_GRID_COST
     from autosync.pipeline.launch import grid_permit
     from autosync.render.patch import apply_edits, plan_edits
@@ -197,8 +199,10 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         # that suffices (autosync.algorithm.fences)
         target = "opencl"
     fixes: list[KernelFix] = []
+    outcome_notes: list[str] = []
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
+        mini = None
         name, orc = pick_oracle(oracle, k, timeout, opts.file, benign=opts.benign)
         if launches[k.name]:  # one placement verified under every launch of the kernel
             from autosync.algorithm.all_launches import AllLaunches
@@ -210,12 +214,20 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
             res = naive_synthesize(k, orc, lc=lc_ic(lc), ic=lc_ic(ic))
         else:
             from autosync.algorithm.synthesis import synthesize
+            from autosync.pipeline.minimize import minimize as minimized
 
-            grid = grid_permit(k, grid_sync) if target == "cuda" else None
-            res = synthesize(k, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
-                             warp_cost=warp_cost, grid_cost=DEFAULT_GRID_COST if grid else None,
-                             on_iteration=note_iteration)
-        fixes.append(KernelFix(k, name, res))
+            grid_cost = DEFAULT_GRID_COST if target == "cuda" and grid_permit(k, grid_sync) else None
+
+            def synth(kern: Kernel, prefer: list[Any], orc: Oracle = orc, gc: Any = grid_cost) -> Any:
+                return synthesize(kern, orc, solver=solver, lc=lc_ic(lc), ic=lc_ic(ic), use_facts=use_facts,
+                                  warp_cost=warp_cost, grid_cost=gc, on_iteration=note_iteration, prefer=prefer)
+            mini = minimized(k, synth) if minimize and not launches[k.name] else None
+            if minimize and launches[k.name]:
+                outcome_notes.append(f"kernel '{k.name}': --minimize skipped: it is launched with several "
+                                     "configurations; its barriers are kept")
+            res = mini.result if mini is not None else synth(k, [])
+        fixes.append(KernelFix(k, name, res) if naive or mini is None
+                     else KernelFix(k, name, res, insert=mini.insert, removed=mini.removed))
         if opencl and res.status == "fixed" and res.kernel is not None:
             from autosync.algorithm.fences import narrow_fences, widen_user_barriers
 
@@ -223,7 +235,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
             res.oracle_calls += calls
             widen_user_barriers(res, orc, lc_ic(lc), lc_ic(ic), _widenable(res.kernel))
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver,
-                         target="opencl" if opencl else None)
+                         target="opencl" if opencl else None, notes=outcome_notes)
     for k in kernels:
         if launches[k.name]:
             from kpl.launch import launch_text
@@ -257,7 +269,8 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
         if problem is None:
             try:
-                f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name,
+                f.edits = plan_edits(f.kernel, f.result.placement if f.insert is None else f.insert,
+                                     remove=f.removed, target=target, tag=f.kernel.name,
                                      texts=fence_texts(f.result.fences) if opencl else None, grid_ns=alias)
                 f.edits += widen_edits(f, opts.file, outcome.notes)
             except ValueError as exc:
@@ -315,7 +328,8 @@ def grid_edits(todo: list[KernelFix], original: str, alias: str, notes: list[str
     from autosync.render.grid import grid_prelude
     from kpl.placement import BarrierKind
 
-    gridded = [f for f in todo if any(a.kind is BarrierKind.GRID for a in f.result.placement)]
+    gridded = [f for f in todo if any(a.kind is BarrierKind.GRID for a in (
+        f.result.placement if f.insert is None else f.insert))]
     if not gridded:
         return []
     starts = [f.kernel.body.span.start for f in gridded if f.kernel.body.span is not None

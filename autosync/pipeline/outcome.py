@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from autosync.algorithm.synthesis import SynthesisResult
     from autosync.render.patch import Edit
-    from kpl.ast import Kernel
+    from kpl.ast import Barrier, Kernel
+    from kpl.placement import Placement
 
 
 @dataclass
@@ -24,6 +25,10 @@ class KernelFix:
     oracle: str
     result: SynthesisResult
     edits: list[Edit] = field(default_factory=list)
+    #: ``fix --minimize`` (:mod:`autosync.pipeline.minimize`): what to insert when it is not
+    #: the whole ``result.placement`` (None), and the developer's barriers to delete
+    insert: Placement | None = None
+    removed: list[Barrier] = field(default_factory=list)
 
 
 @dataclass

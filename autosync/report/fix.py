@@ -79,6 +79,23 @@ def barrier_rows(outcome: FixOutcome, locs: Locators, shown_file: str) -> list[d
     return rows
 
 
+def removed_rows(outcome: FixOutcome, shown_file: str) -> list[dict[str, Any]]:
+    """One row per barrier of the user's that ``fix --minimize`` deletes: where it was in the
+    original text and how it was written."""
+    rows: list[dict[str, Any]] = []
+    if outcome.rendered is None:
+        return rows
+    for f in outcome.fixes:
+        for bar in f.removed:
+            span = bar.span
+            assert span is not None  # only barriers written in the file are removable
+            rows.append({"kernel": f.kernel.name, "file": shown_file, "line": span.line, "column": span.col,
+                         "text": f.kernel.source_text[span.start:span.end], "offset": span.start,
+                         "length": span.end - span.start})
+    rows.sort(key=lambda r: (r["line"], r["column"]))
+    return rows
+
+
 def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], file: str,
              say: Callable[[str], None]) -> None:
     """The text report of each kernel (found problems, inserted barriers, cost), through
@@ -115,8 +132,12 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
         mine = [row for row in rows if row["kernel"] == f.kernel.name]
         for row in mine:
             say(f"{row['file']}:{row['line']}: {row['text'].rstrip(';')} (cost {fmt_cost(row['cost'])})")
+        gone = [r for r in removed_rows(outcome, file) if r["kernel"] == f.kernel.name]
+        for row in gone:
+            say(f"{row['file']}:{row['line']}:{row['column']}: removed {row['text']} (not needed)")
         # the count is of the barriers WRITTEN (rows), not of the labels the synthesizer chose
         widened = f", {report.plural(len(res.widened), 'barrier')} widened" if res.widened else ""
+        widened += f", {report.plural(len(gone), 'barrier')} removed" if gone else ""
         say(f"{head}: total cost {fmt_cost(report.number(res.cost))}, "
             f"{report.plural(len(mine), 'barrier')} inserted{widened}")
         for line in inter_block_lines(loc, res):
@@ -187,6 +208,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
             "unknowns": [report.unknown_json(loc, u) for u in verdict.unknowns],
             "barriers": [r for r in rows if r["kernel"] == f.kernel.name],
             "widened": widened_json(f, loc),
+            "removed": [r for r in removed_rows(outcome, outcome.file) if r["kernel"] == f.kernel.name],
             "inter_block": [report.race_json(loc, r) | {"message": inter_block_message(r, f.kernel.language)}
                             for r in (res.inter_block if res.status == "fixed" else [])],
             "cost": report.number(res.cost), "oracle_calls": res.oracle_calls, "iterations": res.iterations,
@@ -202,6 +224,7 @@ def fix_json(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], wr
         "unknowns": [u for p in per for u in p["unknowns"]],
         "barriers": rows,
         "widened": [w for p in per for w in p["widened"]],
+        "removed": [r for p in per for r in p["removed"]],
         "races_remain": outcome.races_remain,
         "cost": report.number(_total_cost(outcome)),
         "oracle_calls": sum(f.result.oracle_calls for f in outcome.fixes),
@@ -237,12 +260,18 @@ def fix_sarif(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], t
     if outcome.status == "fixed" and outcome.rendered is not None:
         starts = LineIndex(outcome.original)
         grouped: dict[int, str] = {}
+        deletions = []
         for edit in outcome.rendered.edits:  # sorted; merge insertions at one offset in order
-            grouped[edit.start] = grouped.get(edit.start, "") + edit.replacement
+            if edit.is_insertion:
+                grouped[edit.start] = grouped.get(edit.start, "") + edit.replacement
+            else:  # fix --minimize: a barrier of the user's deleted
+                deletions.append((edit.start, edit.end - edit.start, *starts.line_col(edit.start),
+                                  *starts.line_col(edit.end)))
         insertions = [(off, *starts.line_col(off), text) for off, text in sorted(grouped.items())]
-        fixes = [report_sarif.sarif_fix(outcome.file, f"insert {report.plural(len(rows), 'barrier')} "
+        gone = f" and remove {report.plural(len(deletions), 'barrier')}" if deletions else ""
+        fixes = [report_sarif.sarif_fix(outcome.file, f"insert {report.plural(len(rows), 'barrier')}{gone} "
                                         f"(AutoSync, total cost {fmt_cost(report.number(_total_cost(outcome)))})",
-                                        insertions)]
+                                        insertions, deletions)]
     results: list[report_sarif.SarifResult] = []
     for f in outcome.fixes:
         loc = locs[f.kernel.name]
@@ -253,6 +282,11 @@ def fix_sarif(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], t
             if f.result.status == "fixed" and res.rule != "race-between-blocks":
                 res.fixes = fixes  # no barrier orders two blocks: nothing to apply there
             results.append(res)
+        for bar in f.removed if f.result.status == "fixed" else []:
+            results.append(report_sarif.SarifResult(
+                "redundant-barrier", "barrier not needed: the least-cost verified placement does without it",
+                loc.location(bar.label),
+                properties={"kernel": f.kernel.name}, fixes=fixes))
         if f.result.status not in ("verified", "fixed"):
             results.append(report_sarif.SarifResult(
                 "unfixable", f"cannot fix: {f.result.reason or f.result.status}", None,

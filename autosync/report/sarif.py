@@ -41,6 +41,8 @@ RULES: dict[str, str] = {
                            "memory); no block barrier can order it, only a grid barrier under a "
                            "cooperative launch (fix --grid-sync).",
     "divergence": "Barrier may be reached by non-uniform control flow (barrier divergence).",
+    "redundant-barrier": "A barrier the least-cost verified placement does not need (fix --minimize "
+                         "deletes it).",
     "unknown": "The oracle could not verify this kernel; an unknown is never a pass.",
     "finding": "Named-barrier or other error reported by the oracle.",
     "assertion": "A GPUVerify annotation (__assert, __requires of a called function, __ensures, "
@@ -201,14 +203,21 @@ def _line_text(path: str, line: int) -> str:
     return ""
 
 
-def sarif_fix(path: str, description: str, insertions: Iterable[tuple[int, int, int, str]]) -> dict[str, Any]:
+def sarif_fix(path: str, description: str, insertions: Iterable[tuple[int, int, int, str]],
+              deletions: Iterable[tuple[int, int, int, int, int, int]] = ()) -> dict[str, Any]:
     """A SARIF ``fix``: each insertion is (offset, line, column, text) in the ORIGINAL file,
-    an empty ``deletedRegion`` at that point plus ``insertedContent``."""
-    replacements = [{
+    an empty ``deletedRegion`` at that point plus ``insertedContent``; each deletion (offset,
+    length, line, column, end line, end column) a ``deletedRegion`` alone (``fix --minimize``)."""
+    replacements: list[dict[str, Any]] = [{
         "deletedRegion": {"startLine": line, "startColumn": col, "endLine": line, "endColumn": col,
                           "charOffset": offset, "charLength": 0},
         "insertedContent": {"text": text},
     } for offset, line, col, text in insertions]
+    replacements += [{
+        "deletedRegion": {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col,
+                          "charOffset": offset, "charLength": length},
+    } for offset, length, line, col, end_line, end_col in deletions]
+    replacements.sort(key=lambda r: r["deletedRegion"]["charOffset"])
     return {"description": {"text": description},
             "artifactChanges": [{"artifactLocation": {"uri": path}, "replacements": replacements}]}
 
