@@ -15,7 +15,7 @@ each front end turns into its own kind of message.  How a command runs (worker t
 ``--timeout``) is :mod:`autosync.pipeline.guard`; reading and writing the user's file is
 :mod:`autosync.pipeline.files`.
 
-Why one module of ~400 lines: loading, oracle choice and the fix with its end-to-end check are
+Why one module of ~500 lines: loading, oracle choice and the fix with its end-to-end check are
 the one sequence every front end runs; the parts that are not that sequence (the guard, the
 file I/O, the errors, macro sites) already live in their own modules.
 """
