@@ -130,3 +130,11 @@ def test_minimize_is_the_brute_force_optimum(name: str) -> None:
     mini = minimize(kernel, synth)
     cost = mini.result.cost if mini is not None else Fraction(1)  # None: the developer's, one barrier
     assert cost == _brute_force(name)
+
+
+def test_check_says_what_would_be_removed(tmp_path: Path) -> None:
+    code, out, text = _fix(tmp_path, "moved_out_of_loop.cu", "--minimize", "--check")
+    assert code == 1 and "would insert 1 barrier and remove 1 barrier" in out
+    assert text == (KERNELS / "moved_out_of_loop.cu").read_text()
+    code, out, _ = _fix(tmp_path, "moved_out_of_loop.cu", "--minimize", "--diff")
+    assert "1 race found without its own barriers (--minimize)" in out

@@ -112,7 +112,8 @@ def fix_text(outcome: FixOutcome, locs: Locators, rows: list[dict[str, Any]], fi
             found.append(report.plural(len(verdict.divergences), "divergent barrier"))
         if verdict.unknowns:
             found.append(report.plural(len(verdict.unknowns), "unknown"))
-        say(f"{head}: {', '.join(found)} found")
+        mini = " without its own barriers (--minimize)" if f.insert is not None else ""
+        say(f"{head}: {', '.join(found)} found{mini}")
         for line in report.check_lines(loc, verdict):
             say("  " + line)
         if res.status != "fixed":
@@ -185,8 +186,10 @@ def check_summary(outcome: FixOutcome, rows: list[dict[str, Any]], file: str) ->
     if outcome.status == "fixed" and outcome.patched != outcome.original:
         written = len({(r["line"], r["column"]) for r in rows})  # template instances share their text
         widened = sum(len(f.result.widened) for f in outcome.fixes)
-        changes = [f"insert {report.plural(written, 'barrier')}"] if written or not widened else []
+        removed = sum(len(f.removed) for f in outcome.fixes)
+        changes = [f"insert {report.plural(written, 'barrier')}"] if written or not (widened or removed) else []
         changes += [f"widen the fences of {report.plural(widened, 'barrier')}"] if widened else []
+        changes += [f"remove {report.plural(removed, 'barrier')}"] if removed else []
         return f"{file}: would {' and '.join(changes)} (run 'autosync fix {file}'){left}"
     if outcome.status == "verified":
         return f"{file}: verified, nothing to change"
