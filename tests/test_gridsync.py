@@ -74,6 +74,20 @@ def test_grid_barriers_in_an_abstracted_loop_order_the_blocks() -> None:
     assert not racy.unknowns and racy.races and all(r.cross_block for r in racy.races)
 
 
+def test_the_first_grid_barrier_of_a_round_is_needed_too() -> None:
+    """Without the barrier between a round's two accesses, block b's write and block b - 1's
+    ``+=`` of the same round race: the abstracted loop runs both blocks in one round."""
+    k = _loop("n")
+    first = next(s for s in K.walk_stmts(k.body) if isinstance(s, K.Barrier))
+    src = LOOP.replace("BOUND", "n").replace("    g.sync();\n    a[((", "    a[((", 1)
+    racy = SDVOracle().check(parse_kernel_text(src, "k.cu", block_dim=(32, 1, 1), grid_dim=(4, 1, 1)))
+    assert first.kind is BarrierKind.GRID and racy.races and not racy.unknowns
+    guarded = LOOP.replace("BOUND", "n").replace("    g.sync();\n    a[((", "    if (blockIdx.x == 0)\n"
+                                                 "      g.sync();\n    a[((", 1)
+    v = SDVOracle().check(parse_kernel_text(guarded, "k.cu", block_dim=(32, 1, 1), grid_dim=(4, 1, 1)))
+    assert v.divergences and not v.unknowns  # only block 0 syncs: the grid deadlocks
+
+
 def test_a_grid_barrier_in_a_loop_whose_rounds_differ_by_block_diverges() -> None:
     v = SDVOracle().check(_loop("n + (int)blockIdx.x"))
     assert v.divergences and not v.unknowns
