@@ -60,7 +60,7 @@ def test_grid_sync_inserts_one_grid_barrier_with_include_and_alias(tmp_path: Pat
     assert text.count("#include <cooperative_groups.h>") == 1
     assert "namespace autosync_cg = cooperative_groups;" in text
     assert text.count("autosync_cg::this_grid().sync();") == 1
-    assert text.splitlines()[0] == "//--blockDim=64 --gridDim=4"  # the flags line stays first
+    assert text.splitlines()[:2] == ["//xfail:NOT_ALL_VERIFIED", "//--blockDim=64 --gridDim=4"]  # header kept
     assert "launched cooperatively" in out and "resident on the GPU at once" in out
     assert text.index("slots[b * 64u + t] = ") < text.index("this_grid().sync()") < text.index("out[b * 64u")
     assert SDVOracle().check(load_kernel(str(tmp_path / "only_between_racy.cu"))).verified
@@ -153,10 +153,30 @@ def test_a_grid_barrier_orders_threads_of_one_block_and_diverges_for_any_thread(
     assert [d.label for d in v.divergences] == grid  # half a block skips it: divergence
 
 
+TWICE = """\
+#include <cuda_runtime.h>
+__global__ void pass_on(int *slots, int *out) {
+  unsigned b = blockIdx.x;
+  unsigned t = threadIdx.x;
+  slots[b * 64u + t] = (int)(b + t);
+  out[b * 64u + t] = slots[((b + 1u) % gridDim.x) * 64u + t];
+}
+
+void run(int *slots, int *out) {
+  void *args[] = {&slots, &out};
+  cudaLaunchCooperativeKernel((void *)pass_on, dim3(4), dim3(64), args);
+  cudaLaunchCooperativeKernel((void *)pass_on, dim3(2), dim3(64), args);
+}
+"""
+
+
 def test_one_grid_barrier_serves_every_cooperative_launch(tmp_path: Path) -> None:
     """Two cooperative launches of different grids: the placement is verified under both, the
     grid barrier moved to the second launch's kernel with the others synthesis inserted."""
-    code, out, text = _fix(tmp_path, "launched_twice.cu")
+    f = tmp_path / "twice.cu"
+    f.write_text(TWICE)
+    res = CliRunner().invoke(app, ["fix", str(f)])
+    code, out, text = res.exit_code, res.stdout, f.read_text()
     assert code == 0, out
     assert "one placement for its 2 launch configurations" in out
     assert text.count("this_grid().sync();") == 1

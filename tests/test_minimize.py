@@ -49,7 +49,7 @@ def test_a_redundant_block_barrier_is_deleted_with_its_line(tmp_path: Path) -> N
     code, out, text = _fix(tmp_path, "redundant_block.cu", "--minimize")
     assert code == 0, out
     assert text == (KERNELS / "redundant_block.cu").read_text().replace("  __syncthreads();\n", "")
-    assert "redundant_block.cu:7:3: removed __syncthreads(); (not needed)" in out
+    assert "redundant_block.cu:8:3: removed __syncthreads(); (not needed)" in out
     assert "1 barrier removed" in out
 
 
@@ -63,7 +63,7 @@ def test_a_redundant_grid_barrier_is_deleted(tmp_path: Path) -> None:
     code, out, text = _fix(tmp_path, "redundant_grid.cu", "--minimize", "--format", "json")
     assert code == 0
     doc = json.loads(out)
-    assert [(r["line"], r["text"]) for r in doc["removed"]] == [(9, "coop::this_grid().sync();")]
+    assert [(r["line"], r["text"]) for r in doc["removed"]] == [(10, "coop::this_grid().sync();")]
     assert doc["kernels"][0]["removed"] == doc["removed"] and doc["barriers"] == []
     assert "this_grid" not in text.split("__global__")[1]
 
@@ -97,7 +97,7 @@ def test_sarif_lists_the_redundant_barrier_with_its_deletion(tmp_path: Path) -> 
     (res,) = [r for r in results if r["ruleId"] == "redundant-barrier"]
     (change,) = res["fixes"][0]["artifactChanges"]
     (deletion,) = change["replacements"]
-    assert deletion["deletedRegion"]["startLine"] == 7 and "insertedContent" not in deletion
+    assert deletion["deletedRegion"]["startLine"] == 8 and "insertedContent" not in deletion
 
 
 def _brute_force(name: str) -> Fraction:

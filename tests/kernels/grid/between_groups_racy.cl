@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--local_size=64 --num_groups=4
 // only_between_racy.cu in OpenCL C: the race is between work-groups, which OpenCL C has no
 // barrier for.

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=4
 // between_racy.cu ordered by one grid barrier, which also orders the neighbour inside a block.
 #include <cooperative_groups.h>

@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=64 --gridDim=4
 // Each thread publishes a value, then reads its right neighbour's: the neighbour of a
 // block's last thread is in the next block, so the race is only between blocks once

@@ -1,3 +1,5 @@
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=64 --gridDim=4
 // only_between_racy.cu's kernel, launched cooperatively by the host code: fix may insert a
 // grid barrier without --grid-sync.
 #include <cuda_runtime.h>

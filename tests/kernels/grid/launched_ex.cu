@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=64 --gridDim=4
 // only_between_racy.cu's kernel, launched by cudaLaunchKernelEx with the cooperative
 // attribute: fix may insert a grid barrier without --grid-sync (its sizes are in the config

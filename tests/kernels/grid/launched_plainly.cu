@@ -1,3 +1,5 @@
+//xfail:NOT_ALL_VERIFIED
+//--blockDim=64 --gridDim=4
 // only_between_racy.cu's kernel launched with <<<…>>>: not cooperative, so no grid barrier
 // without --grid-sync.
 __global__ void pass_on(int *slots, int *out) {

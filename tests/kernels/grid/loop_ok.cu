@@ -1,3 +1,4 @@
+//pass
 //--blockDim=32 --gridDim=4
 // loop_racy.cu with both grid barriers of a round.
 #include <cooperative_groups.h>

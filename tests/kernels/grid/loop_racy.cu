@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=32 --gridDim=4
 // Three rounds of a ring: each block reads the next block's cells, then overwrites its own.
 // Inside a round the read and the other block's write race; across rounds the write and

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=4
 // mixed_racy.cu ordered: a block barrier for the tile, a grid barrier for the row.
 #include <cooperative_groups.h>

@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=64 --gridDim=4
 // Two phases: a shared tile read in reverse (a race inside a block: a block barrier), then
 // a global row read from the next block (a race between blocks: a grid barrier).

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=4
 // only_between_racy.cu with the grid barrier written: every block's slot is written before
 // any block reads its neighbour's.

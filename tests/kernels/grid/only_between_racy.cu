@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=64 --gridDim=4
 // Block b writes its slot, then reads the slot of block b + 1: threads of one block never
 // touch the same element, so the race is only between blocks.

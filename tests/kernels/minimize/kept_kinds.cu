@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=1
 // Barriers fix --minimize never deletes, though none is needed: one whose value is used and
 // one inside a macro expansion.

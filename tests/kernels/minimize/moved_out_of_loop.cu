@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=1
 // The developer syncs in every round of a loop that only reads the tile; one barrier before
 // the loop suffices and costs a hundredth: fix --minimize moves it.

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=1
 // A shared tile read in reverse: the barrier is needed.  It may go right after the tile's
 // write or after the next statement at the same cost; fix --minimize keeps it where the

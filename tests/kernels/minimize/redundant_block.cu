@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=1
 // Each thread reads and then writes only its own element: the barrier between them orders
 // nothing another thread does.  fix --minimize deletes it.

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=1
 // redundant_block.cu without its barrier: verified as it is.
 __global__ void bump(int *data) {

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=4
 // A grid barrier between a read and a write of each thread's own element: no other thread
 // of any block meets it, so fix --minimize deletes it (the include and alias stay).
