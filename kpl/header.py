@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from kpl.errors import KplError
+from kpl.launch import Dim3
 from kpl.textio import blank_bom
 
 _FLAG_TOKEN = re.compile(r"[^\s\[]*\[[^\]]*\]\S*|\S+")
@@ -32,8 +33,9 @@ class KernelHeader:
     """What the header comments say about a kernel (launch config, expected verdict...)."""
 
     verdict: str | None = None
-    block_dim: tuple[int, int, int] | None = None
-    grid_dim: tuple[int, int, int] | None = None
+    #: the sizes the flags line states; a dimension None is ``*`` (unconstrained: symbolic)
+    block_dim: Dim3 | None = None
+    grid_dim: Dim3 | None = None
     warp_sync: int | None = None
     flags: list[str] = field(default_factory=list)
     expected: dict[str, str] = field(default_factory=dict)
@@ -72,18 +74,21 @@ def _parse_int(text: str, path: str, line: int, col: int, what: str) -> int:
     return value
 
 
-def _parse_dim(value: str, path: str, line: int, col: int, what: str) -> tuple[int, int, int]:
-    """``16`` -> (16,1,1); ``[16,8]`` -> (16,8,1); ``[a,b,c]``; missing dims are 1."""
+def _parse_dim(value: str, path: str, line: int, col: int, what: str) -> Dim3:
+    """``16`` -> (16,1,1); ``[16,8]`` and OpenCL's ``16,8`` -> (16,8,1); ``[a,b,c]``; missing
+    dims are 1.  ``*`` (GPUVerify's "unconstrained", a whole size or one dimension of it) is
+    None: symbolic, any value, as when no launch is given (:mod:`kpl.launch`)."""
     v = value.strip()
     if v.startswith("["):
         if not v.endswith("]"):
             raise KplError(f"malformed {what} value '{value}': missing ']'", path, line, col)
-        parts = v[1:-1].split(",")
-        if not 1 <= len(parts) <= 3:
-            raise KplError(f"malformed {what} value '{value}': expected 1 to 3 dimensions", path, line, col)
-    else:
-        parts = [v]
-    dims = [_parse_int(p, path, line, col, what) for p in parts]
+        v = v[1:-1]
+    parts = v.split(",")
+    if not 1 <= len(parts) <= 3:
+        raise KplError(f"malformed {what} value '{value}': expected 1 to 3 dimensions", path, line, col)
+    if parts == ["*"]:
+        return (None, None, None)
+    dims: list[int | None] = [None if p.strip() == "*" else _parse_int(p, path, line, col, what) for p in parts]
     while len(dims) < 3:
         dims.append(1)
     return (dims[0], dims[1], dims[2])
@@ -144,7 +149,7 @@ def _read_autosync(header: KernelHeader, rest: str, path: str, line: int, rest_c
 
 
 def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col: int) -> None:
-    global_size: tuple[tuple[int, int, int], int] | None = None  # (size, column)
+    global_size: tuple[Dim3, int] | None = None  # (size, column)
     for tm in _FLAG_TOKEN.finditer(body):
         tok = tm.group(0)
         col = base_col + tm.start()
@@ -167,19 +172,21 @@ def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col:
         _global_to_groups(header, *global_size, path, line)
 
 
-def _global_to_groups(header: KernelHeader, size: tuple[int, int, int], col: int, path: str,
-                      line: int) -> None:
+def _global_to_groups(header: KernelHeader, size: Dim3, col: int, path: str, line: int) -> None:
     """GPUVerify's OpenCL ``--global_size=`` (work-items in all): the number of groups is
     it divided by ``--local_size=``, which must divide it in every dimension (OpenCL 1.x's
-    rule; we do not model the smaller last group of OpenCL 2.0)."""
+    rule; we do not model the smaller last group of OpenCL 2.0).  A dimension either leaves
+    unconstrained (``*``) leaves the number of groups unconstrained."""
     local = header.block_dim
     if local is None:
         raise KplError("--global_size needs --local_size (the work-group size)", path, line, col)
-    if any(g % s for g, s in zip(size, local, strict=True)):
-        raise KplError(f"--global_size {list(size)} is not a multiple of --local_size "
+    shown = "[" + ", ".join("*" if d is None else str(d) for d in size) + "]"
+    if any(g is not None and s is not None and g % s for g, s in zip(size, local, strict=True)):
+        raise KplError(f"--global_size {shown} is not a multiple of --local_size "
                        f"{list(local)}", path, line, col)
-    groups = (size[0] // local[0], size[1] // local[1], size[2] // local[2])
+    g0, g1, g2 = (None if g is None or s is None else g // s for g, s in zip(size, local, strict=True))
+    groups: Dim3 = (g0, g1, g2)
     if header.grid_dim is not None and header.grid_dim != groups:
-        raise KplError(f"--global_size {list(size)} and --num_groups {list(header.grid_dim)} "
+        raise KplError(f"--global_size {shown} and --num_groups {list(header.grid_dim)} "
                        "disagree", path, line, col)
     header.grid_dim = groups

@@ -214,6 +214,11 @@ def _globals(unit: Unit) -> None:
             unit.memories[name] = mem
             unit.globals.names[str(decl["id"])] = mem
             continue
+        if space is None and unit.gpuverify_style and unit.language == "cuda" and not _const(text):
+            # GPUVerify reads a file-scope variable with no memory space as global memory
+            # (nvcc and clang refuse its use in a kernel: a host variable); said where used
+            space = K.Space.GLOBAL
+            unit.host_globals[name] = decl
         if space is None:
             continue
         try:
@@ -223,6 +228,13 @@ def _globals(unit: Unit) -> None:
         mem = K.Memory(name, space, elem, dims)
         unit.memories[name] = mem
         unit.globals.names[str(decl["id"])] = mem if "[" in text else ScalarMemory(mem)
+
+
+def _const(text: str) -> bool:
+    """Whether a variable of type ``text`` is ``const`` itself (its value a constant the
+    kernel reads as one), not a pointer to ``const``."""
+    outer = text.rsplit("*", 1)[-1] if "*" in text else text.split("[", 1)[0]
+    return "const" in outer.split() or ("*" not in text and text.split()[0] in ("const", "constexpr"))
 
 
 def _kernels(unit: Unit) -> list[tuple[Node, str]]:
@@ -367,6 +379,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
             kernel.host_launches = enqueued.get(kernel.name, [])
     for kernel in kernels:
         kernel.notes = unit.notes  # one list: a note found while translating a later kernel counts too
+        kernel.gpuverify_style = unit.gpuverify_style
     if not kernels:
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:

@@ -195,14 +195,19 @@ class Unit:
     memories: dict[str, K.Memory] = field(default_factory=dict)
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
     gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
+    #: file-scope variables with no memory space read as global memory (a file written for
+    #: GPUVerify, :func:`kpl.frontend.kernels._globals`), by name: their declarations
+    host_globals: dict[str, Node] = field(default_factory=dict)
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
     notes: list[str] = field(default_factory=list)
 
-    def note(self, message: str, line: int | None = None, col: int | None = None) -> None:
+    def note(self, message: str, line: int | None = None, col: int | None = None, *,
+             kind: str = "note") -> None:
         """Say ``message`` once for this file, at ``line:col`` when given (printed by ``check``
-        and ``fix`` before their report)."""
+        and ``fix`` before their report); ``kind="warning"`` for what is analysed although
+        a compiler would refuse it (a file not written for GPUVerify)."""
         where = self.path + (f":{line}:{col or 1}" if line else "")
-        text = f"{where}: note: {message}"
+        text = f"{where}: {kind}: {message}"
         if text not in self.notes:
             self.notes.append(text)
 
