@@ -532,6 +532,9 @@ class Kernel:
     #: the file has GPUVerify's flags line (kpl.header.KernelHeader.gpuverify_style): its
     #: conventions apply (a launch past CUDA's limits analysed as written, said as a note)
     gpuverify_style: bool = field(default=False, repr=False)
+    #: the names of GPUVerify's options on that flags line (kpl.header.HONOURED says which
+    #: change the check: ``--no-benign-tolerance``, ``--only-intra-group``, ...)
+    options: frozenset[str] = field(default=frozenset(), repr=False)
 
     def fresh_label(self) -> int:
         label = self.next_label

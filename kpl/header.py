@@ -28,6 +28,42 @@ _DIM_FLAGS = {
 }
 
 
+#: GPUVerify's options that change what is checked, honoured here (what each does; said once
+#: as a note): ``--no-benign-tolerance`` by the oracles (``benign=False``), the two scopes by
+#: the pipeline's verdicts, the annotation options by :mod:`kpl.frontend.annotations`
+HONOURED = {
+    "--no-benign-tolerance": "two writes of one value are a race",
+    "--check-array-bounds": "an access out of an array of known size is an error",
+    "--only-intra-group": "races between groups are not reported",
+    "--only-divergence": "only barrier divergence is checked, no race",
+    "--no-annotations": "annotations are not checked nor assumed (invariants only tried as candidates)",
+    "--only-requires": "annotations other than __requires are not checked (invariants only tried "
+                       "as candidates)",
+    "--invariants-as-candidates": "loop invariants are tried as candidates, not checked",
+}
+#: options about how GPUVerify searches for a proof (inlining, inference, unrolling, logging
+#: of its own), not about what holds of the kernel: without effect here, said nowhere
+HARMLESS = {"--no-inline", "--inline", "--no-infer", "--infer-info", "--debug", "--k-induction-depth",
+            "--loop-unwind", "--cruncher-opt", "--timeout", "--stop-at-opt", "--stop-at-gbpl",
+            "--stop-at-bpl", "--time", "--verbose", "--silent", "--no-source-loc-infer",
+            "--staged-inference", "--parallel-inference", "--warp-sync"}
+#: options that change the verdict GPUVerify gives and that AutoSync does not honour: what
+#: is done instead (one note names those a file uses)
+NOT_HONOURED = {
+    "--asymmetric-asserts": "assertions are checked for both threads",
+    "--no-barrier-access-checks": "accesses in barrier invariants are checked",
+    "--equality-abstraction": "memory values are exact, not abstracted",
+    "--adversarial-abstraction": "memory values are exact, not abstracted",
+    "--boogie-file": "Boogie files are not read",
+    "--vcgen-opt": "GPUVerify's verifier options are not read",
+    "--vcgen-op": "GPUVerify's verifier options are not read",
+    "--only-log": "races are checked",
+    "--kernel-args": "every value of the arguments is checked",
+    "--global_offset": "the global offset is 0",
+    "--clang-opt": "clang options other than warnings are not read",
+}
+
+
 @dataclass
 class KernelHeader:
     """What the header comments say about a kernel (launch config, expected verdict...)."""
@@ -42,6 +78,36 @@ class KernelHeader:
     #: the file has GPUVerify's flags line (``//--blockDim=…``, ``//--local_size=…``): it was
     #: written for GPUVerify, whose conventions then apply (README, "Files written for GPUVerify")
     gpuverify_style: bool = False
+    #: the flags line's number (1 or 2) when there is one
+    flags_line: int | None = None
+
+    @property
+    def options(self) -> frozenset[str]:
+        """The names of the flags line's options (``--only-intra-group``; no values)."""
+        return frozenset(f.partition("=")[0] for f in self.flags if f.startswith("--"))
+
+    def option_notes(self) -> tuple[list[str], list[str]]:
+        """GPUVerify's options this header uses, as said to the user: those honoured that
+        change the check (``name: effect``), and those not honoured (``name (instead)``);
+        options in :data:`HARMLESS` and warning flags of ``--clang-opt`` in neither.  An
+        option named nowhere here is not honoured: it is never dropped without a word."""
+        honoured: list[str] = []
+        not_honoured: list[str] = []
+        for flag in self.flags:
+            name, _, value = flag.partition("=")
+            if not name.startswith("--") or name in HARMLESS:
+                continue
+            if name == "--clang-opt" and all(v.startswith(("-W", "-w")) for v in value.split()):
+                continue
+            if name in HONOURED:
+                said = f"{name}: {HONOURED[name]}"
+                if said not in honoured:
+                    honoured.append(said)
+                continue
+            said = f"{name} ({NOT_HONOURED.get(name, 'not known to AutoSync')})"
+            if said not in not_honoured:
+                not_honoured.append(said)
+        return honoured, not_honoured
 
     @property
     def defines(self) -> dict[str, str]:
@@ -134,6 +200,7 @@ def parse_header(text: str, path: str) -> KernelHeader:
             continue
         if idx == flags_line and stripped.startswith("-"):
             header.gpuverify_style = True
+            header.flags_line = idx
             _read_flags(header, body, path, idx, base_col)
     return header
 

@@ -242,7 +242,8 @@ class Finding:
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
                   "invariant": "loop invariant",
-                  "null": "null dereference check"}
+                  "null": "null dereference check",
+                  "bounds": "array-bounds check (--check-array-bounds)"}
 
 
 def one_per_line(unknowns: list[Unknown]) -> list[Unknown]:

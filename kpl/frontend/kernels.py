@@ -347,7 +347,12 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files, language=language,
-                gpuverify_style=header.gpuverify_style)
+                gpuverify_style=header.gpuverify_style, options=header.options)
+    honoured, not_honoured = header.option_notes()
+    if honoured:
+        unit.note("GPUVerify's options honoured: " + "; ".join(honoured), header.flags_line, 3)
+    if not_honoured:
+        unit.note("GPUVerify's options not honoured: " + ", ".join(not_honoured), header.flags_line, 3)
     _globals(unit)
     main_dir = os.path.dirname(os.path.abspath(path))
     macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)
@@ -380,6 +385,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     for kernel in kernels:
         kernel.notes = unit.notes  # one list: a note found while translating a later kernel counts too
         kernel.gpuverify_style = unit.gpuverify_style
+        kernel.options = unit.options
     if not kernels:
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:

@@ -195,6 +195,8 @@ class Unit:
     memories: dict[str, K.Memory] = field(default_factory=dict)
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
     gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
+    #: the names of GPUVerify's options on that line (kpl.header.KernelHeader.options)
+    options: frozenset[str] = frozenset()
     #: file-scope variables with no memory space read as global memory (a file written for
     #: GPUVerify, :func:`kpl.frontend.kernels._globals`), by name: their declarations
     host_globals: dict[str, Node] = field(default_factory=dict)
