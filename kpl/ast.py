@@ -529,11 +529,8 @@ class Kernel:
     host_launches: list[Any] = field(default_factory=list, repr=False)
     #: the front end's ``file:line:col: note: …`` lines for this kernel's file (conventions applied)
     notes: list[str] = field(default_factory=list, repr=False)
-    #: the file has GPUVerify's flags line (kpl.header.KernelHeader.gpuverify_style): its
-    #: conventions apply (a launch past CUDA's limits analysed as written, said as a note)
+    #: the file has GPUVerify's flags line, and its options' names (kpl.header.KernelHeader)
     gpuverify_style: bool = field(default=False, repr=False)
-    #: the names of GPUVerify's options on that flags line (kpl.header.HONOURED says which
-    #: change the check: ``--no-benign-tolerance``, ``--only-intra-group``, ...)
     options: frozenset[str] = field(default=frozenset(), repr=False)
 
     def fresh_label(self) -> int:
