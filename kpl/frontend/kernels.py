@@ -218,12 +218,13 @@ def _globals(unit: Unit) -> None:
             # GPUVerify reads a file-scope variable with no memory space as global memory
             # (nvcc and clang refuse its use in a kernel: a host variable); said where used
             space = K.Space.GLOBAL
-            unit.host_globals[name] = decl
+            unit.host_globals[name] = decl  # clang's error on its use is then not one
         if space is None:
             continue
         try:
             elem, dims = unit.types.shape(text) if "[" in text else (unit.types.ctype(text), (1,))
         except UnsupportedType:
+            unit.host_globals.pop(name, None)  # a type we cannot model: clang's error stands
             continue
         mem = K.Memory(name, space, elem, dims)
         unit.memories[name] = mem
