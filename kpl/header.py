@@ -34,6 +34,7 @@ _DIM_FLAGS = {
 HONOURED = {
     "--no-benign-tolerance": "two writes of one value are a race",
     "--check-array-bounds": "an access out of an array of known size is an error",
+    "--kernel-args": "the kernel's integer arguments take the values given",
     "--only-intra-group": "races between groups are not reported",
     "--only-divergence": "only barrier divergence is checked, no race",
     "--no-annotations": "annotations are not checked nor assumed (invariants only tried as candidates)",
@@ -58,7 +59,6 @@ NOT_HONOURED = {
     "--vcgen-opt": "GPUVerify's verifier options are not read",
     "--vcgen-op": "GPUVerify's verifier options are not read",
     "--only-log": "races are checked",
-    "--kernel-args": "every value of the arguments is checked",
     "--global_offset": "the global offset is 0",
     "--clang-opt": "clang options other than warnings are not read",
 }

@@ -51,6 +51,8 @@ def notes(res: Result) -> list[str]:
     ("across_groups_racy.cl", 1, None),
     ("in_bounds.cl", 0, "--check-array-bounds: an access out of an array of known size is an error"),
     ("out_of_bounds.cl", 1, "--check-array-bounds"),
+    ("given_args.cl", 0, "--kernel-args: the kernel's integer arguments take the values given"),
+    ("given_args_racy.cl", 1, "--kernel-args"),
 ])
 def test_gpuverify_file_verdicts(name: str, code: int, said: str | None) -> None:
     """Each class's twins get their real verdict; the convention is said once, as a note."""
@@ -147,6 +149,15 @@ def test_header_options_named_once(tmp_path: Path) -> None:
     assert notes(res) == [f"{src}:2:3: note: GPUVerify's options not honoured: --boogie-file (Boogie files are "
                           "not read), --asymmetric-asserts (assertions are checked for both threads), "
                           "--made-up-flag (not known to AutoSync)"]
+
+
+def test_kernel_args_that_do_not_match_are_named(tmp_path: Path) -> None:
+    src = tmp_path / "k.cl"
+    src.write_text((GV / "given_args_racy.cl").read_text().replace("pick,2", "pick,2,3"))
+    res = invoke("check", src)
+    assert res.exit_code == 1, res.output
+    assert f"{src}:2:3: note: --kernel-args for kernel 'pick' not honoured (its values do not match its " \
+        "integer arguments): every value is checked" in notes(res)
 
 
 @pytest.mark.parametrize("flag, code", [("", 1), (" --only-divergence", 0)])

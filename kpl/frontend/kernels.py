@@ -92,7 +92,7 @@ class Translator(StmtsTranslation):
         for stmt in values:
             stmt.placeable, stmt.synthetic = False, True
         values[:0] = [K.Decl(self.sync_epoch, K.Const(0, K.UINT), label=self.label())] if self.sync_epoch else []
-        body.stmts[:0] = values
+        body.stmts[:0] = values + self.kernel_args(header, params)
         body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
         for decl_id, binding in self.unit.globals.names.items():  # file-scope arrays count too
             cell = binding.mem if isinstance(binding, ScalarMemory) else binding
@@ -110,6 +110,35 @@ class Translator(StmtsTranslation):
             kernel.expected.setdefault("verdict", header.verdict)
         kernel.next_label = self.label_counter
         return kernel
+
+    def kernel_args(self, header: KernelHeader, params: list[K.Param]) -> list[K.Stmt]:
+        """GPUVerify's ``--kernel-args=K,v1,...``: kernel ``K``'s scalar arguments, in order,
+        take these values (assumed, as ``__requires(x == v)``).  Only integer arguments
+        are given values; values that do not match them are said in a note and not
+        assumed (every value is then checked: sound)."""
+        given = [f.partition("=")[2].split(",") for f in header.flags if f.startswith("--kernel-args=")]
+        out: list[K.Stmt] = []
+        for name, *vals in given:
+            if name != self.display_name:
+                continue
+            scalars = [p for p in params if p.var is not None]
+            try:
+                numbers = [int(v, 0) for v in vals]
+            except ValueError:
+                numbers = []
+            if len(numbers) != len(scalars) or any(p.type.kind != "int" for p in scalars):
+                self.unit.note(f"--kernel-args for kernel '{name}' not honoured (its values do not "
+                               "match its integer arguments): every value is checked", header.flags_line, 3)
+                continue
+            for p, v in zip(scalars, numbers, strict=True):
+                assert p.var is not None
+                v &= (1 << p.type.bits) - 1  # the argument's bits, as GPUVerify passes them
+                if p.type.signed and v >> (p.type.bits - 1):
+                    v -= 1 << p.type.bits
+                cond = K.Binary("==", p.var, K.Const(v, p.type), K.BOOL)
+                self.requires.append(cond)
+                out.append(K.Assume(cond, kind="requires", label=self.label(), placeable=False, synthetic=True))
+        return out
 
     def span_of(self, node: Node, *, decl: bool = False) -> K.Span | None:
         """A statement from inside a macro's body, not the whole expansion, has no extent of
