@@ -80,6 +80,9 @@ class KernelHeader:
     gpuverify_style: bool = False
     #: the flags line's number (1 or 2) when there is one
     flags_line: int | None = None
+    #: how many dimensions the block size is written with (``--local_size=16,8``: 2), the
+    #: ``get_work_dim()`` of GPUVerify's OpenCL launch
+    work_dim: int | None = None
 
     @property
     def options(self) -> frozenset[str]:
@@ -229,6 +232,7 @@ def _read_flags(header: KernelHeader, body: str, path: str, line: int, base_col:
                 global_size = (dim, col)
             elif _DIM_FLAGS[name] == "block":
                 header.block_dim = dim
+                header.work_dim = len(value.strip().strip("[]").split(","))
             else:
                 header.grid_dim = dim
         elif name == "--warp-sync":

@@ -53,6 +53,8 @@ def notes(res: Result) -> list[str]:
     ("out_of_bounds.cl", 1, "--check-array-bounds"),
     ("given_args.cl", 0, "--kernel-args: the kernel's integer arguments take the values given"),
     ("given_args_racy.cl", 1, "--kernel-args"),
+    ("work_dim.cl", 0, None),
+    ("work_dim_racy.cl", 1, None),
 ])
 def test_gpuverify_file_verdicts(name: str, code: int, said: str | None) -> None:
     """Each class's twins get their real verdict; the convention is said once, as a note."""
@@ -149,6 +151,13 @@ def test_header_options_named_once(tmp_path: Path) -> None:
     assert notes(res) == [f"{src}:2:3: note: GPUVerify's options not honoured: --boogie-file (Boogie files are "
                           "not read), --asymmetric-asserts (assertions are checked for both threads), "
                           "--made-up-flag (not known to AutoSync)"]
+
+
+def test_work_dim_is_the_headers_only() -> None:
+    """get_work_dim() is the number of sizes the header writes; a --blockDim flag's launch
+    says nothing of it (any value: the race of the other branch is found)."""
+    res = invoke("check", GV / "work_dim.cl", "--blockDim", "8", "--gridDim", "2")
+    assert res.exit_code == 1, res.output
 
 
 def test_kernel_args_that_do_not_match_are_named(tmp_path: Path) -> None:

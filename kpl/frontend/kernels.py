@@ -377,7 +377,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files, language=language,
-                gpuverify_style=header.gpuverify_style, options=header.options)
+                gpuverify_style=header.gpuverify_style, options=header.options,
+                work_dim=header.work_dim if block_dim is None else None)  # the flag's launch wins
     honoured, not_honoured = header.option_notes()
     if honoured:
         unit.note("GPUVerify's options honoured: " + "; ".join(honoured), header.flags_line, 3)

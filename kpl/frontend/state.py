@@ -197,6 +197,7 @@ class Unit:
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
     gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
     options: frozenset[str] = frozenset()  # the names of GPUVerify's options on that line
+    work_dim: int | None = None  # the dimensions of its block size (OpenCL's get_work_dim())
     #: file-scope variables with no memory space read as global memory, as GPUVerify does
     host_globals: dict[str, Node] = field(default_factory=dict)  # name -> declaration
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
