@@ -529,6 +529,9 @@ class Kernel:
     host_launches: list[Any] = field(default_factory=list, repr=False)
     #: the front end's ``file:line:col: note: …`` lines for this kernel's file (conventions applied)
     notes: list[str] = field(default_factory=list, repr=False)
+    #: the file has GPUVerify's flags line, and its options' names (kpl.header.KernelHeader)
+    gpuverify_style: bool = field(default=False, repr=False)
+    options: frozenset[str] = field(default=frozenset(), repr=False)
 
     def fresh_label(self) -> int:
         label = self.next_label

@@ -224,6 +224,23 @@ class Unknown:
     line: int | None = None
 
 
+#: the most threads a block an executing oracle (dynamic, named) runs: each thread is run
+#: concretely, so a launch analysed as written far past CUDA's 1,024 (GPUVerify's files ask for
+#: 262,144) would take minutes a statement; such a launch is an "unknown" that says so
+MAX_EXECUTED_THREADS = 16384
+
+
+def too_big_to_execute(kernel: Kernel, oracle: str) -> Unknown | None:
+    """The "unknown" of an executing oracle asked to run a block of more than
+    :data:`MAX_EXECUTED_THREADS` threads (None: small enough)."""
+    n = kernel.launch.threads_per_block
+    if n <= MAX_EXECUTED_THREADS:
+        return None
+    items = "work-items a work-group" if kernel.language == "opencl" else "threads a block"
+    return Unknown(f"the launch has {n} {items}; the {oracle} oracle runs every one and stops at "
+                   f"{MAX_EXECUTED_THREADS}: use --oracle sdv (symbolic, any launch size)")
+
+
 @dataclass(frozen=True)
 class Finding:
     """Any other error an oracle reports (named-barrier deadlock, recycling, count mismatch…).
@@ -239,7 +256,8 @@ class Finding:
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
                   "invariant": "loop invariant",
-                  "null": "null dereference check"}
+                  "null": "null dereference check",
+                  "bounds": "array-bounds check (--check-array-bounds)"}
 
 
 def one_per_line(unknowns: list[Unknown]) -> list[Unknown]:

@@ -4,6 +4,7 @@ file's compile command, found upward from the file like clang-tidy, or given wit
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -138,7 +139,11 @@ def test_include_flag_forces_a_header(project: Path) -> None:
     inc = str(project / "inc")
     _, stderr, code = _check(str(kernel), "-D", "STRIDE=1", "-I", inc, "--include", f"{inc}/tile.h")
     assert code == 0, stderr
-    _, stderr, code = _check(str(kernel), "-D", "STRIDE=1", "--include", f"{inc}/tile.h")  # inc/ not allowed
+    # inc/ lies in the project's tree (the folder holding .git): allowed without -I (issue 34)
+    _, stderr, code = _check(str(kernel), "-D", "STRIDE=1", "--include", f"{inc}/tile.h")
+    assert code == 0, stderr
+    shutil.rmtree(project / ".git")  # no project tree: the kernel's folder and the -I folders only
+    _, stderr, code = _check(str(kernel), "-D", "STRIDE=1", "--include", f"{inc}/tile.h")
     assert code == 2 and "include outside the allowed folders" in stderr
 
 

@@ -22,6 +22,7 @@ file I/O, the errors, macro sites) already live in their own modules.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib
 import os
@@ -115,7 +116,7 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     options: dict[str, Any] = {}
     if timeout:
         options["timeout"] = timeout
-    if not benign:
+    if not benign or "--no-benign-tolerance" in kernel.options:  # the flag, or GPUVerify's header
         options["benign"] = False
     if not synthesis and chosen == "sdv":
         options.update(warp_facts=False, uniform_guards=False)
@@ -125,7 +126,32 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
         if not (options and "timeout" in str(exc)):
             raise
         orc = registry.get_oracle(chosen)  # this oracle has no time limit of its own
+    if kernel.options & _SCOPES:
+        orc = _Scoped(orc)  # type: ignore[assignment]
     return chosen, watch(orc)
+
+
+#: GPUVerify's header options that narrow what is checked (kpl.header.HONOURED)
+_SCOPES = frozenset({"--only-intra-group", "--only-divergence"})
+
+
+class _Scoped:
+    """An oracle whose verdicts keep only what GPUVerify's header asks to check (the
+    kernel's options): ``--only-intra-group`` drops races only between groups (blocks),
+    ``--only-divergence`` every race; divergence, findings and unknowns stay.  The one
+    place for both, under ``check`` and ``fix`` alike."""
+
+    def __init__(self, inner: Oracle) -> None:
+        self._inner = inner
+
+    def check(self, kernel: Kernel) -> Verdict:
+        verdict = self._inner.check(kernel)
+        if "--only-divergence" in kernel.options:
+            return dataclasses.replace(verdict, races=[])
+        return dataclasses.replace(verdict, races=[r for r in verdict.races if not r.cross_block])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 def run_oracle(oracle: Oracle, kernel: Kernel) -> Verdict:

@@ -142,27 +142,55 @@ def check_unique_names(kernels: list[Kernel], source: str, file: str) -> None:
 
 
 def check_launch(kernel: Kernel, opts: KernelOptions, source: str) -> None:
-    """A launch CUDA would refuse (over 1,024 threads per block, a dimension over its limit) is
-    bad input, at the flag or the header line that asked for it."""
+    """A launch past CUDA's limits (over 1,024 threads a block, a dimension over its limit) is
+    analysed as written (issue 34): the user asked about that launch, and GPUVerify analyses
+    it.  In a file written for GPUVerify (its flags line, :attr:`Kernel.gpuverify_style`) that
+    is its convention, said once as a note; elsewhere (no flags line, or a ``--blockDim`` on
+    the command line) a warning, at the flag or the header line that asked for it.  A
+    dimension that does not fit in ``dim3``'s 32 bits is no launch at all: bad input."""
     from kpl.errors import KplError
 
     # a symbolic dimension (None) ranges over legal values only: the stated ones are checked
     block = tuple(d or 1 for d in kernel.launch.block_dim)
     grid = tuple(d or 1 for d in kernel.launch.grid_dim)
+    opencl = kernel.language == "opencl"
+    bname, gname = ("local_size", "num_groups") if opencl else ("blockDim", "gridDim")
+    items = "work-items" if opencl else "threads"
     problem = None
-    flag = "--blockDim"
+    flag = bname
     threads = block[0] * block[1] * block[2]
-    if threads > MAX_THREADS_PER_BLOCK:
-        problem = f"blockDim {list(block)} has {threads} threads; CUDA allows at most {MAX_THREADS_PER_BLOCK}"
+    if any(d >= 2**32 for d in (*block, *grid)):
+        flag = bname if any(d >= 2**32 for d in block) else gname
+        problem = f"{flag} {list(block if flag == bname else grid)} does not fit in 32 bits"
+    elif threads > MAX_THREADS_PER_BLOCK:
+        problem = (f"{bname} {list(block)} has {threads} {items}, past "
+                   + (f"the {MAX_THREADS_PER_BLOCK} work-items a work-group commonly allows" if opencl
+                      else f"CUDA's limit of {MAX_THREADS_PER_BLOCK} threads a block"))
     elif any(d > m for d, m in zip(block, MAX_BLOCK_DIM, strict=True)):
-        problem = f"blockDim {list(block)} exceeds CUDA's limits (x, y <= 1024, z <= 64)"
+        problem = f"{bname} {list(block)} exceeds " + \
+            ("common work-group limits" if opencl else "CUDA's limits") + " (x, y <= 1024, z <= 64)"
     elif any(d > m for d, m in zip(grid, MAX_GRID_DIM, strict=True)):
-        flag = "--gridDim"
-        problem = f"gridDim {list(grid)} exceeds CUDA's limits (x < 2^31, y, z <= 65535)"
+        flag = gname
+        problem = f"{gname} {list(grid)} exceeds " + \
+            ("common limits" if opencl else "CUDA's limits") + " (x < 2^31, y, z <= 65535)"
     if problem is None:
         return
-    given = opts.block_dim if flag == "--blockDim" else opts.grid_dim
-    if given is not None:
-        raise BadInput(f"bad {flag} value: {problem}", opts.file)
-    at = _where(source, rf"({flag[2:]})\s*=")
-    raise KplError(problem, opts.file, *(at if at else (None, None)))
+    given = opts.block_dim if flag == bname else opts.grid_dim
+    at = None if given is not None else _where(source, rf"({'|'.join(_header_flags(flag))})\s*=")
+    if "32 bits" in problem:
+        if given is not None:
+            raise BadInput(f"bad --{'blockDim' if flag == bname else 'gridDim'} value: {problem}", opts.file)
+        raise KplError(problem, opts.file, *(at if at else (None, None)))
+    where = opts.file + (f":{at[0]}:{at[1]}" if at else "")
+    if kernel.gpuverify_style and given is None:
+        text = f"{where}: note: {problem}: analysed as written, as GPUVerify does"
+    else:
+        text = f"{where}: warning: {problem}: analysed as written"
+    if text not in opts.notes:
+        opts.notes.append(text)
+
+
+def _header_flags(flag: str) -> list[str]:
+    """The header's spellings of a size (``--local_size`` is also stated by ``--global_size``)."""
+    return {"local_size": ["local_size"], "num_groups": ["num_groups", "global_size"],
+            "blockDim": ["blockDim", "blockdim"], "gridDim": ["gridDim", "griddim"]}[flag]

@@ -323,7 +323,9 @@ class AccessTranslation(TranslatorBase):
             size = sizeof(binding.view) or 1
             if size != 1:
                 byte = K.Binary("*", byte, K.Const(size, K.ULONG), common_type(byte.type, K.ULONG))
-            return mem, self._add(binding.offset, byte), binding.view
+            offset = self._add(binding.offset, byte)
+            self.bounds_check(mem, offset, size, node, pre)
+            return mem, offset, binding.view
         # the C type of the base says how far each subscript steps: `table[i][j]` by rows of
         # `table`, but `r[j]` of `float *r = table[i]` (or `float (&r)[64]`) by elements
         shape = subscript_shape(tree.qual_type(peel(base)))
@@ -344,7 +346,30 @@ class AccessTranslation(TranslatorBase):
         stride = _product(dims[len(subscripts):])
         if stride != 1:
             index = K.Binary("*", index, K.Const(stride), index.type)
-        return mem, self._add(binding.offset, index), None
+        offset = self._add(binding.offset, index)
+        self.bounds_check(mem, offset, None, node, pre)
+        return mem, offset, None
+
+    def bounds_check(self, mem: K.Memory, offset: K.Expr, view_bytes: int | None, node: Node,
+                     pre: list[K.Stmt]) -> None:
+        """GPUVerify's ``--check-array-bounds`` (a header option): an access of an array of
+        known size checks, before it, that its offset lies in the array as a whole (the
+        flattened offset, as GPUVerify flattens arrays: ``L[-0][j]`` is in bounds), in
+        elements, or in bytes through a byte view of ``view_bytes``.  An array of unknown
+        size (a pointer parameter) has no bounds to check."""
+        if "--check-array-bounds" not in self.unit.options or not mem.dims or None in mem.dims:
+            return
+        total = _product(mem.dims)
+        if view_bytes is not None:
+            elem = sizeof(mem.elem)
+            if elem is None:
+                return
+            total = total * elem - view_bytes + 1  # the last byte offset a whole view fits at
+        typ = offset.type
+        within = K.Binary("&&", K.Binary("<=", K.Const(0, typ), offset, K.BOOL),
+                          K.Binary("<", offset, K.Const(total, typ), K.BOOL), K.BOOL)
+        pre.append(K.Assert(within, kind="bounds", label=self.label(), span=self.span_of(node),
+                            placeable=False, synthetic=True))
 
     def _add(self, a: K.Expr, b: K.Expr) -> K.Expr:
         if isinstance(a, K.Const) and a.value == 0:

@@ -75,6 +75,22 @@ BOTH_SPECS = {"__all": True, "__at_most_one": False}
 _CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
 
 
+def _candidates_only(options: frozenset[str]) -> bool:
+    """GPUVerify's header asks that loop invariants be tried, not checked (a false one is
+    dropped by Houdini, as GPUVerify drops a candidate; sound: only a proved one is used)."""
+    return bool(options & {"--invariants-as-candidates", "--no-annotations", "--only-requires"})
+
+
+def _skipped(options: frozenset[str]) -> set[str]:
+    """The annotations GPUVerify's header asks to ignore (``--no-annotations``: all;
+    ``--only-requires``: all but ``__requires``); checked invariants become candidates.
+    Ignoring a ``__requires`` widens the inputs checked: sound."""
+    ignored = {"__assert", "__global_assert", "__ensures"}
+    if "--no-annotations" in options:
+        return ignored | {"__requires", "__global_requires"}
+    return ignored if "--only-requires" in options else set()
+
+
 def has_spec(e: K.Expr) -> bool:
     """``e`` uses a specification function (meaningful only where annotations are checked)."""
     return any(isinstance(x, K.Spec) for x in K.walk_expr(e))
@@ -171,6 +187,8 @@ class AnnotationsTranslation(DeclsTranslation):
         """An annotation call as a statement; None when ``name`` is not one that does
         something (the caller keeps it as a no-op :class:`K.Annotation`)."""
         pre: list[K.Stmt] = []
+        if name in _skipped(self.unit.options):
+            return []
         if name in ("__requires", "__global_requires", "__assume"):
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
             if name != "__assume" and self.inline_depth > 0:
@@ -193,6 +211,8 @@ class AnnotationsTranslation(DeclsTranslation):
             if pre:
                 raise self.error(f"'{name}' condition with side effects", node)
             conds, loops = self.wide_stack[-1]
+            if loops[0] and _candidates_only(self.unit.options):
+                return []  # a candidate the loops before it never try: dropped, as Houdini may
             if loops[0]:
                 return [K.Assert(K.Spec(f"unsupported annotation '{name}' after a loop of "
                                         "its function"), kind="invariant", label=self.label())]
@@ -207,7 +227,7 @@ class AnnotationsTranslation(DeclsTranslation):
             # of a loop body) a candidate for the loop abstraction too
             cand = K.Annotation(name, (cond,) if _usable(cond) else (), label=self.label(),
                                 placeable=False, synthetic=True)
-            return pre + [cand, check]
+            return pre + [cand] + ([] if _candidates_only(self.unit.options) else [check])
         return None
 
     def ensures_checks(self) -> list[K.Stmt]:
@@ -235,7 +255,7 @@ class AnnotationsTranslation(DeclsTranslation):
         loops[0] += 1
         cands: list[K.Stmt] = [K.Annotation("__invariant", (c,) if _usable(c) else (),
                                             label=self.label()) for c in conds]
-        return cands, list(conds)
+        return cands, ([] if _candidates_only(self.unit.options) else list(conds))
 
     def loop_invariant(self, part: Node, scope: Scope) -> tuple[K.Stmt, list[K.Expr]] | None:
         """An annotation in a loop header (``for (...; __invariant(e), cond; ...)``): the
@@ -260,7 +280,7 @@ class AnnotationsTranslation(DeclsTranslation):
         if pre:
             raise self.error(f"'{name}' condition with side effects", call)
         cand = K.Annotation(name, (cond,) if _usable(cond) else (), label=self.label())
-        return cand, ([cond] if LOOP_INVARIANTS[name] else [])
+        return cand, ([cond] if LOOP_INVARIANTS[name] and not _candidates_only(self.unit.options) else [])
 
     def check_invariants(self, conds: list[K.Expr], entry: list[K.Stmt],
                          latch: list[K.Stmt]) -> None:

@@ -13,8 +13,9 @@ No CUDA toolkit is used: ``-nocudainc -nocudalib -nostdinc``, and our own declar
 (:data:`INCLUDE_DIR`) stand for the CUDA ones.
 
 The sandbox: clang reads the kernel (a private copy, so an unsaved or patched text is parsed
-as if it were the file), the headers it includes from the kernel's folder and the ``-I``
-folders, and our headers.  Before clang runs, :func:`plan_includes` follows every
+as if it were the file), the headers it includes from the project's tree (:func:`project_root`:
+the nearest folder above the kernel holding ``.git``, else the current folder when it holds
+the kernel, else the kernel's folder) and the ``-I`` folders, and our headers.  Before clang runs, :func:`plan_includes` follows every
 ``#include`` of the kernel and of the user headers it reaches: an include that resolves
 outside those folders (``..``, an absolute path, a symlink out) is refused unread; one that
 resolves nowhere gets an empty stand-in, so that a host-only header (``<iostream>``,
@@ -205,6 +206,24 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def project_root(folder: str) -> str:
+    """The project's tree around a kernel's ``folder``, which its includes may read (issue 34:
+    ``#include "../common.h"`` is the project's own): the nearest folder at or above it that
+    holds ``.git``; else the current working folder when it contains ``folder``; else
+    ``folder`` itself."""
+    real = os.path.realpath(folder)
+    here = real
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            break
+        here = up
+    cwd = os.path.realpath(os.getcwd())
+    return cwd if _within(real, cwd) else real
+
+
 def plan_includes(main_path: str, main_text: str, include_dirs: list[str],
                   forced: list[str], forced_dirs: list[str]) -> IncludePlan:
     """Follow every ``#include`` clang could open, as clang searches (the including file's
@@ -212,7 +231,7 @@ def plan_includes(main_path: str, main_text: str, include_dirs: list[str],
     outside the allowed folders before anything is read there."""
     main_dir = os.path.dirname(os.path.abspath(main_path))
     dirs = [os.path.abspath(d) for d in include_dirs]
-    roots = [os.path.realpath(d) for d in [main_dir, *dirs, INCLUDE_DIR]]
+    roots = [os.path.realpath(d) for d in [project_root(main_dir), *dirs, INCLUDE_DIR]]
     plan = IncludePlan()
 
     def resolve(name: str, quoted: bool, here: str) -> str | None:

@@ -56,8 +56,10 @@ class DeclsTranslation(MembersTranslation):
     memory_decls: dict[str, Node]
 
     def check_static_shared(self, body: K.Block) -> None:
-        """Reject a kernel whose static ``__shared__`` arrays take more than
-        :data:`STATIC_SHARED_LIMIT` bytes, as nvcc does (unused arrays do not count)."""
+        """Static ``__shared__`` arrays of more than :data:`STATIC_SHARED_LIMIT` bytes (unused
+        arrays do not count), which nvcc refuses, are analysed as written (issue 34): a note
+        in a file written for GPUVerify (its convention), a warning elsewhere; at the
+        declaration of the biggest array."""
         used = _memories_used(body)
         sized: list[tuple[int, str]] = []
         for name in used:
@@ -71,10 +73,17 @@ class DeclsTranslation(MembersTranslation):
         total = sum(size for size, _ in sized)
         if total > STATIC_SHARED_LIMIT:
             biggest = max(sized)[1]
-            raise self.error(
-                f"too much static __shared__ memory: {total} bytes, CUDA allows "
-                f"{STATIC_SHARED_LIMIT} (48 KB) per block; use extern __shared__ for more",
-                self.memory_decls[biggest])
+            _, line, col = self.where(self.memory_decls[biggest])
+            memory = "__local memory" if self.unit.language == "opencl" else "static __shared__ memory"
+            limit = (f"past the {STATIC_SHARED_LIMIT} bytes (48 KB) a work-group commonly has"
+                     if self.unit.language == "opencl" else
+                     f"past CUDA's limit of {STATIC_SHARED_LIMIT} (48 KB) a block")
+            if self.unit.gpuverify_style:
+                self.unit.note(f"{total} bytes of {memory}, {limit}: analysed as written, as GPUVerify "
+                               "does", line, col)
+            else:
+                self.unit.note(f"{total} bytes of {memory}, {limit} (use extern __shared__ for more): "
+                               "analysed as written", line, col, kind="warning")
 
     def memory_of(self, decl: Node, space: K.Space, scope: Scope) -> None:
         """Declare the memory ``decl`` names (an array or a scalar cell)."""

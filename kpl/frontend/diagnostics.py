@@ -40,11 +40,29 @@ def check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> None
         if offset < 0 or err.message in _UNBALANCED or err.message.startswith(_INSTANTIATION) or any(
                 f == err.file and lo <= offset <= hi for f, lo, hi in ranges):
             message = err.message
+            host = _HOST_VARIABLE.match(message)
+            if host and host.group(1) in unit.host_globals:  # GPUVerify's global memory
+                decl = unit.host_globals[host.group(1)]
+                loc = tree.location(decl.get("loc")) or {}
+                unit.note(f"file-scope variable '{host.group(1)}' has no memory space: global memory, "
+                          "as GPUVerify reads it", *_decl_line_col(unit, loc))
+                continue
             if result.missing and message.startswith(_UNDECLARED):
                 # the declaration may live in a header that resolved nowhere (an empty stand-in)
                 names = ", ".join(f"'{m}'" for m in sorted(result.missing))
                 message += f" (included header not found: {names})"
             raise KplError(message, shown, err.line, _char_column(data, offset, err.col))
+
+
+#: clang's error for a file-scope variable with no memory space used in device code
+_HOST_VARIABLE = re.compile(r"reference to __host__ variable '([^']+)' in __(?:global|device)__ function")
+
+
+def _decl_line_col(unit: Unit, loc: dict[str, object]) -> tuple[int | None, int | None]:
+    """Line and column of a declaration in the kernel's file (None elsewhere)."""
+    if loc.get("file") not in (None, "", unit.clang_main) or "offset" not in loc:
+        return None, None
+    return unit.source.line_col(unit.position.char(int(str(loc["offset"]))))
 
 
 #: an explicit instantiation clang cannot make: the kernel instance it asks for would go unchecked

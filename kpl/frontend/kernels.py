@@ -92,7 +92,7 @@ class Translator(StmtsTranslation):
         for stmt in values:
             stmt.placeable, stmt.synthetic = False, True
         values[:0] = [K.Decl(self.sync_epoch, K.Const(0, K.UINT), label=self.label())] if self.sync_epoch else []
-        body.stmts[:0] = values
+        body.stmts[:0] = values + self.kernel_args(header, params)
         body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
         for decl_id, binding in self.unit.globals.names.items():  # file-scope arrays count too
             cell = binding.mem if isinstance(binding, ScalarMemory) else binding
@@ -110,6 +110,35 @@ class Translator(StmtsTranslation):
             kernel.expected.setdefault("verdict", header.verdict)
         kernel.next_label = self.label_counter
         return kernel
+
+    def kernel_args(self, header: KernelHeader, params: list[K.Param]) -> list[K.Stmt]:
+        """GPUVerify's ``--kernel-args=K,v1,...``: kernel ``K``'s scalar arguments, in order,
+        take these values (assumed, as ``__requires(x == v)``).  Only integer arguments
+        are given values; values that do not match them are said in a note and not
+        assumed (every value is then checked: sound)."""
+        given = [f.partition("=")[2].split(",") for f in header.flags if f.startswith("--kernel-args=")]
+        out: list[K.Stmt] = []
+        for name, *vals in given:
+            if name != self.display_name:
+                continue
+            scalars = [p for p in params if p.var is not None]
+            try:
+                numbers = [int(v, 0) for v in vals]
+            except ValueError:
+                numbers = []
+            if len(numbers) != len(scalars) or any(p.type.kind != "int" for p in scalars):
+                self.unit.note(f"--kernel-args for kernel '{name}' not honoured (its values do not "
+                               "match its integer arguments): every value is checked", header.flags_line, 3)
+                continue
+            for p, v in zip(scalars, numbers, strict=True):
+                assert p.var is not None
+                v &= (1 << p.type.bits) - 1  # the argument's bits, as GPUVerify passes them
+                if p.type.signed and v >> (p.type.bits - 1):
+                    v -= 1 << p.type.bits
+                cond = K.Binary("==", p.var, K.Const(v, p.type), K.BOOL)
+                self.requires.append(cond)
+                out.append(K.Assume(cond, kind="requires", label=self.label(), placeable=False, synthetic=True))
+        return out
 
     def span_of(self, node: Node, *, decl: bool = False) -> K.Span | None:
         """A statement from inside a macro's body, not the whole expansion, has no extent of
@@ -214,15 +243,28 @@ def _globals(unit: Unit) -> None:
             unit.memories[name] = mem
             unit.globals.names[str(decl["id"])] = mem
             continue
+        if space is None and unit.gpuverify_style and unit.language == "cuda" and not _const(text):
+            # GPUVerify reads a file-scope variable with no memory space as global memory
+            # (nvcc and clang refuse its use in a kernel: a host variable); said where used
+            space = K.Space.GLOBAL
+            unit.host_globals[name] = decl  # clang's error on its use is then not one
         if space is None:
             continue
         try:
             elem, dims = unit.types.shape(text) if "[" in text else (unit.types.ctype(text), (1,))
         except UnsupportedType:
+            unit.host_globals.pop(name, None)  # a type we cannot model: clang's error stands
             continue
         mem = K.Memory(name, space, elem, dims)
         unit.memories[name] = mem
         unit.globals.names[str(decl["id"])] = mem if "[" in text else ScalarMemory(mem)
+
+
+def _const(text: str) -> bool:
+    """Whether a variable of type ``text`` is ``const`` itself (its value a constant the
+    kernel reads as one), not a pointer to ``const``."""
+    outer = text.rsplit("*", 1)[-1] if "*" in text else text.split("[", 1)[0]
+    return "const" in outer.split() or ("*" not in text and text.split()[0] in ("const", "constexpr"))
 
 
 def _kernels(unit: Unit) -> list[tuple[Node, str]]:
@@ -335,7 +377,13 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files, language=language,
-                gpuverify_style=header.gpuverify_style)
+                gpuverify_style=header.gpuverify_style, options=header.options,
+                work_dim=header.work_dim if block_dim is None else None)  # the flag's launch wins
+    honoured, not_honoured = header.option_notes()
+    if honoured:
+        unit.note("GPUVerify's options honoured: " + "; ".join(honoured), header.flags_line, 3)
+    if not_honoured:
+        unit.note("GPUVerify's options not honoured: " + ", ".join(not_honoured), header.flags_line, 3)
     _globals(unit)
     main_dir = os.path.dirname(os.path.abspath(path))
     macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)
@@ -367,6 +415,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
             kernel.host_launches = enqueued.get(kernel.name, [])
     for kernel in kernels:
         kernel.notes = unit.notes  # one list: a note found while translating a later kernel counts too
+        kernel.gpuverify_style = unit.gpuverify_style
+        kernel.options = unit.options
     if not kernels:
         first = result.errors[0] if result.errors else None
         if first is not None and first.file == result.main_file:

@@ -100,6 +100,8 @@ class OpenCLTranslation(MemOpsTranslation):
             return add(gid[0], mul(size[0], add(gid[1], mul(size[1], gid[2]))))
         if name in _SUB_GROUP:
             return K.Call(name, (linear_thread(),), K.UINT)  # any value, per work-item
+        if name == "get_work_dim" and self.unit.work_dim:  # the header's block size says it
+            return K.Const(self.unit.work_dim, K.UINT)
         if name in _UNIFORM:
             return K.Call(name, (), K.UINT)
         if _WORK_GROUP.fullmatch(name):

@@ -5,7 +5,8 @@ dependency order (:mod:`kpl.frontend`): this module holds what they share.  Name
 clang's declaration ids, not by spelling: clang has already resolved every name (shadowing,
 namespaces, overloads, lambdas' captures), so a ``DeclRefExpr`` says exactly which
 declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>`` and
-``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.
+``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.  Why one piece (over 400
+lines): the unit, the scopes and the translator's base are the state every mixin shares.
 """
 
 from __future__ import annotations
@@ -195,14 +196,19 @@ class Unit:
     memories: dict[str, K.Memory] = field(default_factory=dict)
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
     gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
+    options: frozenset[str] = frozenset()  # the names of GPUVerify's options on that line
+    work_dim: int | None = None  # the dimensions of its block size (OpenCL's get_work_dim())
+    #: file-scope variables with no memory space read as global memory, as GPUVerify does
+    host_globals: dict[str, Node] = field(default_factory=dict)  # name -> declaration
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
     notes: list[str] = field(default_factory=list)
 
-    def note(self, message: str, line: int | None = None, col: int | None = None) -> None:
+    def note(self, message: str, line: int | None = None, col: int | None = None, *,
+             kind: str = "note") -> None:
         """Say ``message`` once for this file, at ``line:col`` when given (printed by ``check``
-        and ``fix`` before their report)."""
+        and ``fix``); ``kind="warning"``: analysed although a compiler refuses it."""
         where = self.path + (f":{line}:{col or 1}" if line else "")
-        text = f"{where}: note: {message}"
+        text = f"{where}: {kind}: {message}"
         if text not in self.notes:
             self.notes.append(text)
 

@@ -85,6 +85,7 @@ from oracle.base import (
     assertion_finding,
     dim3_id,
     replayable,
+    too_big_to_execute,
 )
 from oracle.dynamic.evaluator import SignedOverflow
 from oracle.dynamic.executor import AssumeFailed, StepLimit, Unsupported, _Run
@@ -270,6 +271,10 @@ class DynamicOracle(OracleBase):
     def _check_one(self, kernel: Kernel) -> Verdict:
         start = time.perf_counter()
         verdict = Verdict(queries=1)
+        big = too_big_to_execute(kernel, self.name)
+        if big is not None:
+            verdict.unknowns.append(big)
+            return verdict
         named = [s for s in walk_stmts(kernel.body) if isinstance(s, NamedBarrier)]
         if named or kernel.uses_named_barriers:
             label = named[0].label if named else None

@@ -57,6 +57,7 @@ from oracle.base import (
     Unknown,
     Verdict,
     replayable,
+    too_big_to_execute,
 )
 from oracle.named.emulate import (
     NUM_BARRIERS,
@@ -169,6 +170,10 @@ class NamedBarrierOracle(OracleBase):
             verdict.unknowns.append(Unknown(
                 "the named-barrier oracle needs a concrete launch, and none is known for this kernel: "
                 "give one with --blockDim/--gridDim, a //--blockDim header or [tool.autosync]"))
+            return verdict
+        big = too_big_to_execute(kernel, self.name)
+        if big is not None:
+            verdict.unknowns.append(big)
             return verdict
         self.stats = NamedStats(threads=kernel.launch.threads_per_block)
         warp = kernel.launch.warp_sync or 32

@@ -465,7 +465,12 @@ class Machine:
         for x, top in zip(self.gdim, K.MAX_GRID_DIM, strict=True):
             if not z3.is_bv_value(x):
                 cs += [z3.UGE(x, 1), z3.ULE(x, top)]
-        if None in launch.block_dim:
+        stated = 1
+        for d in launch.block_dim:
+            stated *= d or 1
+        # the product bound only where the stated dimensions keep within it: a launch analysed
+        # as written past the limit (issue 34) must not make the symbolic rest empty (vacuous)
+        if None in launch.block_dim and stated <= launch.max_threads:
             bx, by, bz = (z3.ZeroExt(32, v) for v in self.bdim)
             cs.append(z3.ULE(bx * by * bz, launch.max_threads))
         for b, g in zip(self.bdim, self.gdim, strict=True):
