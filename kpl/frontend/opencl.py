@@ -23,7 +23,10 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   element of ``src`` and writes it to ``dst`` at an index it does not know in advance
   (any index below ``n``: so every element may be written by any work-item, and a plain
   access of the destination by another work-item before the wait is a race); that read and
-  write are the copy's (``Assign.async_copy``).  ``wait_group_events`` is NOT a barrier
+  write are the copy's (``Assign.async_copy``): the parts of one execution of a copy by two
+  work-items never conflict (each element is copied once), the copy's accesses last until
+  a wait completes them (a barrier does not: the copy is asynchronous), and a copy reached
+  by part of the group is divergence, as a barrier.  ``wait_group_events`` is NOT a barrier
   (:class:`~kpl.ast.WaitEvents`): OpenCL C 1.2 §6.12.10 promises only that the copies are
   complete for the whole group when it returns, so the copies' accesses before it race with
   nothing after it, while plain accesses of different work-items around it still race

@@ -242,7 +242,8 @@ class OpenCLTranslation(MemOpsTranslation):
         # which can only add races): the remainder of a value the oracles do not know
         k = self.temp(K.ULONG, "copy")
         count = self.convert(count, K.ULONG)
-        some = K.Call("__autosync_copy_slot", (linear_thread(), count), K.ULONG)
+        site = K.Const(int(node.get("range", {}).get("begin", {}).get("offset", 0) or 0))
+        some = K.Call("__autosync_copy_slot", (site, linear_thread(), count), K.ULONG)
         modulus = K.Cond(K.Binary(">", count, K.Const(0, K.ULONG), K.BOOL), count,
                          K.Const(1, K.ULONG), K.ULONG)
         pre.append(K.Decl(k, K.Binary("%", some, modulus, K.ULONG), label=self.label(),

@@ -65,15 +65,24 @@ KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
-def copy_order(a1: AccessSide, a2: AccessSide) -> list[z3.BoolRef]:
-    """The pair is not ordered by a ``wait_group_events``: an async copy's access is complete
-    for the group after a later wait, and races with nothing after it."""
-    out = []
-    if a1.copy:
-        out.append(z3.Not(a1.waits < a2.waits))
-    if a2.copy:
-        out.append(z3.Not(a2.waits < a1.waits))
-    return out
+def epoch_order(a1: AccessSide, a2: AccessSide, same_instance: z3.BoolRef | None) -> list[z3.BoolRef]:
+    """Neither access is ordered before the other.  Plain accesses: the same barrier epoch.
+    An OpenCL async copy's access (``Access.copy``) lasts from its call until the group's
+    next ``wait_group_events`` completes it: a barrier without a wait completes nothing
+    (the copy is asynchronous), so it is ordered before an access only with a wait between
+    them (``waits`` smaller), and after one only with a barrier between the access and the
+    call (epoch smaller).  Two copies are ordered only by a wait between them; the two
+    work-items' parts of ONE execution of a copy (``same_instance``: the same statement in
+    the same iterations of a block) copy different elements and never conflict."""
+    if not a1.copy and not a2.copy:
+        return [a1.epoch == a2.epoch]
+    if a1.copy and a2.copy:
+        out = [a1.waits == a2.waits]
+        if same_instance is not None:
+            out.append(z3.Not(same_instance))
+        return out
+    c, p = (a1, a2) if a1.copy else (a2, a1)
+    return [c.epoch <= p.epoch, z3.Not(c.waits < p.waits)]
 
 
 def field_code(f: str | None) -> int:
@@ -511,7 +520,11 @@ class MemoryAccesses(ExprEvaluator):
 
     def assign_MemElem(self, s: K.Assign, t: int) -> None:
         """``mem[index] = value`` for thread ``t``: index first, then the value.  An async
-        copy's indices are plain variables (the front end's): every access is the copy's."""
+        copy's indices are plain variables (the front end's): every access is the copy's.
+        A copy is a work-group function: both threads must reach it (divergence, as a
+        barrier)."""
+        if s.async_copy and self.same and t == 0:
+            self.barriers.append(BarrierHit(s.label, (self.th[0].pred, self.th[1].pred)))
         self.copying = s.async_copy
         try:
             self._assign_elem(s, t)

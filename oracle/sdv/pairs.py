@@ -71,7 +71,7 @@ class Side:
         self.kinds = frozenset(a.kind for a in insts)
         self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
                            a.field, repr(a.view) if a.view is not None else None,
-                           a.waits.get_id(), a.copy,
+                           a.waits.get_id(), a.label if a.copy else None,
                            tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
         # the stored values: a write-write pair is a race only where they can differ (benign
         # writes), so such pairs also compare these (``SDVOracle._pair``); others need not
@@ -79,7 +79,9 @@ class Side:
         #: every write's value can differ from any other (``Access.free_value``)
         self.free = all(a.free_value for a in insts if a.kind is AccessKind.WRITE)
         epochs = [int_const(a.epoch) for a in insts]
-        consts = all(e is not None for e in epochs)
+        # an async copy's access lasts past its epoch (``memory.epoch_order``): its side
+        # pairs as if its epoch were symbolic
+        consts = all(e is not None for e in epochs) and not any(a.copy for a in insts)
         self.epoch_of = [e if e is not None and consts else 0 for e in epochs]
         self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
 

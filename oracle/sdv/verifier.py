@@ -77,7 +77,7 @@ from oracle.sdv.memfacts import mem_facts
 from oracle.sdv.memory import (
     Access,
     AccessSide,
-    copy_order,
+    epoch_order,
     fields_compatible,
     same_element,
     shown_index,
@@ -478,12 +478,17 @@ class SDVOracle(OracleBase):
             return None
         d = len(shared)
         levels_needed = d if exact_tags else 0
-        if same_warp is not None and l1 == l2:
+        one_copy = ex.same and l1 == l2 and s1[0].copy  # a copy's two parts in one block
+        if (same_warp is not None or one_copy) and l1 == l2:
             levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
         a1 = AccessSide.of(ex.sides, s1, levels_needed, f"sel{l1}")
         a2 = AccessSide.of(ex.sides, s2, levels_needed, f"sel{l2}")
+        same_instance = None
+        if one_copy:
+            n = min(len(a.tags) for a in s1 + s2)
+            same_instance = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)])
         # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
-        conds = [a1.pred, a2.pred, same_element(a1, a2), a1.epoch == a2.epoch, *copy_order(a1, a2)]
+        conds = [a1.pred, a2.pred, same_element(a1, a2), *epoch_order(a1, a2, same_instance)]
         k1 = {a.kind for a in s1}
         k2 = {a.kind for a in s2}
         if len(k1) > 1 or len(k2) > 1:
