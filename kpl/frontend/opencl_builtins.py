@@ -52,8 +52,8 @@ class OpenCLTranslation(MemOpsTranslation):
         """A built-in in statement position that is a statement of its own kind, or None."""
         spelling = self._barrier_spelling(node, name)
         if name in _BARRIERS:
-            flags = self._constant_arg(node, name, args, scope)
-            return [K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
+            pre, flags = self._barrier_flags(node, name, args, scope)
+            return [*pre, K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
         if name == "sub_group_barrier":
             return [K.Barrier(spelling=spelling, kind=BarrierKind.SYNCWARP, fences=frozenset(),
                               label=self.label())]
@@ -154,15 +154,23 @@ class OpenCLTranslation(MemOpsTranslation):
 
     # ------------------------------------------------------------------ helpers
 
-    def _constant_arg(self, node: Node, name: str, args: list[Node], scope: Scope) -> int:
-        """The fence flags of a barrier: a constant (which memory it orders must be known)."""
+    def _barrier_flags(self, node: Node, name: str, args: list[Node],
+                       scope: Scope) -> tuple[list[K.Stmt], int]:
+        """The fence flags of a barrier and the statements computing them.  Flags known only
+        at run time (a variable, a parameter: they may differ between work-items) fence only
+        what every value certainly fences: nothing.  The barrier still synchronises every
+        work-item; said once in a note."""
         if not args:
             raise self.error(f"'{name}' needs its flags", node)
         pre: list[K.Stmt] = []
         value = self.fold(self.expr(args[0], scope, pre))
-        if pre or not isinstance(value, int):
-            raise self.error(f"unsupported: the flags of '{name}' are not a constant", args[0])
-        return value
+        if isinstance(value, int):
+            return pre, value
+        _, line, col = self.where(args[0])
+        self.unit.note(f"the flags of '{name}' are not a constant: the barrier is taken to "
+                       "order no memory (only what every value of them fences is certain)",
+                       line, col)
+        return pre, 0
 
     def _vector_base(self, node: Node, name: str, args: list[Node], at: int, n: int, scope: Scope,
                      pre: list[K.Stmt]) -> tuple[PointerBinding, K.Expr]:
