@@ -14,7 +14,8 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   ``blockDim``, ``get_num_groups`` → ``gridDim``, ``get_global_id(d)`` →
   ``blockIdx*blockDim + threadIdx``: the global offset is taken to be 0, as GPUVerify does);
 * ``barrier(flags)`` / ``work_group_barrier(flags[, scope])`` are barriers that order the
-  spaces their flags name (:func:`fence_spaces`); ``sub_group_barrier`` is a warp-level
+  spaces their flags name (:func:`fence_spaces`; flags known only at run time fence nothing
+  for certain); ``sub_group_barrier`` is a warp-level
   barrier that orders nothing (a sub-group's size is the device's: no pair of work-items
   is known to share one); ``mem_fence`` & co. order nothing between work-items;
 * the atomics ``atomic_*``, ``atom_*`` and OpenCL 2.0's ``atomic_fetch_*`` are the CUDA
@@ -40,7 +41,8 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
   ``v.lo``) and vector literals (``(float4)(a, b, c, d)``, a splat ``(float4)(x)``) are
   rewritten by :func:`normalize` into the member accesses and initialiser lists the CUDA
-  path reads (a swizzle of several components is a value; assigning to one is an error);
+  path reads (a swizzle of several components is a value; a store to one is a store per
+  component, :meth:`~kpl.frontend.access.AccessTranslation.assignment`);
 * ``__attribute__((reqd_work_group_size(X, Y, Z)))`` is the kernel's local size
   (:func:`required_size`); a launch stating another is bad input (:func:`check_required_size`).
 """
