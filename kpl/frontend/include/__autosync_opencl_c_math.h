@@ -94,6 +94,13 @@ float __attribute__((overloadable)) distance(float4, float4);
 float4 __attribute__((overloadable)) normalize(float4);
 float4 __attribute__((overloadable)) cross(float4, float4);
 float3 __attribute__((overloadable)) cross(float3, float3);
+/* sincos(x, c): the sine, and the cosine stored through c (a body: inlined) */
+#define __AS_SINCOS(T, SPACE) \
+  T __attribute__((overloadable)) sincos(T x, SPACE T *c) { *c = cos(x); return sin(x); }
+#define __AS_SINCOS3(T) __AS_SINCOS(T, __global) __AS_SINCOS(T, __local) __AS_SINCOS(T, __private)
+__AS_SINCOS3(float) __AS_SINCOS3(float2) __AS_SINCOS3(float4) __AS_SINCOS3(double)
+#undef __AS_SINCOS3
+#undef __AS_SINCOS
 int __attribute__((overloadable)) mad24(int, int, int);
 uint __attribute__((overloadable)) mad24(uint, uint, uint);
 uint __attribute__((overloadable)) abs(int);

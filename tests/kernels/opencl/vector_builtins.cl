@@ -1,7 +1,7 @@
 //pass
 //--local_size=32 --num_groups=2
 // Math and vector built-ins of OpenCL C: min/max/clamp per component (a scalar argument
-// applies to each), pown and the half_/native_ functions, shuffle, sizeof of wide vectors.
+// applies to each), pown, sincos and the half_/native_ functions, shuffle, sizeof of wide vectors.
 __kernel void lanes(__global float4 *f, __global int4 *n, __global float8 *w, __global long *ticks) {
   size_t g = get_global_id(0);
   int4 a = (int4)(1, 7, -3, 9);
@@ -13,6 +13,7 @@ __kernel void lanes(__global float4 *f, __global int4 *n, __global float8 *w, __
   float3 c = fmin((float3)(1.0f, 2.0f, 3.0f), 2.5f);
   f[g] = pown(f[g], n[g]) + half_powr(2.0f, c.x) + native_exp2(c.y);
   n[g] = shuffle(n[g], (uint4)(3, 2, 1, 0));
-  w[g] = w[g] * 2.0f;
+  float cz;
+  w[g] = w[g] * sincos(c.z, &cz) + cz;
   atom_add(ticks, 1L);
 }
