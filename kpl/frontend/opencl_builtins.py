@@ -57,8 +57,8 @@ class OpenCLTranslation(MemOpsTranslation):
         """A built-in in statement position that is a statement of its own kind, or None."""
         spelling = self._barrier_spelling(node, name)
         if name in _BARRIERS:
-            pre, flags = self._barrier_flags(node, name, args, scope)
-            return [*pre, K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
+            flag_stmts, flags = self._barrier_flags(node, name, args, scope)
+            return [*flag_stmts, K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
         if name == "sub_group_barrier":
             return [K.Barrier(spelling=spelling, kind=BarrierKind.SYNCWARP, fences=frozenset(),
                               label=self.label())]

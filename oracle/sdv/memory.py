@@ -65,26 +65,6 @@ KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
-def epoch_order(a1: AccessSide, a2: AccessSide, same_instance: z3.BoolRef | None) -> list[z3.BoolRef]:
-    """Neither access is ordered before the other.  Plain accesses: the same barrier epoch.
-    An OpenCL async copy's access (``Access.copy``) lasts from its call until the group's
-    next ``wait_group_events`` completes it: a barrier without a wait completes nothing
-    (the copy is asynchronous), so it is ordered before an access only with a wait between
-    them (``waits`` smaller), and after one only with a barrier between the access and the
-    call (epoch smaller).  Two copies are ordered only by a wait between them; the two
-    work-items' parts of ONE execution of a copy (``same_instance``: the same statement in
-    the same iterations of a block) copy different elements and never conflict."""
-    if not a1.copy and not a2.copy:
-        return [a1.epoch == a2.epoch]
-    if a1.copy and a2.copy:
-        out = [a1.waits == a2.waits]
-        if same_instance is not None:
-            out.append(z3.Not(same_instance))
-        return out
-    c, p = (a1, a2) if a1.copy else (a2, a1)
-    return [c.epoch <= p.epoch, z3.Not(c.waits < p.waits)]
-
-
 def field_code(f: str | None) -> int:
     """An integer naming a vector component (-1: the whole element)."""
     return -1 if f is None else _FIELDS.get(f, 4 + sum(map(ord, f)))
@@ -394,8 +374,12 @@ class MemoryAccesses(ExprEvaluator):
         elif self.same and facts.equal_reads and self.in_view(mem):
             # barriers decide this read's value: the interval it names, or fresh (logged:
             # answers shared across candidate kernels are keyed on it, ``events``)
-            ep = int_const(self.epoch)
-            if (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
+            ep: int | str | None = int_const(self.epoch)
+            floor = self.epoch_floor
+            if ep is None and floor is not None and self.abstract_depth == 0 and not any(
+                    n == mem.name and (x is None or x >= floor) for n, x in self.dirty[t]):
+                ep = "symbolic"  # after an abstracted loop: the interval is the epoch term
+            elif (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
                     or (mem.name, None) in self.dirty[t]):
                 ep = None
             self.events.append(("read", mem.name, ep))
