@@ -97,6 +97,9 @@ class Memory:
     space: Space
     elem: CType
     dims: tuple[int | None, ...] = (None,)
+    #: the known contents of an immutable array (OpenCL C's program-scope ``__constant``
+    #: array with a constant initialiser), one integer per element; None: not known
+    init: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def can_race(self) -> bool:

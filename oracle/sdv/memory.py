@@ -483,6 +483,14 @@ class MemoryAccesses(ExprEvaluator):
                 return {f: z3.Select(a, idx) for f, a in arrs.items()}
             return conv(z3.Select(arrs, idx), elem, e.type)
         # constant / texture memory: read-only and the same for every thread
+        if mem.init is not None and e.field is None and elem.kind == "int":
+            # known contents (``Memory.init``); past its end any value, as any read's
+            s = z3.BitVecSort(elem.bits)
+            out = ite(z3.ULT(idx, len(mem.init)), z3.BitVecVal(0, s), apply_uf(f"mem.{mem.name}", [idx], s))
+            for i, v in enumerate(mem.init):
+                if v:
+                    out = ite(idx == i, z3.BitVecVal(v, s), out)
+            return conv(out, elem, e.type)
         if elem.kind == "vec":
             vals = {f: apply_uf(f"mem.{mem.name}.{f}", [idx], z3_sort(vec_elem(elem)))
                     for f in vec_fields(elem)}
