@@ -72,3 +72,37 @@ def test_fix_cannot_order_an_unwaited_copy_with_a_barrier() -> None:
                       oracle="sdv", timeout=120, solver="rc2", lc=100, ic=0.5, use_facts=True,
                       naive=False, target="cuda")
     assert res.status != "fixed" and res.patched is None
+
+
+@pytest.mark.parametrize(("name", "completes"), [("async_two_events.cl", [True]),
+                                                 ("async_two_events_racy.cl", [False]),
+                                                 ("async_two_fills.cl", [True, True]),
+                                                 ("async_refill.cl", [True, True])])
+def test_a_wait_completes_copies_only_when_it_names_every_one_in_flight(
+        name: str, completes: list[bool]) -> None:
+    """The events are followed through the kernel's statements: ``wait_group_events(1, ev)``
+    after two copies into ``ev[0]`` and ``ev[1]`` completes nothing (the second copy stays in
+    flight); a wait naming the only copy in flight completes it."""
+    from kpl.frontend import load_kernels
+
+    kernel = load_kernels(str(KERNELS / name))[0]
+    waits = [s.completes for s in K.walk_stmts(kernel.body) if isinstance(s, K.WaitEvents)]
+    assert waits == completes
+
+
+def test_events_not_followed_keep_every_wait_completing() -> None:
+    """A copy inside a branch: the events are not followed, and every wait completes every
+    earlier copy (the known limit the README states)."""
+    text = """//--local_size=32 --num_groups=2
+__kernel void maybe(__global const int *in, __global int *out, int twice) {
+  __local int t[32];
+  __local int u[32];
+  event_t ev = async_work_group_copy(t, in, 32, 0);
+  if (twice)
+    ev = async_work_group_copy(u, in + 32, 32, 0);
+  wait_group_events(1, &ev);
+  out[get_global_id(0)] = t[get_local_id(0)];
+}
+"""
+    kernel = parse_kernel_text(text, "maybe.cl")
+    assert [s.completes for s in K.walk_stmts(kernel.body) if isinstance(s, K.WaitEvents)] == [True]

@@ -33,11 +33,12 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   nothing after it, while plain accesses of different work-items around it still race
   (their barrier interval goes on).  It is a work-group function: reached by part of the
   group, it is reported as barrier divergence.  Strided copies: the same with the stride.
-  Known limits: the wait completes every copy issued before it, whichever events it names
-  (unsound for a kernel that waits for one copy and reads the destination of another, not
-  yet waited for); in a loop the ``sdv`` oracle abstracts, a wait orders an iteration's
-  copies with that iteration's later accesses, not with other iterations' (sound, less
-  precise);
+  Known limits: a wait that does not name every copy in flight completes none of them
+  (:mod:`kpl.frontend.opencl_events`, which follows the events through the kernel's
+  top-level statements); where the events cannot be followed (a copy or a wait in a branch
+  or a loop) a wait is taken to complete every copy issued before it, whichever events it
+  names (unsound for a kernel that waits for one copy and reads the destination of
+  another, not yet waited for, there).
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
   ``v.lo``) and vector literals (``(float4)(a, b, c, d)``, a splat ``(float4)(x)``) are
   rewritten by :func:`normalize` into the member accesses and initialiser lists the CUDA

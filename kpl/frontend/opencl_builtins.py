@@ -15,6 +15,7 @@ from kpl.frontend.access import decl_id
 from kpl.frontend.dims import add, builtin_dim, linear_thread, mul
 from kpl.frontend.memops import MemOpsTranslation
 from kpl.frontend.opencl import fence_spaces
+from kpl.frontend.opencl_events import partial_waits
 from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
 from kpl.placement import BarrierKind
@@ -49,6 +50,9 @@ class OpenCLTranslation(MemOpsTranslation):
     """The models of OpenCL C's built-in functions (module docstring).  Asked first for every
     bodiless function of our headers when the file is OpenCL C (``Unit.language``)."""
 
+    #: the kernel's waits that complete no copy (:mod:`kpl.frontend.opencl_events`), once
+    partial_waits: frozenset[str] | None = None
+
     def _barrier_spelling(self, node: Node, name: str) -> str:
         raise NotImplementedError  # kpl.frontend.calls
 
@@ -66,7 +70,10 @@ class OpenCLTranslation(MemOpsTranslation):
             return self._image_write(node, name, args, scope)
         if name == "wait_group_events":
             stmts = self.effects(args[0], scope) if args else []  # the list: handles only
-            return [*stmts, K.WaitEvents(spelling=spelling, label=self.label())]
+            if self.partial_waits is None:
+                self.partial_waits = partial_waits(self.func, self.index)
+            return [*stmts, K.WaitEvents(spelling=spelling, label=self.label(),
+                                         completes=str(node.get("id")) not in self.partial_waits)]
         if name in _FENCE_ONLY:
             return []
         if _WORK_GROUP.fullmatch(name):  # its result unused: still a point all must reach

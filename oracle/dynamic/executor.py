@@ -433,7 +433,8 @@ class _Run(AnnotationChecks):
         count read by ``oracle.dynamic.races``), orders no plain access; a work-group
         function, so a non-uniform reach is barrier divergence."""
         self._diverges(stmt, act)
-        self.waits += 1
+        if stmt.completes:
+            self.waits += 1
         return act
 
     def visit_NamedBarrier(self, stmt: NamedBarrier, act: list[int]) -> list[int]:

@@ -533,7 +533,8 @@ class MemoryAccesses(ExprEvaluator):
         if not self.same:
             return  # across groups it orders nothing
         self.barriers.append(BarrierHit(s.label, (p1, p2)))
-        self.waits = simp(z3.If(mk_or(p1, p2), self.waits + 1, self.waits))
+        if s.completes:
+            self.waits = simp(z3.If(mk_or(p1, p2), self.waits + 1, self.waits))
 
     def _assign_elem(self, s: K.Assign, t: int) -> None:
         assert isinstance(s.target, K.MemElem)
