@@ -97,6 +97,8 @@ class Memory:
     space: Space
     elem: CType
     dims: tuple[int | None, ...] = (None,)
+    #: known contents, one integer per element (an OpenCL program-scope ``__constant``)
+    init: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def can_race(self) -> bool:
@@ -346,12 +348,13 @@ class Barrier(Stmt):
 @dataclass(eq=False)
 class WaitEvents(Stmt):
     """OpenCL's ``wait_group_events``: completes, for the whole work-group, the async copies
-    (``Assign.async_copy``) issued before it -- and nothing else.  NOT a :class:`Barrier`: it
-    orders no plain access of different work-items (OpenCL C 1.2 §6.12.10 promises only the
-    copies), so synthesis neither counts nor places it; as a work-group function every
-    work-item must reach it, and a non-uniform reach is reported as barrier divergence."""
+    (``Assign.async_copy``) issued before it -- and nothing else.  NOT a :class:`Barrier`
+    (OpenCL C 1.2 §6.12.10 promises only the copies): synthesis neither counts nor places it;
+    a work-group function: every work-item must reach it (else: divergence).  ``completes``:
+    False where it does not name every copy in flight (:mod:`kpl.frontend.opencl_events`)."""
 
     spelling: str = "wait_group_events"
+    completes: bool = field(default=True, kw_only=True)
 
 
 @dataclass(eq=False)

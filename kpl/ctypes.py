@@ -301,6 +301,8 @@ def _float_arith(op: str, fa: float, fb: float, t: CType) -> float:
 
 #: names of CUDA's vector types (a user struct named ``Point2`` is not one of them)
 _CUDA_VECTOR = re.compile(r"(u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
+#: OpenCL C's 8- and 16-component vectors: their size and alignment are the components' total
+_WIDE_VECTOR = re.compile(r"(u?char|u?short|u?int|u?long|float|double)(8|16)")
 
 
 def sizeof(t: CType) -> int | None:
@@ -320,7 +322,8 @@ def sizeof(t: CType) -> int | None:
         return max(1, t.bits // 8)
     if t.kind == "ptr":
         return 8
-    if t.kind == "vec" and t.elem is not None and _CUDA_VECTOR.fullmatch(t.name):
+    if t.kind == "vec" and t.elem is not None and (_CUDA_VECTOR.fullmatch(t.name)
+                                                   or _WIDE_VECTOR.fullmatch(t.name)):
         comp = sizeof(t.elem)
         return None if comp is None else comp * len(t.fields)
     return None
@@ -341,6 +344,8 @@ def alignof(t: CType) -> int | None:
     if t.kind == "vec" and t.elem is not None:
         comp = sizeof(t.elem) or 1
         n = len(t.fields)
+        if n in (8, 16):
+            return comp * n
         return min(16, comp * n) if n in (2, 4) else comp
     return size
 

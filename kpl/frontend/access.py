@@ -513,6 +513,8 @@ class AccessTranslation(TranslatorBase):
             found = ref[0].lookup(ref[1])
             if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
                 return self._pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
+        if tree.kind(peel(lhs)) == "InitListExpr":  # OpenCL's ``v.wy = u.zy`` (opencl.normalize)
+            return self._swizzle_assignment(node, scope)
         value = self.expr(rhs, scope, out)
         target = self.lvalue(lhs, scope, out)
         if op != "=":
@@ -525,6 +527,31 @@ class AccessTranslation(TranslatorBase):
         value = self.convert(value, self.lvalue_type(target))
         self.check_writable(target, node)
         out.append(K.Assign(target, value, label=self.label()))
+        return out
+
+    def _swizzle_assignment(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """``v.wy = u.zy`` / ``v.xy += d``: the value once, then one store per component
+        named on the left, in order (a component named twice is clang's error)."""
+        out: list[K.Stmt] = []
+        lhs, rhs = tree.children(node)[:2]
+        op = str(node.get("opcode"))
+        parts = tree.children(peel(lhs))
+        value = self.expr(rhs, scope, out)
+        if value.type.kind == "vec":
+            if len(value.type.fields) != len(parts):
+                raise self.error("unsupported: a vector of another width assigned to components", node)
+            tmp = self.temp(value.type, "swizzle")
+            out.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
+        for i, part in enumerate(parts):
+            target = self.lvalue(part, scope, out)
+            elem = self.lvalue_type(target)
+            piece: K.Expr = K.Field(tmp, value.type.fields[i], value.type.elem or elem) \
+                if value.type.kind == "vec" else value
+            if op != "=":
+                piece = self.binary(op[:-1], self.read_lvalue(target), piece, part)
+            self.check_writable(target, node)
+            out.append(K.Assign(target, self.convert(piece, elem), label=self.label(),
+                                placeable=i == len(parts) - 1))  # one C statement
         return out
 
     def check_writable(self, target: K.LValue, node: Node) -> None:

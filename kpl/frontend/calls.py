@@ -348,7 +348,10 @@ class CallsTranslation(LibraryTranslation):
         values = tuple(self.expr(a, scope, pre) for a in args if not self._is_pointerish(a))
         if len(values) != len(args):
             raise self.error(f"unsupported: '{name}' with a pointer argument", node)
-        return K.Call(name, values, self.type_of(node))
+        typ = self.type_of(node)
+        if self.unit.language == "opencl" and typ.kind == "vec":
+            return self.opencl_elementwise(name, values, typ) or K.Call(name, values, typ)
+        return K.Call(name, values, typ)
 
     def texture_fetch(self, node: Node, name: str, args: list[Node], scope: Scope,
                       pre: list[K.Stmt]) -> K.Expr:

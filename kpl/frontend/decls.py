@@ -15,6 +15,7 @@ from kpl import ast as K
 from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import peel
+from kpl.frontend.consteval import ConstEval
 from kpl.frontend.members import MembersTranslation
 from kpl.frontend.opencl import own_space
 from kpl.frontend.pointers import NULL_VALUE
@@ -48,6 +49,29 @@ def memory_space(decl: Node) -> K.Space | None:
 def initializer(decl: Node) -> Node | None:
     init = [c for c in tree.children(decl) if not tree.kind(c).endswith("Attr")]
     return init[0] if init and decl.get("init") else None
+
+
+def constant_contents(decl: Node, space: K.Space, elem: K.CType, dims: tuple[int | None, ...],
+                      language: str, index: tree.DeclIndex) -> tuple[int, ...] | None:
+    """The elements of an OpenCL C program-scope ``__constant`` integer array with a constant
+    initialiser (the elements it leaves out are 0): the host cannot change them, so the
+    oracles may read them (``Memory.init``).  (CUDA's ``__constant__`` may be rewritten by the
+    host: not known.)  None for anything else, or over 4096 elements."""
+    if language != "opencl" or space != K.Space.CONSTANT or elem.kind != "int" \
+            or len(dims) != 1 or dims[0] is None or dims[0] > 4096:
+        return None
+    init = initializer(decl)
+    if init is None or tree.kind(peel(init)) != "InitListExpr":
+        return None
+    # with elements left out, clang's JSON lists the items after the filler in ``array_filler``
+    listed = peel(init)
+    items = tree.children(listed) or list(listed.get("array_filler") or [])[1:]
+    if len(items) > dims[0]:
+        return None
+    values = [ConstEval(index).value(c) for c in items]
+    if any(v is None for v in values):
+        return None
+    return tuple(v for v in values if v is not None) + (0,) * (dims[0] - len(values))
 
 
 class DeclsTranslation(MembersTranslation):
@@ -93,7 +117,7 @@ class DeclsTranslation(MembersTranslation):
         if any(d is not None and d < 0 for d in dims):
             raise self.error(f"size of array '{name}' is negative", decl)
         unique = self.unique(name)
-        mem = K.Memory(unique, space, elem, dims)
+        mem = K.Memory(unique, space, elem, dims, init=constant_contents(decl, space, elem, dims, self.unit.language, self.index))
         self.memories[unique] = mem
         self.memory_decls[unique] = decl
         scope.names[str(decl["id"])] = mem if "[" in text else ScalarMemory(mem)

@@ -36,6 +36,12 @@ def check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> None
         else:
             continue
         offset = _byte_offset(data, err.line, err.col)
+        if unit.gpuverify_style and _KERNEL_PARAM.search(err.message):
+            # OpenCL C's rule against size_t & co. as kernel parameters is the host ABI's, not
+            # the kernel's meaning: GPUVerify reads such a kernel, and so do we (said once)
+            unit.note(f"{err.message}: read as GPUVerify does, a value of that type", err.line,
+                      _char_column(data, offset, err.col))
+            continue
         # braces that do not balance decide which text is the kernel: they stop every kernel
         if offset < 0 or err.message in _UNBALANCED or err.message.startswith(_INSTANTIATION) or any(
                 f == err.file and lo <= offset <= hi for f, lo, hi in ranges):
@@ -65,6 +71,8 @@ def _decl_line_col(unit: Unit, loc: dict[str, object]) -> tuple[int | None, int 
     return unit.source.line_col(unit.position.char(int(str(loc["offset"]))))
 
 
+#: OpenCL C's error for a kernel parameter of a type the host cannot pass (size_t, bool, …)
+_KERNEL_PARAM = re.compile(r"cannot be used as the type of a kernel parameter")
 #: an explicit instantiation clang cannot make: the kernel instance it asks for would go unchecked
 _INSTANTIATION = "explicit instantiation"
 #: clang's errors for braces that do not balance (a stray ``}`` at file scope, one missing)

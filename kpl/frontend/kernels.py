@@ -27,7 +27,7 @@ from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.decls import memory_space
+from kpl.frontend.decls import constant_contents, memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.opencl import check_required_size, is_kernel, language_of, normalize, pointee_space
@@ -255,7 +255,8 @@ def _globals(unit: Unit) -> None:
         except UnsupportedType:
             unit.host_globals.pop(name, None)  # a type we cannot model: clang's error stands
             continue
-        mem = K.Memory(name, space, elem, dims)
+        mem = K.Memory(name, space, elem, dims,
+                       init=constant_contents(decl, space, elem, dims, unit.language, unit.index))
         unit.memories[name] = mem
         unit.globals.names[str(decl["id"])] = mem if "[" in text else ScalarMemory(mem)
 

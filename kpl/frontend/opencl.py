@@ -14,7 +14,8 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   ``blockDim``, ``get_num_groups`` → ``gridDim``, ``get_global_id(d)`` →
   ``blockIdx*blockDim + threadIdx``: the global offset is taken to be 0, as GPUVerify does);
 * ``barrier(flags)`` / ``work_group_barrier(flags[, scope])`` are barriers that order the
-  spaces their flags name (:func:`fence_spaces`); ``sub_group_barrier`` is a warp-level
+  spaces their flags name (:func:`fence_spaces`; flags known only at run time fence nothing
+  for certain); ``sub_group_barrier`` is a warp-level
   barrier that orders nothing (a sub-group's size is the device's: no pair of work-items
   is known to share one); ``mem_fence`` & co. order nothing between work-items;
 * the atomics ``atomic_*``, ``atom_*`` and OpenCL 2.0's ``atomic_fetch_*`` are the CUDA
@@ -23,21 +24,26 @@ as CUDA, with our own declarations (``include/__autosync_opencl_c*.h``) in place
   element of ``src`` and writes it to ``dst`` at an index it does not know in advance
   (any index below ``n``: so every element may be written by any work-item, and a plain
   access of the destination by another work-item before the wait is a race); that read and
-  write are the copy's (``Assign.async_copy``).  ``wait_group_events`` is NOT a barrier
+  write are the copy's (``Assign.async_copy``): the parts of one execution of a copy by two
+  work-items never conflict (each element is copied once), the copy's accesses last until
+  a wait completes them (a barrier does not: the copy is asynchronous), and a copy reached
+  by part of the group is divergence, as a barrier.  ``wait_group_events`` is NOT a barrier
   (:class:`~kpl.ast.WaitEvents`): OpenCL C 1.2 §6.12.10 promises only that the copies are
   complete for the whole group when it returns, so the copies' accesses before it race with
   nothing after it, while plain accesses of different work-items around it still race
   (their barrier interval goes on).  It is a work-group function: reached by part of the
   group, it is reported as barrier divergence.  Strided copies: the same with the stride.
-  Known limits: the wait completes every copy issued before it, whichever events it names
-  (unsound for a kernel that waits for one copy and reads the destination of another, not
-  yet waited for); in a loop the ``sdv`` oracle abstracts, a wait orders an iteration's
-  copies with that iteration's later accesses, not with other iterations' (sound, less
-  precise);
+  Known limits: a wait that does not name every copy in flight completes none of them
+  (:mod:`kpl.frontend.opencl_events`, which follows the events through the kernel's
+  top-level statements); where the events cannot be followed (a copy or a wait in a branch
+  or a loop) a wait is taken to complete every copy issued before it, whichever events it
+  names (unsound for a kernel that waits for one copy and reads the destination of
+  another, not yet waited for, there).
 * vector components (clang's ``ExtVectorElementExpr``: ``v.x``, ``v.s1``, ``v.xy``,
   ``v.lo``) and vector literals (``(float4)(a, b, c, d)``, a splat ``(float4)(x)``) are
   rewritten by :func:`normalize` into the member accesses and initialiser lists the CUDA
-  path reads (a swizzle of several components is a value; assigning to one is an error);
+  path reads (a swizzle of several components is a value; a store to one is a store per
+  component, :meth:`~kpl.frontend.access.AccessTranslation.assignment`);
 * ``__attribute__((reqd_work_group_size(X, Y, Z)))`` is the kernel's local size
   (:func:`required_size`); a launch stating another is bad input (:func:`check_required_size`).
 """

@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 
 from kpl import ast as K
+from kpl.frontend import tree
+from kpl.frontend.access import decl_id
 from kpl.frontend.dims import add, builtin_dim, linear_thread, mul
 from kpl.frontend.memops import MemOpsTranslation
 from kpl.frontend.opencl import fence_spaces
+from kpl.frontend.opencl_events import partial_waits
 from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
 from kpl.placement import BarrierKind
@@ -32,6 +35,9 @@ _BARRIERS = {"barrier", "work_group_barrier"}
 _SUB_GROUP = {"get_sub_group_id", "get_sub_group_local_id"}
 _UNIFORM = {"get_work_dim", "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
             "get_enqueued_num_sub_groups"}
+#: built-ins of vectors computed component by component (``opencl_elementwise``)
+_ELEMENTWISE = {"min", "max", "clamp", "abs", "fmin", "fmax"}
+_IMAGE_WRITES = {"write_imagef", "write_imagei", "write_imageui"}
 _COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
 #: OpenCL 2.0's work-group collectives (:meth:`OpenCLTranslation.collective_result`) and the
 #: sub-group ones (values)
@@ -44,6 +50,9 @@ class OpenCLTranslation(MemOpsTranslation):
     """The models of OpenCL C's built-in functions (module docstring).  Asked first for every
     bodiless function of our headers when the file is OpenCL C (``Unit.language``)."""
 
+    #: the kernel's waits that complete no copy (:mod:`kpl.frontend.opencl_events`), once
+    partial_waits: frozenset[str] | None = None
+
     def _barrier_spelling(self, node: Node, name: str) -> str:
         raise NotImplementedError  # kpl.frontend.calls
 
@@ -52,14 +61,19 @@ class OpenCLTranslation(MemOpsTranslation):
         """A built-in in statement position that is a statement of its own kind, or None."""
         spelling = self._barrier_spelling(node, name)
         if name in _BARRIERS:
-            flags = self._constant_arg(node, name, args, scope)
-            return [K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
+            flag_stmts, flags = self._barrier_flags(node, name, args, scope)
+            return [*flag_stmts, K.Barrier(spelling=spelling, fences=fence_spaces(flags), label=self.label())]
         if name == "sub_group_barrier":
             return [K.Barrier(spelling=spelling, kind=BarrierKind.SYNCWARP, fences=frozenset(),
                               label=self.label())]
+        if name in _IMAGE_WRITES:
+            return self._image_write(node, name, args, scope)
         if name == "wait_group_events":
             stmts = self.effects(args[0], scope) if args else []  # the list: handles only
-            return [*stmts, K.WaitEvents(spelling=spelling, label=self.label())]
+            if self.partial_waits is None:
+                self.partial_waits = partial_waits(self.func, self.index)
+            return [*stmts, K.WaitEvents(spelling=spelling, label=self.label(),
+                                         completes=str(node.get("id")) not in self.partial_waits)]
         if name in _FENCE_ONLY:
             return []
         if _WORK_GROUP.fullmatch(name):  # its result unused: still a point all must reach
@@ -154,17 +168,75 @@ class OpenCLTranslation(MemOpsTranslation):
         key: tuple[K.Expr, ...] = (site, epoch, linear_thread()) if per_thread else (site, epoch)
         return K.Call(f"{name.lstrip('_')}.result", key, typ)  # not a barrier's name
 
+    @staticmethod
+    def opencl_elementwise(name: str, values: tuple[K.Expr, ...], typ: K.CType) -> K.Expr | None:
+        """``min``/``max``/``clamp``/``abs``/``fmin``/``fmax`` of vectors, component by
+        component (a scalar argument applies to every component), so that the oracles compute
+        each component as the scalar function (``min(a, b).x`` is ``min(a.x, b.x)``); None
+        for any other function (one opaque value of all the arguments)."""
+        if name not in _ELEMENTWISE or typ.kind != "vec":
+            return None
+        elem = typ.elem or K.FLOAT
+        parts = tuple(K.Call(name, tuple(K.Field(v, f, v.type.elem or elem) if v.type.kind == "vec" else v
+                                         for v in values), elem) for f in typ.fields)
+        return K.VecInit(typ, parts)
+
     # ------------------------------------------------------------------ helpers
 
-    def _constant_arg(self, node: Node, name: str, args: list[Node], scope: Scope) -> int:
-        """The fence flags of a barrier: a constant (which memory it orders must be known)."""
+    def _image_write(self, node: Node, name: str, args: list[Node], scope: Scope) -> list[K.Stmt]:
+        """``write_imagef(img, coord, color)``: a write of ``color`` to element ``coord`` of
+        the image, global memory named after the kernel's image parameter (one element per
+        pixel; a 2D/3D coordinate is packed into one index, equal exactly when the coordinates
+        are, for coordinates below 2^21).  An image the kernel may also read (``read_write``)
+        is refused: its reads are values that race with nothing (``read_image*``)."""
+        if len(args) != 3:
+            raise self.error(f"'{name}' needs an image, a coordinate and a colour", node)
+        did = decl_id(args[0])
+        param = next((p for p in tree.params_of(self.func) if str(p.get("id")) == did), None)
+        if param is None:
+            raise self.error(f"unsupported: '{name}' of an image that is not one of the kernel's "
+                             "parameters", args[0])
+        if "read_write" in tree.qual_type(param):
+            raise self.error(f"unsupported: '{name}' of a read_write image (its reads are not "
+                             "modelled as accesses)", args[0])
+        pre: list[K.Stmt] = []
+        coord = self.expr(args[1], scope, pre)
+        color = self.expr(args[2], scope, pre)
+        img = str(param.get("name") or "image")
+        mem = self.memories.get(img)
+        if mem is None:
+            mem = self.memories[img] = K.Memory(img, K.Space.GLOBAL, color.type, (None,))
+        elif mem.elem != color.type:
+            raise self.error(f"unsupported: image '{img}' written with colours of two types", node)
+        index: K.Expr = K.Const(0, K.ULONG)
+        parts = coord.type.fields[:3] if coord.type.kind == "vec" else (None,)
+        for i, f in enumerate(parts):
+            c = coord if f is None else K.Field(coord, f, coord.type.elem or K.INT)
+            c = self.convert(self.convert(c, K.UINT), K.ULONG)
+            if len(parts) > 1:
+                c = K.Binary("&", c, K.Const((1 << 21) - 1, K.ULONG), K.ULONG) if len(parts) > 2 else c
+                c = K.Binary("<<", c, K.Const(i * (21 if len(parts) > 2 else 32), K.ULONG), K.ULONG)
+            index = c if i == 0 else K.Binary("|", index, c, K.ULONG)
+        pre.append(K.Assign(self.location(mem, index), color, label=self.label()))
+        return pre
+
+    def _barrier_flags(self, node: Node, name: str, args: list[Node],
+                       scope: Scope) -> tuple[list[K.Stmt], int]:
+        """The fence flags of a barrier and the statements computing them.  Flags known only
+        at run time (a variable, a parameter: they may differ between work-items) fence only
+        what every value certainly fences: nothing.  The barrier still synchronises every
+        work-item; said once in a note."""
         if not args:
             raise self.error(f"'{name}' needs its flags", node)
         pre: list[K.Stmt] = []
         value = self.fold(self.expr(args[0], scope, pre))
-        if pre or not isinstance(value, int):
-            raise self.error(f"unsupported: the flags of '{name}' are not a constant", args[0])
-        return value
+        if isinstance(value, int):
+            return pre, value
+        _, line, col = self.where(args[0])
+        self.unit.note(f"the flags of '{name}' are not a constant: the barrier is taken to "
+                       "order no memory (only what every value of them fences is certain)",
+                       line, col)
+        return pre, 0
 
     def _vector_base(self, node: Node, name: str, args: list[Node], at: int, n: int, scope: Scope,
                      pre: list[K.Stmt]) -> tuple[PointerBinding, K.Expr]:
@@ -244,7 +316,8 @@ class OpenCLTranslation(MemOpsTranslation):
         # which can only add races): the remainder of a value the oracles do not know
         k = self.temp(K.ULONG, "copy")
         count = self.convert(count, K.ULONG)
-        some = K.Call("__autosync_copy_slot", (linear_thread(), count), K.ULONG)
+        site = K.Const(int(node.get("range", {}).get("begin", {}).get("offset", 0) or 0))
+        some = K.Call("__autosync_copy_slot", (site, linear_thread(), count), K.ULONG)
         modulus = K.Cond(K.Binary(">", count, K.Const(0, K.ULONG), K.BOOL), count,
                          K.Const(1, K.ULONG), K.ULONG)
         pre.append(K.Decl(k, K.Binary("%", some, modulus, K.ULONG), label=self.label(),

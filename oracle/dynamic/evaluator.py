@@ -281,6 +281,8 @@ class Evaluator(RaceLog, NodeVisitor):
                 lstore[idx] = default_value(mem.elem, self.seed, "local", mem.name, idx, t)
             return lstore[idx]
         store = self._store(mem)
+        if idx not in store and mem.init is not None and 0 <= idx < len(mem.init):
+            store[idx] = mem.init[idx]  # known contents (OpenCL C's initialised __constant)
         if idx not in store:
             block_key = self.block if mem.space == Space.SHARED else None
             store[idx] = default_value(mem.elem, self.seed, mem.name, idx, block_key)

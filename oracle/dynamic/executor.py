@@ -291,7 +291,7 @@ class _Run(AnnotationChecks):
         self.interval = {}
         return act
 
-    def _diverges(self, stmt: Barrier | WaitEvents, act: list[int]) -> None:
+    def _diverges(self, stmt: Barrier | WaitEvents | Assign, act: list[int]) -> None:
         """A work-group synchronisation reached by only some threads of the block."""
         if len(act) != self.T:
             if stmt.label not in self.divergences:
@@ -366,7 +366,10 @@ class _Run(AnnotationChecks):
         elif isinstance(target, MemElem):
             idx = self.ev(target.index, act)
             # an async copy: its indices are plain variables, its one read and its write
-            # are the copy's accesses (oracle.dynamic.races._Cell)
+            # are the copy's accesses (oracle.dynamic.races._Cell); like a barrier, it is a
+            # work-group function every work-item must reach
+            if stmt.async_copy:
+                self._diverges(stmt, act)
             self.copying = stmt.async_copy
             try:
                 vals = self.ev(stmt.value, act)
@@ -430,7 +433,8 @@ class _Run(AnnotationChecks):
         count read by ``oracle.dynamic.races``), orders no plain access; a work-group
         function, so a non-uniform reach is barrier divergence."""
         self._diverges(stmt, act)
-        self.waits += 1
+        if stmt.completes:
+            self.waits += 1
         return act
 
     def visit_NamedBarrier(self, stmt: NamedBarrier, act: list[int]) -> list[int]:

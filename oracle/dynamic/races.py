@@ -54,7 +54,8 @@ class _Cell:
     kind -> (label, iteration vector, hardware warp, its warp epoch, value key, copy wait) ->
     {warp: one thread of that warp}.  The copy wait is, for an OpenCL async copy's access
     (``kpl.ast.Assign.async_copy``), the group's count of ``wait_group_events`` at the access
-    (-1 for a plain access): a later wait completes it, so it races with nothing after that.  The hardware warp (linear thread id / 32) and the number of
+    (-1 for a plain access): a later wait completes it, so it races with nothing after that;
+    until then it stays in the cell across barriers (the copy is asynchronous).  The hardware warp (linear thread id / 32) and the number of
     ``__syncwarp()`` it had executed at the access tell whether a later access of the same
     warp is ordered after it by a warp barrier; accesses of other warps are ordered only by
     the block's ``__syncthreads()`` (``epoch``).  The value key is that of a write's stored
@@ -191,7 +192,11 @@ class RaceLog:
         cell = self.shadow.get(key)
         epoch = self.fence_epoch.get(mem.space, self.epoch)
         if cell is None or cell.epoch != epoch:
-            cell = _Cell(epoch, {k: {} for k in AccessKind})
+            fresh = _Cell(epoch, {k: {} for k in AccessKind})
+            if cell is not None:  # a barrier completes no async copy: only a wait does
+                for k, entries in cell.acc.items():
+                    fresh.acc[k].update((e, ts) for e, ts in entries.items() if e[5] >= self.waits)
+            cell = fresh
             self.shadow[key] = cell
         w = self.warp_of[t]
         hw = t // WARP_SIZE
@@ -206,6 +211,8 @@ class RaceLog:
                     continue  # a __syncwarp() of this warp lies between the two accesses
                 if 0 <= cw2 < self.waits:
                     continue  # an async copy completed by a wait since
+                if cw >= 0 and cw2 >= 0 and lab2 == label and it2 == iters:
+                    continue  # two work-items' parts of one copy: different elements
                 if self._benign(kind, k2, vkey, v2):
                     continue
                 for w2, t2 in threads.items():

@@ -171,6 +171,8 @@ class Executor(LoopExecutor):
         """The loop abstraction, with reads of written arrays adversarial inside it (a thread's
         writes in earlier iterations are not in the state; :meth:`read_value`) and the arrays
         it updates marked as updated in the interval it ends in."""
+        ep0 = int_const(self.epoch)
+        before = list(self.dirty)
         self.abstract_depth += 1
         try:
             super().abstract_loop(loop)
@@ -179,6 +181,13 @@ class Executor(LoopExecutor):
         updated = {x.mem.name for s in K.walk_stmts(loop.body) for x in _updates(s)}
         updated |= {x.mem.name for s in loop.latch for x in _updates(s)}
         ep = int_const(self.epoch)
+        if ep is None and ep0 is not None and self.same:
+            # the interval after the loop is named by its symbolic epoch, at least ep0
+            # (``read_value``); an array the loop updates only before a barrier closing
+            # every iteration has no update of the loop in that interval
+            self.epoch_floor = max(self.epoch_floor or 0, ep0)
+            updated = {name for name in updated if not _closed(loop, self.kernel.memories.get(name))}
+            self.dirty = before  # the iterations' own marks: replaced by ``updated``
         for t in range(2):
             self.dirty[t] = self.dirty[t] | {(name, ep) for name in updated}
 
@@ -193,6 +202,27 @@ def _plain(e: K.Expr) -> bool:
         if isinstance(x, K.Call) and x.name.startswith("__syncthreads"):
             return False
     return True
+
+
+def _closed(loop: K.Loop, mem: K.Memory | None) -> bool:
+    """Every iteration of ``loop`` ends with a barrier ordering ``mem`` after its last update
+    of ``mem``: the body's top level (through inlined calls) has such a barrier with no
+    update after it, the latch updates nothing, and nothing leaves an iteration early."""
+    if mem is None or any(_updates(s) for s in loop.latch):
+        return False
+    body = list(K.walk_stmts(loop.body))
+    if any(isinstance(s, (K.Break, K.Continue, K.Return)) for s in body):
+        return False
+    stmts = list(loop.body.stmts)
+    last = None
+    for i, s in enumerate(stmts):
+        inner = s.body.stmts if isinstance(s, K.Inline) else [s]
+        if any(isinstance(x, K.Barrier) and not x.kind.warp and mem.space in x.fences for x in inner):
+            last = i
+    if last is None:
+        return False
+    return not any(x.mem.name == mem.name for y in K.walk_stmts(K.Block(stmts[last + 1:]))
+                   for x in _updates(y))
 
 
 def _updates(s: K.Stmt) -> list[K.MemElem | K.Atomic]:

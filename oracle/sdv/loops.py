@@ -363,7 +363,8 @@ class LoopExecutor(StmtExecutor):
         lockstep = info.lockstep(self.same)  # cross mode: a loop with a grid barrier
         barrier_epochs = info.has_barrier and lockstep
         # wait_group_events counts (K.WaitEvents): havocked like the epoch, each iteration's
-        # own waits counted from its start; no order across iterations is claimed
+        # own waits counted from its start; a later iteration starts at least at the count
+        # where an earlier one ended (as epochs)
         w0 = self.waits
         wait_counts = self.same and any(isinstance(s, K.WaitEvents) for s in
                                         [*K.walk_stmts(loop.body), *loop.latch])
@@ -386,7 +387,7 @@ class LoopExecutor(StmtExecutor):
             self.epoch = ep
         if wait_counts:
             self.waits = self._fresh_waits(f"h{loop.label}.w", [w0])
-        ep_head = self.epoch
+        ep_head, wa_head = self.epoch, self.waits
         for th, r0 in zip(self.th, ret0, strict=False):
             th.ret = r0
         la_a, act_a = self.run_iteration(loop, vs, la, k)
@@ -426,14 +427,18 @@ class LoopExecutor(StmtExecutor):
                     ep2 = z3.FreshInt(f"h{loop.label}b.ep")
                     self.q.add(ep2 >= ep0)
                     self.epoch = ep2
+                w_head, w_end = self.waits, self.waits  # B's head count, A's end count
                 if wait_counts:
-                    self.waits = self._fresh_waits(f"h{loop.label}b.w", [w0])
+                    w_head = self.waits = self._fresh_waits(f"h{loop.label}b.w", [w0])
                 for th, r0 in zip(self.th, ret0, strict=False):
                     th.ret = r0
                 self.run_iteration(loop, vs2, la2, k2)
                 if barrier_epochs:
                     self.q.add(z3.Or(z3.And(k2 > k, ep2 >= end_a),
                                      z3.And(k2 < k, ep_head >= self.epoch)))
+                if wait_counts:  # wait counts are monotone too (an async copy's order)
+                    self.q.add(z3.Or(z3.And(k2 > k, w_head >= w_end),
+                                     z3.And(k2 < k, wa_head >= self.waits)))
             ends.append(self.epoch)
             wait_ends.append(self.waits)
             if (any(c.pair for c in cands) and not info.has_break and not info.has_return):

@@ -65,17 +65,6 @@ KIND_CODE = {AccessKind.READ: 0, AccessKind.WRITE: 1, AccessKind.ATOMIC: 2}
 _FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
-def copy_order(a1: AccessSide, a2: AccessSide) -> list[z3.BoolRef]:
-    """The pair is not ordered by a ``wait_group_events``: an async copy's access is complete
-    for the group after a later wait, and races with nothing after it."""
-    out = []
-    if a1.copy:
-        out.append(z3.Not(a1.waits < a2.waits))
-    if a2.copy:
-        out.append(z3.Not(a2.waits < a1.waits))
-    return out
-
-
 def field_code(f: str | None) -> int:
     """An integer naming a vector component (-1: the whole element)."""
     return -1 if f is None else _FIELDS.get(f, 4 + sum(map(ord, f)))
@@ -385,8 +374,12 @@ class MemoryAccesses(ExprEvaluator):
         elif self.same and facts.equal_reads and self.in_view(mem):
             # barriers decide this read's value: the interval it names, or fresh (logged:
             # answers shared across candidate kernels are keyed on it, ``events``)
-            ep = int_const(self.epoch)
-            if (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
+            ep: int | str | None = int_const(self.epoch)
+            floor = self.epoch_floor
+            if ep is None and floor is not None and self.abstract_depth == 0 and not any(
+                    n == mem.name and (x is None or x >= floor) for n, x in self.dirty[t]):
+                ep = "symbolic"  # after an abstracted loop: the interval is the epoch term
+            elif (self.abstract_depth > 0 or ep is None or (mem.name, ep) in self.dirty[t]
                     or (mem.name, None) in self.dirty[t]):
                 ep = None
             self.events.append(("read", mem.name, ep))
@@ -490,6 +483,14 @@ class MemoryAccesses(ExprEvaluator):
                 return {f: z3.Select(a, idx) for f, a in arrs.items()}
             return conv(z3.Select(arrs, idx), elem, e.type)
         # constant / texture memory: read-only and the same for every thread
+        if mem.init is not None and e.field is None and elem.kind == "int":
+            # known contents (``Memory.init``); past its end any value, as any read's
+            s = z3.BitVecSort(elem.bits)
+            out = ite(z3.ULT(idx, len(mem.init)), z3.BitVecVal(0, s), apply_uf(f"mem.{mem.name}", [idx], s))
+            for i, v in enumerate(mem.init):
+                if v:
+                    out = ite(idx == i, z3.BitVecVal(v, s), out)
+            return conv(out, elem, e.type)
         if elem.kind == "vec":
             vals = {f: apply_uf(f"mem.{mem.name}.{f}", [idx], z3_sort(vec_elem(elem)))
                     for f in vec_fields(elem)}
@@ -511,7 +512,11 @@ class MemoryAccesses(ExprEvaluator):
 
     def assign_MemElem(self, s: K.Assign, t: int) -> None:
         """``mem[index] = value`` for thread ``t``: index first, then the value.  An async
-        copy's indices are plain variables (the front end's): every access is the copy's."""
+        copy's indices are plain variables (the front end's): every access is the copy's.
+        A copy is a work-group function: both threads must reach it (divergence, as a
+        barrier)."""
+        if s.async_copy and self.same and t == 0:
+            self.barriers.append(BarrierHit(s.label, (self.th[0].pred, self.th[1].pred)))
         self.copying = s.async_copy
         try:
             self._assign_elem(s, t)
@@ -528,7 +533,8 @@ class MemoryAccesses(ExprEvaluator):
         if not self.same:
             return  # across groups it orders nothing
         self.barriers.append(BarrierHit(s.label, (p1, p2)))
-        self.waits = simp(z3.If(mk_or(p1, p2), self.waits + 1, self.waits))
+        if s.completes:
+            self.waits = simp(z3.If(mk_or(p1, p2), self.waits + 1, self.waits))
 
     def _assign_elem(self, s: K.Assign, t: int) -> None:
         assert isinstance(s.target, K.MemElem)

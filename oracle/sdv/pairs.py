@@ -20,7 +20,13 @@ import z3
 from kpl.placement import WARP_SIZE
 from oracle.base import AccessKind, Witness, conflicts
 from oracle.sdv.encode import int_const
-from oracle.sdv.memory import AccessSide
+from oracle.sdv.memory import (
+    AccessSide,
+    fields_compatible,
+    same_element,
+    value_facts,
+    values_differ,
+)
 from oracle.sdv.state import Access
 
 if TYPE_CHECKING:
@@ -71,7 +77,7 @@ class Side:
         self.kinds = frozenset(a.kind for a in insts)
         self.sigs = tuple((a.pred.get_id(), a.index.get_id(), a.epoch.get_id(), a.kind,
                            a.field, repr(a.view) if a.view is not None else None,
-                           a.waits.get_id(), a.copy,
+                           a.waits.get_id(), a.label if a.copy else None,
                            tuple((lp, it.get_id()) for lp, it in a.tags)) for a in insts)
         # the stored values: a write-write pair is a race only where they can differ (benign
         # writes), so such pairs also compare these (``SDVOracle._pair``); others need not
@@ -79,7 +85,9 @@ class Side:
         #: every write's value can differ from any other (``Access.free_value``)
         self.free = all(a.free_value for a in insts if a.kind is AccessKind.WRITE)
         epochs = [int_const(a.epoch) for a in insts]
-        consts = all(e is not None for e in epochs)
+        # an async copy's access lasts past its epoch (``memory.epoch_order``): its side
+        # pairs as if its epoch were symbolic
+        consts = all(e is not None for e in epochs) and not any(a.copy for a in insts)
         self.epoch_of = [e if e is not None and consts else 0 for e in epochs]
         self.epochs: frozenset[int] | None = frozenset(self.epoch_of) if consts else None
 
@@ -272,6 +280,79 @@ class PairQuery:
                                          model_completion=True)):
                 return j
         return 0
+
+
+def epoch_order(a1: AccessSide, a2: AccessSide, same_instance: z3.BoolRef | None) -> list[z3.BoolRef]:
+    """Neither access is ordered before the other.  Plain accesses: the same barrier epoch.
+    An OpenCL async copy's access (``Access.copy``) lasts from its call until the group's
+    next ``wait_group_events`` completes it: a barrier without a wait completes nothing
+    (the copy is asynchronous), so it is ordered before an access only with a wait between
+    them (``waits`` smaller), and after one only with a barrier between the access and the
+    call (epoch smaller).  Two copies are ordered only by a wait between them; the two
+    work-items' parts of ONE execution of a copy (``same_instance``: the same statement in
+    the same iterations of a block) copy different elements and never conflict."""
+    if not a1.copy and not a2.copy:
+        return [a1.epoch == a2.epoch]
+    if a1.copy and a2.copy:
+        out = [a1.waits == a2.waits]
+        if same_instance is not None:
+            out.append(z3.Not(same_instance))
+        return out
+    c, p = (a1, a2) if a1.copy else (a2, a1)
+    return [c.epoch <= p.epoch, z3.Not(c.waits < p.waits)]
+
+
+def pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],
+                shared: tuple[int, ...], exact_tags: bool,
+                same_warp: z3.BoolRef | None, benign: bool = True) -> PairQuery | None:
+    """The race query of a label pair (None: no conflicting kinds).  ``s1``/``s2`` are
+    already restricted to common epochs where epochs are constants; ``benign``: two
+    writes race only if they can store different values.
+
+    Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
+    kinds, and under ``--warp-sync`` not two threads of one warp unless in one instruction
+    instance and both writing."""
+    kinds1 = {a.kind for a in s1}
+    kinds2 = {a.kind for a in s2}
+    if not any(conflicts(a, b) for a in kinds1 for b in kinds2):
+        return None
+    d = len(shared)
+    levels_needed = d if exact_tags else 0
+    one_copy = ex.same and l1 == l2 and s1[0].copy  # a copy's two parts in one block
+    if (same_warp is not None or one_copy) and l1 == l2:
+        levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
+    a1 = AccessSide.of(ex.sides, s1, levels_needed, f"sel{l1}")
+    a2 = AccessSide.of(ex.sides, s2, levels_needed, f"sel{l2}")
+    same_instance = None
+    if one_copy:
+        n = min(len(a.tags) for a in s1 + s2)
+        same_instance = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)])
+    # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
+    conds = [a1.pred, a2.pred, same_element(a1, a2), *epoch_order(a1, a2, same_instance)]
+    k1 = {a.kind for a in s1}
+    k2 = {a.kind for a in s2}
+    if len(k1) > 1 or len(k2) > 1:
+        conds.append(z3.Or(a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE),
+                           a1.kind != a2.kind))
+    fields = fields_compatible(a1, a2)
+    if fields is not None:
+        conds.append(fields)
+    if benign and AccessKind.WRITE in k1 and AccessKind.WRITE in k2:
+        # two writes race only if they can store different values (read-write never benign)
+        differ = values_differ(a1, a2)
+        if differ is not None:
+            conds.append(z3.Or(z3.Not(z3.And(a1.kind_is(AccessKind.WRITE),
+                                              a2.kind_is(AccessKind.WRITE))), differ))
+            conds += value_facts(a1, a2)
+    if same_warp is not None:
+        if l1 == l2:
+            n = min(len(a.tags) for a in s1 + s2)
+            same_inst = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)] +
+                               [a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE)])
+            conds.append(z3.Or(z3.Not(same_warp), same_inst))
+        else:
+            conds.append(z3.Not(same_warp))
+    return PairQuery(l1, l2, a1, a2, k1, k2, d if exact_tags else None, z3.And(conds))
 
 
 def same_warp_only(ex: Executor, pq: PairQuery, model: z3.ModelRef) -> bool:

@@ -408,6 +408,9 @@ class Machine:
         self.dirty: list[frozenset[tuple[str, int | None]]] = [frozenset(), frozenset()]
         self.atomic_results: list[tuple[int, str, Any, z3.BoolRef, z3.ArithRef, Any]] = []
         self.abstract_depth = 0
+        #: a known lower bound of a symbolic epoch (set after an abstracted loop entered at a
+        #: known epoch; oracle.sdv.memory.read_value), None while no such loop has run
+        self.epoch_floor: int | None = None
         self._mem_facts: Any = None          # oracle.sdv.memfacts.MemFacts, once per run
         # the barrier-dependent decisions of this run, in order (loop abstraction, reads
         # under the equality abstraction): they key answers shared across the candidate
@@ -539,11 +542,12 @@ class Machine:
         return ([th.copy() for th in self.th], self.epoch, list(self.tags), len(self.accesses),
                 len(self.barriers), len(self.unknowns), len(self.named), self.unroll_budget,
                 self.q.solver.num_scopes(), list(self.dirty), len(self.atomic_results),
-                self.waits, len(self.exact_facts))
+                self.waits, len(self.exact_facts), self.epoch_floor)
 
     def restore(self, snap: tuple[Any, ...]) -> None:
-        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat, waits, nx = snap
+        ths, epoch, tags, na, nb, nu, nn, budget, scopes, dirty, nat, waits, nx, floor = snap
         self.waits = waits
+        self.epoch_floor = floor
         del self.exact_facts[nx:]
         self.dirty = list(dirty)
         del self.atomic_results[nat:]

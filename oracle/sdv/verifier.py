@@ -67,7 +67,6 @@ from oracle.base import (
     Verdict,
     Witness,
     assertion_finding,
-    conflicts,
     one_per_line,
 )
 from oracle.sdv.executor import Executor, QueryEngine
@@ -76,13 +75,7 @@ from oracle.sdv.invariants import HoudiniMemo
 from oracle.sdv.memfacts import mem_facts
 from oracle.sdv.memory import (
     Access,
-    AccessSide,
-    copy_order,
-    fields_compatible,
-    same_element,
     shown_index,
-    value_facts,
-    values_differ,
 )
 from oracle.sdv.pairs import (
     PairQuery,
@@ -92,6 +85,7 @@ from oracle.sdv.pairs import (
     kind_order,
     label_classes,
     pair_candidates,
+    pair_query,
     same_warp_only,
     selector_free,
 )
@@ -157,6 +151,11 @@ class SDVOracle(OracleBase):
                 else HoudiniMemo(key)
             self._memo = memo
         failed: list[AssertFailure] = []
+        # each view's run over-approximates every execution (reads outside its space are any
+        # value), so a barrier diverges only if it does in every view: a branch on local
+        # memory is not taken for non-uniform in the global view's run alone
+        first_div = len(verdict.divergences)
+        in_view: list[set[int]] = []
         for view in views:  # one run per space where barriers order spaces differently
             if view != views[0]:
                 engine.solver.reset()  # the previous view's path facts are not this run's
@@ -171,9 +170,11 @@ class SDVOracle(OracleBase):
                     "converts an unsigned sum out of a signed type's range: nothing is proved "
                     "for it"))
             seen_div = {d.label for d in verdict.divergences}
+            start = len(verdict.divergences)
             self._divergences(same, tree, verdict)
+            in_view.append({d.label for d in verdict.divergences[start:]})
             verdict.divergences = [d for i, d in enumerate(verdict.divergences)
-                                   if i < len(seen_div) or d.label not in seen_div]
+                                   if i < start or d.label not in seen_div]
             across = None
             if memo is not None:
                 if self._pairs_for is not memo:
@@ -186,6 +187,9 @@ class SDVOracle(OracleBase):
                 verdict.uniform_guards = self._guards.get(kernel, same, tree)
             failed.extend(same.failed_asserts)
 
+        everywhere = set.intersection(*in_view) if in_view else set()
+        verdict.divergences = [d for i, d in enumerate(verdict.divergences)
+                               if i < first_div or d.label in everywhere]
         if kernel.launch.blocks > 1 and (self._global_writes(kernel) or has_grid_barrier(kernel)):
             cres = self._cross_part(kernel, tree, engine, key)
             seen_div = {d.label for d in verdict.divergences}
@@ -439,7 +443,7 @@ class SDVOracle(OracleBase):
                   same_warp: z3.BoolRef | None, benign: bool) -> PairResult | None:
         """The solver's answer for one pair query (None: no race; ``benign``: two writes
         race only if they can store different values)."""
-        pq = self._pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, benign)
+        pq = pair_query(ex, l1, l2, s1, s2, shared, exact_tags, same_warp, benign)
         if pq is None:
             return None
         renamed = selector_free(pq.query, (pq.a1, pq.a2))
@@ -460,54 +464,6 @@ class SDVOracle(OracleBase):
         # the query with the values replaces): False claims nothing, only __syncthreads() fixes
         ask = self.warp_facts and not (self.benign and not benign and _writes_both(pq))
         return dataclasses.replace(res, same_warp=ask and same_warp_only(ex, pq, best))
-
-    @staticmethod
-    def _pair_query(ex: Executor, l1: int, l2: int, s1: list[Access], s2: list[Access],
-                    shared: tuple[int, ...], exact_tags: bool,
-                    same_warp: z3.BoolRef | None, benign: bool = True) -> PairQuery | None:
-        """The race query of a label pair (None: no conflicting kinds).  ``s1``/``s2`` are
-        already restricted to common epochs where epochs are constants; ``benign``: two
-        writes race only if they can store different values.
-
-        Both accesses enabled, the same location, the same epoch (``same`` mode), conflicting
-        kinds, and under ``--warp-sync`` not two threads of one warp unless in one instruction
-        instance and both writing."""
-        kinds1 = {a.kind for a in s1}
-        kinds2 = {a.kind for a in s2}
-        if not any(conflicts(a, b) for a in kinds1 for b in kinds2):
-            return None
-        d = len(shared)
-        levels_needed = d if exact_tags else 0
-        if same_warp is not None and l1 == l2:
-            levels_needed = max(levels_needed, min(len(a.tags) for a in s1 + s2))
-        a1 = AccessSide.of(ex.sides, s1, levels_needed, f"sel{l1}")
-        a2 = AccessSide.of(ex.sides, s2, levels_needed, f"sel{l2}")
-        # same block: block-barrier epochs; across blocks: grid-barrier epochs (0 without any)
-        conds = [a1.pred, a2.pred, same_element(a1, a2), a1.epoch == a2.epoch, *copy_order(a1, a2)]
-        k1 = {a.kind for a in s1}
-        k2 = {a.kind for a in s2}
-        if len(k1) > 1 or len(k2) > 1:
-            conds.append(z3.Or(a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE),
-                               a1.kind != a2.kind))
-        fields = fields_compatible(a1, a2)
-        if fields is not None:
-            conds.append(fields)
-        if benign and AccessKind.WRITE in k1 and AccessKind.WRITE in k2:
-            # two writes race only if they can store different values (read-write never benign)
-            differ = values_differ(a1, a2)
-            if differ is not None:
-                conds.append(z3.Or(z3.Not(z3.And(a1.kind_is(AccessKind.WRITE),
-                                                  a2.kind_is(AccessKind.WRITE))), differ))
-                conds += value_facts(a1, a2)
-        if same_warp is not None:
-            if l1 == l2:
-                n = min(len(a.tags) for a in s1 + s2)
-                same_inst = z3.And([a1.tags[j] == a2.tags[j] for j in range(n)] +
-                                   [a1.kind_is(AccessKind.WRITE), a2.kind_is(AccessKind.WRITE)])
-                conds.append(z3.Or(z3.Not(same_warp), same_inst))
-            else:
-                conds.append(z3.Not(same_warp))
-        return PairQuery(l1, l2, a1, a2, k1, k2, d if exact_tags else None, z3.And(conds))
 
     @staticmethod
     def _loop_depths(ex: Executor, pq: PairQuery,

@@ -29,6 +29,29 @@ __AS_CLATOMIC2(atomic_xor)
 __AS_CLATOMIC1(atomic_inc)
 __AS_CLATOMIC1(atomic_dec)
 __AS_CLATOMIC3(atomic_cmpxchg)
+/* the 64-bit atom_* of cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics */
+#define __AS_CLATOM64_2(name) \
+  long __attribute__((overloadable)) name(volatile __global long *p, long v); \
+  ulong __attribute__((overloadable)) name(volatile __global ulong *p, ulong v); \
+  long __attribute__((overloadable)) name(volatile __local long *p, long v); \
+  ulong __attribute__((overloadable)) name(volatile __local ulong *p, ulong v);
+#define __AS_CLATOM64_1(name) \
+  long __attribute__((overloadable)) name(volatile __global long *p); \
+  ulong __attribute__((overloadable)) name(volatile __global ulong *p); \
+  long __attribute__((overloadable)) name(volatile __local long *p); \
+  ulong __attribute__((overloadable)) name(volatile __local ulong *p);
+#define __AS_CLATOM64_3(name) \
+  long __attribute__((overloadable)) name(volatile __global long *p, long c, long v); \
+  ulong __attribute__((overloadable)) name(volatile __global ulong *p, ulong c, ulong v); \
+  long __attribute__((overloadable)) name(volatile __local long *p, long c, long v); \
+  ulong __attribute__((overloadable)) name(volatile __local ulong *p, ulong c, ulong v);
+__AS_CLATOM64_2(atom_add) __AS_CLATOM64_2(atom_sub) __AS_CLATOM64_2(atom_xchg)
+__AS_CLATOM64_2(atom_min) __AS_CLATOM64_2(atom_max) __AS_CLATOM64_2(atom_and)
+__AS_CLATOM64_2(atom_or) __AS_CLATOM64_2(atom_xor) __AS_CLATOM64_1(atom_inc)
+__AS_CLATOM64_1(atom_dec) __AS_CLATOM64_3(atom_cmpxchg)
+#undef __AS_CLATOM64_1
+#undef __AS_CLATOM64_2
+#undef __AS_CLATOM64_3
 __AS_CLATOMIC2(atom_add)
 __AS_CLATOMIC2(atom_sub)
 __AS_CLATOMIC2(atom_xchg)

@@ -1,7 +1,6 @@
-/* AutoSync's OpenCL C prelude, part: writing images (written for AutoSync).  Declared so that
- * a kernel writing an image gets a clear "unsupported" error (kpl/frontend/calls.py,
- * HEADER_FAMILY) rather than clang's "undeclared identifier": AutoSync does not model image
- * memory, so it cannot tell whether two writes (or a write and a read) race. */
+/* AutoSync's OpenCL C prelude, part: writing images (written for AutoSync).  Bodiless: the
+ * translator makes each call a write of the pixel, in global memory named after the image
+ * parameter (kpl/frontend/opencl_builtins.py); a read_write image is refused there. */
 #pragma once
 #define __AS_CLIMGW(T, C) \
   void __attribute__((overloadable)) write_imagef(T, C, float4); \

@@ -1,0 +1,13 @@
+//pass
+//--local_size=16 --num_groups=2
+// Stores to several components at once (v.wy = u.zy; v.xz += d.yx), into a private vector
+// and into each work-item's own element of a global array.
+__kernel void mix_lanes(__global int4 *out) {
+  int4 v = (int4)(10, 20, 30, 40);
+  int4 u = (int4)(1, 2, 3, 4);
+  v.wy = u.zy;
+  __assert(v.x == 10 & v.y == 2 & v.z == 30 & v.w == 3);
+  v.xz += u.yx;
+  __assert(v.x == 12 & v.z == 31);
+  out[get_global_id(0)].yx = v.zw;
+}
