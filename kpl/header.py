@@ -197,8 +197,9 @@ def parse_header(text: str, path: str) -> KernelHeader:
         if m:
             _read_autosync(header, m.group(1), path, idx, base_col + m.start(1))
             continue
-        if idx == 1 and re.match(r"(pass|xfail|fail)\b", stripped):
-            header.verdict = stripped.split()[0]
+        if idx == 1 and re.match(r"(pass|xfail|fail)\b", stripped, re.I):
+            word, colon, reason = stripped.split()[0].partition(":")
+            header.verdict = word.lower() + colon + reason  # GPUVerify's runner reads //PASS too
             flags_line = 2
             continue
         if idx == flags_line and stripped.startswith("-"):

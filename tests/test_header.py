@@ -121,3 +121,9 @@ def test_header_define_reaches_the_kernel(tmp_path: object) -> None:
     kernel = parse_kernel_text(text, "k.cu")
     stores = [s for s in kernel.body.stmts if isinstance(s, K.Assign) and isinstance(s.target, K.MemElem)]
     assert len(stores) == 1 and isinstance(stores[0].value, K.Const) and stores[0].value.value == 8
+
+
+def test_verdict_in_capitals_still_leaves_line_two_the_flags_line() -> None:
+    h = parse_header("//PASS\n//--local_size=64 --num_groups=2\n__kernel void k() {}\n", "k.cl")
+    assert h.verdict == "pass" and h.block_dim == (64, 1, 1) and h.grid_dim == (2, 1, 1)
+    assert parse_header("//XFAIL:NOT_ALL_VERIFIED\n//--blockDim=32\n", "k.cu").verdict == "xfail:NOT_ALL_VERIFIED"
