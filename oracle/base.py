@@ -224,7 +224,7 @@ class Finding:
 #: what an :class:`kpl.ast.Assert` of each kind checks, for messages
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
-                  "invariant": "loop invariant",
+                  "invariant": "loop invariant", "barrier_invariant": "barrier invariant",
                   "null": "null dereference check"}
 
 

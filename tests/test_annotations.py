@@ -224,11 +224,19 @@ def test_function_wide_invariant_is_every_loops_invariant() -> None:
     # the second loop breaks it: a finding at the annotation's line, once
     v = _sdv(text.format(cond="__uniform_int(j)", step="(int)threadIdx.x"))
     assert [f.kind for f in v.findings] == ["assertion"]  # type: ignore[attr-defined]
-    # written after a loop of its function: that loop would go unchecked -- unknown
-    late = text.format(cond="j >= 0", step="1").replace(
-        "  __function_wide_invariant(j >= 0);\n", "").replace(
-        "  out[threadIdx.x]", "  __function_wide_invariant(j >= 0);\n  out[threadIdx.x]")
-    v = _sdv(late)
+    # written at the end of its function (GPUVerify's place for it): still every loop's,
+    # the loops before it included; its failing twin breaks in the first loop
+    def late(cond: str) -> str:
+        return text.format(cond=cond, step="1").replace(
+            f"  __function_wide_invariant({cond});\n", "").replace(
+            "  out[threadIdx.x]", f"  __function_wide_invariant({cond});\n  out[threadIdx.x]")
+    assert _holds(late("j >= 0"))
+    v = _sdv(late("j < 1"))
+    assert v.findings and {f.kind for f in v.findings} == {"assertion"}  # type: ignore[attr-defined]
+    # naming a variable declared after a loop: unknown at that loop, never assumed
+    after = late("j >= 0").replace("  __function_wide_invariant(j >= 0);\n",
+                                   "  int m = j;\n  __function_wide_invariant(m >= 0);\n")
+    v = _sdv(after)
     assert v.unknowns and not v.verified  # type: ignore[attr-defined]
 
 

@@ -35,12 +35,15 @@ A store to ``__constant__`` memory is refused where stores are built
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kpl import ast as K
+from kpl.errors import KplError
 from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.decls import DeclsTranslation
-from kpl.frontend.state import PointerBinding, Scope
+from kpl.frontend.state import AnnotationFrame, PointerBinding, Scope
 from kpl.frontend.tree import Node
 
 #: every GPUVerify annotation function (a call to one is never inlined nor modelled)
@@ -49,11 +52,15 @@ ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__
                "__read_offset_bytes", "__same_group", "__same_group_impl", "__no_read",
                "__no_write", "__enabled", "__other_int", "__other_bool", "__uniform_int",
                "__uniform_bool", "__distinct_int", "__distinct_bool", "__at_most_one",
-               "__read", "__write", "__assert_decl", "__function_wide_invariant",
+               "__exclusive", "__read", "__write", "__assert_decl", "__function_wide_invariant",
                "__candidate_invariant", "__candidate_global_invariant", "__non_temporal",
-               "__global_requires", "__return_val_int", "__return_val_bool",
-               "__return_val_float", "__return_val_ptr", "__requires", "__assume",
-               "__ptr_base", "__ptr_offset_bytes"}
+               "__global_requires", "__global_ensures", "__requires", "__assume",
+               "__ptr_base", "__ptr_offset_bytes", "__requires_fresh_array", "__writes_to",
+               "__reads_from", "__atomic_has_taken_value", "__barrier_invariant",
+               "__barrier_invariant_binary"}
+#: families of annotation functions, by prefix: ``__return_val_int4``, ``__add_noovfl_int``,
+#: ``__old_int``, ``__uninterpreted_function_f`` (what ``DECLARE_UF_BINARY(f, ...)`` declares)
+ANNOTATION_PREFIXES = ("__return_val_", "__add_noovfl", "__old_", "__uninterpreted_function_")
 #: statement-position annotations that are checked: name -> Assert kind
 CHECKS = {"__assert": "assert", "__global_assert": "assert", "__invariant": "invariant",
           "__global_invariant": "invariant"}
@@ -71,13 +78,26 @@ ACCESS_SPECS = {"__read": ("read", False), "__write": ("write", False),
 PAIR_SPECS = {"__uniform_int": "==", "__uniform_bool": "==", "__distinct_int": "!=",
               "__distinct_bool": "!="}
 #: annotations on a condition over both threads: name -> True for "both", False for "not both"
-BOTH_SPECS = {"__all": True, "__at_most_one": False}
+BOTH_SPECS = {"__all": True, "__at_most_one": False, "__exclusive": False}
+#: the headers that declare GPUVerify's annotations (their ``__all`` is GPUVerify's)
+ANNOTATION_HEADERS = ("__autosync_gpuverify.h", "__autosync_opencl_c_gpuverify.h")
 _CALLS = {"CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr"}
+
+
+def is_annotation(name: str) -> bool:
+    """``name`` is one of GPUVerify's annotation functions (``__all`` aside: it may be the
+    warp vote, :meth:`AnnotationsTranslation.is_annotation_call`)."""
+    return name in ANNOTATIONS or name.startswith(ANNOTATION_PREFIXES)
 
 
 def has_spec(e: K.Expr) -> bool:
     """``e`` uses a specification function (meaningful only where annotations are checked)."""
     return any(isinstance(x, K.Spec) for x in K.walk_expr(e))
+
+
+def _pure(e: K.Expr) -> bool:
+    """``e`` reads no memory and calls nothing: evaluating it again changes nothing."""
+    return not any(isinstance(x, (K.Load, K.Atomic, K.Call)) for x in K.walk_expr(e))
 
 
 def _usable(cond: K.Expr) -> bool:
@@ -91,9 +111,38 @@ class AnnotationsTranslation(DeclsTranslation):
 
     # ------------------------------------------------------------------ values
 
+    def is_annotation_call(self, func: Node, name: str) -> bool:
+        """A call of ``func`` is one of GPUVerify's annotations.  ``__all`` is GPUVerify's
+        when a GPUVerify header declares it (OpenCL's, or the kernel's own), or in a file
+        written for GPUVerify (its flags line: GPUVerify reads ``__all`` so there); otherwise
+        it is CUDA's warp vote of our headers."""
+        if name != "__all":
+            return is_annotation(name)
+        header = self.bundled_header(func) if self.is_bundled(func) else None
+        if header is None or header in ANNOTATION_HEADERS:
+            return True
+        if self.unit.gpuverify_style:
+            self.note_once("'__all(e)' is GPUVerify's annotation here (e holds for every "
+                           "thread), as in a file written for GPUVerify, not the warp vote")
+            return True
+        return False
+
+    def note_once(self, message: str) -> None:
+        """Say ``message`` once for the file (no position: it is a rule of the file)."""
+        self.unit.note(message)
+
     def annotation_value(self, node: Node, name: str, args: list[Node], scope: Scope,
                          pre: list[K.Stmt]) -> K.Expr:
         """The value of an annotation call inside an expression (an assertion's condition)."""
+        if name.startswith("__add_noovfl"):
+            return self._add_noovfl(node, name, args, scope, pre)
+        if name.startswith("__old_") and len(args) == 1:
+            return self._old_value(args[0], scope, pre)
+        if name.startswith("__uninterpreted_function_"):
+            values = tuple(self.expr(a, scope, pre) for a in args)
+            if any(v.type.kind == "ptr" for v in values):
+                raise self.error(f"unsupported: '{name}' with a pointer argument", node)
+            return K.Call(name, values, self.type_of(node))
         if name == "__implies" and len(args) == 2:
             a = self.expr(args[0], scope, pre)
             b = self.expr(args[1], scope, pre)
@@ -131,6 +180,44 @@ class AnnotationsTranslation(DeclsTranslation):
                     "__global_invariant", "__global_assert", "__global_requires"):
             raise self.error(f"'{name}' must be a statement of its own", node)
         return K.Spec(f"unsupported annotation '{name}'")
+
+    def _add_noovfl(self, node: Node, name: str, args: list[Node], scope: Scope,
+                    pre: list[K.Stmt]) -> K.Expr:
+        """GPUVerify's additions that do not overflow.  ``__add_noovfl_T(a, b)``: ``a + b``,
+        with the assumption (a statement before) that the exact sum fits in ``T``;
+        ``__add_noovfl(a, b, ...)``: the predicate "the exact sum fits in the arguments'
+        type".  Exact sums are computed in 64 bits: 64-bit types are "unknown"."""
+        values = [self.expr(a, scope, pre) for a in args]
+        typ = values[0].type if values else K.INT
+        if len(values) < 2 or typ.kind != "int" or typ.bits > 32 or any(
+                (v.type.kind, v.type.bits, v.type.signed) != (typ.kind, typ.bits, typ.signed)
+                for v in values):
+            return K.Spec(f"unsupported annotation '{name}' (on these argument types)",
+                          type=self.type_of(node))
+        total: K.Expr = K.Cast(K.LONG, values[0])
+        for v in values[1:]:
+            total = K.Binary("+", total, K.Cast(K.LONG, v), K.LONG)
+        low = -(1 << (typ.bits - 1)) if typ.signed else 0
+        high = (1 << (typ.bits - 1)) - 1 if typ.signed else (1 << typ.bits) - 1
+        fits = K.Binary("&&", K.Binary(">=", total, K.Const(low, K.LONG), K.INT),
+                        K.Binary("<=", total, K.Const(high, K.LONG), K.INT), K.INT)
+        if name == "__add_noovfl":
+            return fits
+        pre.append(K.Assume(fits, kind="assume", label=self.label()))
+        return K.Cast(typ, total)
+
+    def _old_value(self, arg: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """``__old_int(e)`` in an ``__ensures`` of the function's contract: ``e`` when the
+        function was entered, read into a variable where the contract stands (nothing of
+        the function has run before it).  Elsewhere: "unknown"."""
+        if self.old_snapshots is None:
+            return K.Spec("unsupported annotation '__old_' outside an __ensures of the "
+                          "function's contract (the annotations it starts with)")
+        value = self.expr(arg, scope, self.old_snapshots)
+        snap = self.temp(value.type, "old")
+        self.old_snapshots.append(K.Decl(snap, value, label=self.label(), placeable=False,
+                                         synthetic=True))
+        return snap
 
     def _access_spec(self, node: Node, name: str, args: list[Node], scope: Scope,
                      pre: list[K.Stmt]) -> K.Expr:
@@ -179,25 +266,26 @@ class AnnotationsTranslation(DeclsTranslation):
             if kind == "requires" and not has_spec(cond):
                 self.requires.append(cond)
             return pre + [K.Assume(cond, kind=kind, label=self.label())]
-        if name == "__ensures":
-            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
-            if pre:
-                raise self.error("'__ensures' condition with side effects", node)
-            self.ensures_stack[-1].append((cond, self.span_of(node)))
-            return []
+        if name in ("__ensures", "__global_ensures"):
+            return self._ensures(node, name, args, scope)
         if name == "__function_wide_invariant":
-            # an invariant of every loop of the function (GPUVerify): checked at each loop's
-            # entry and latch and a candidate for its abstraction, like ``__invariant``
-            # (:meth:`function_wide`); a loop translated before it would go unchecked
+            # checked at every loop of its function (:meth:`function_wide`), not here
+            if any(n.get("id") == node.get("id") for n in self._wide_calls()):
+                return []
+            return [K.Assert(K.Spec(f"unsupported annotation '{name}' inside a block (GPUVerify "
+                                    "reads it at the end of its function)"), kind="invariant",
+                             label=self.label())]
+        if name in ("__barrier_invariant", "__barrier_invariant_binary"):
+            # checked where it stands (before its barrier) for every thread; GPUVerify then
+            # assumes it for the instantiations after the barrier: AutoSync does not, so a
+            # race or an assertion that needs it is still reported (sound)
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
-            if pre:
-                raise self.error(f"'{name}' condition with side effects", node)
-            conds, loops = self.wide_stack[-1]
-            if loops[0]:
-                return [K.Assert(K.Spec(f"unsupported annotation '{name}' after a loop of "
-                                        "its function"), kind="invariant", label=self.label())]
-            conds.append(cond)
-            return []
+            if name.endswith("binary"):  # two threads of one group
+                cond = K.Binary("||", K.Unary("!", K.Spec("same_group"), K.INT), cond, K.INT)
+            return pre + [K.Assert(cond, kind="barrier_invariant", label=self.label())]
+        if name in ("__writes_to", "__reads_from"):
+            return [K.Assert(K.Spec(f"unsupported annotation '{name}' (the frame of one of "
+                                    "GPUVerify's specification functions)"), label=self.label())]
         if name in CHECKS:
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
             check = K.Assert(cond, kind=CHECKS[name], label=self.label())
@@ -210,32 +298,99 @@ class AnnotationsTranslation(DeclsTranslation):
             return pre + [cand, check]
         return None
 
+    def _ensures(self, node: Node, name: str, args: list[Node], scope: Scope) -> list[K.Stmt]:
+        """``__ensures(e)``: checked at each ``return`` and at the end (:meth:`ensures_checks`);
+        the values ``__old_int(...)`` reads in it are read where it stands, allowed in the
+        function's contract only.  ``__global_ensures`` is checked for the threads that run
+        the function, as ``__global_assert``."""
+        frame = self.frames[-1]
+        if frame.contract is None:
+            frame.contract = self._contract_ids(frame.func)
+        self.old_snapshots = [] if str(node.get("id")) in frame.contract else None
+        pre: list[K.Stmt] = []
+        try:
+            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            snapshots = self.old_snapshots or []
+        finally:
+            self.old_snapshots = None
+        if not all(isinstance(st, K.Decl) and st.init is not None and _pure(st.init)
+                   for st in pre):
+            raise self.error(f"'{name}' condition with side effects", node)
+        # temporaries it reads (``__return_val_int4().x``) are set again at each check
+        frame.ensures.append((pre, cond, self.span_of(node)))
+        return snapshots
+
+    def _statement_calls(self, func: Node) -> list[tuple[Node, str]]:
+        """(call node, annotation name or "") of each statement of ``func``'s body, in order."""
+        body = tree.body_of(func)
+        out: list[tuple[Node, str]] = []
+        for stmt in tree.children(body) if body is not None else []:
+            call = peel(stmt)
+            name = ""
+            if tree.kind(call) in _CALLS:
+                callee, obj = self.callee(call)
+                if callee is not None and obj is None and is_annotation(self.function_name(callee)):
+                    name = self.function_name(callee)
+            out.append((call, name))
+        return out
+
+    def _contract_ids(self, func: Node) -> set[str]:
+        """The ids of the annotation calls ``func``'s body starts with."""
+        ids: set[str] = set()
+        for call, name in self._statement_calls(func):
+            if not name:
+                break
+            ids.add(str(call.get("id")))
+        return ids
+
+    def _wide_calls(self) -> list[Node]:
+        """The ``__function_wide_invariant`` calls that are statements of the current
+        function's body (GPUVerify's place for them: its end)."""
+        frame = self.frames[-1]
+        if frame.wide is None:
+            frame.wide = [call for call, name in self._statement_calls(frame.func)
+                          if name == "__function_wide_invariant"]
+        return frame.wide
+
     def ensures_checks(self) -> list[K.Stmt]:
         """``Assert``s of the current function's ``__ensures``: before each ``return`` (after
         its value is stored) and at the end of its body."""
-        return [K.Assert(c, kind="ensures", label=self.label(), span=span, placeable=False,
-                         synthetic=True) for c, span in self.ensures_stack[-1]]
+        out: list[K.Stmt] = []
+        for pre, cond, span in self.frames[-1].ensures:
+            out.extend(replace(st, label=self.label(), span=span) for st in pre)
+            out.append(K.Assert(cond, kind="ensures", label=self.label(), span=span,
+                                placeable=False, synthetic=True))
+        return out
 
-    def enter_function(self) -> None:
-        """A function body starts being translated (inlined): its own ``__ensures`` and
-        ``__function_wide_invariant`` lists."""
-        self.ensures_stack.append([])
-        self.wide_stack.append(([], [0]))
+    def enter_function(self, func: Node) -> None:
+        """A function body starts being translated (inlined): its own annotations."""
+        self.frames.append(AnnotationFrame(func))
 
     def leave_function(self, body: K.Block) -> None:
         """Its body is translated: check its ``__ensures`` where it falls off the end."""
         body.stmts.extend(self.ensures_checks())
-        self.ensures_stack.pop()
-        self.wide_stack.pop()
+        self.frames.pop()
 
-    def function_wide(self) -> tuple[list[K.Stmt], list[K.Expr]]:
+    def function_wide(self, scope: Scope) -> tuple[list[K.Stmt], list[K.Expr]]:
         """A loop of the current function is translated: the candidates (top of its body)
-        and the conditions to check (entry, latch) of the function's wide invariants."""
-        conds, loops = self.wide_stack[-1]
-        loops[0] += 1
+        and the conditions to check (entry, latch) of the function's wide invariants, read
+        in the loop's scope (one naming a variable declared after the loop: "unknown")."""
+        conds: list[K.Expr] = []
+        for call in self._wide_calls():
+            func, _obj = self.callee(call)
+            args = self.arguments(call, func)
+            pre: list[K.Stmt] = []
+            try:
+                cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            except KplError as err:
+                cond = K.Spec(f"unsupported annotation '__function_wide_invariant' at this "
+                              f"loop: {err.message}")
+            if pre:
+                raise self.error("'__function_wide_invariant' condition with side effects", call)
+            conds.append(cond)
         cands: list[K.Stmt] = [K.Annotation("__invariant", (c,) if _usable(c) else (),
                                             label=self.label()) for c in conds]
-        return cands, list(conds)
+        return cands, conds
 
     def loop_invariant(self, part: Node, scope: Scope) -> tuple[K.Stmt, list[K.Expr]] | None:
         """An annotation in a loop header (``for (...; __invariant(e), cond; ...)``): the
@@ -253,7 +408,7 @@ class AnnotationsTranslation(DeclsTranslation):
             return None
         name = self.function_name(func)
         if name not in LOOP_INVARIANTS:
-            return (K.Annotation(name, label=self.label()), []) if name in ANNOTATIONS else None
+            return (K.Annotation(name, label=self.label()), []) if is_annotation(name) else None
         args = self.arguments(call, func)
         pre: list[K.Stmt] = []
         cond = self.expr(args[0], scope, pre) if args else K.Const(1)
