@@ -260,10 +260,14 @@ def test_two_thread_and_pointer_annotations(ok: str, bad: str) -> None:
 
 
 def test_all_of_our_headers_is_still_the_warp_vote() -> None:
-    """Without the kernel's own ``__all(bool)`` declaration, ``__all`` is the warp vote
-    (a fresh value), not the annotation: the assertion on it is not proved."""
+    """Without the kernel's own ``__all(bool)`` declaration, in a file not written for
+    GPUVerify (no flags line), ``__all`` is the warp vote (a fresh value), not the
+    annotation: the assertion on it is not proved.  With GPUVerify's flags line it is
+    GPUVerify's (as GPUVerify reads such a file), said in a note."""
     text = _PAIR.format(spec="__all(threadIdx.x < 64)").replace("__device__ bool __all(bool);\n", "")
-    assert not SDVOracle().check(parse_kernel_text(text)).verified
+    plain = text.replace("//--blockDim=64 --gridDim=1\n", "")
+    assert not SDVOracle().check(parse_kernel_text(plain, block_dim=64, grid_dim=1)).verified
+    assert SDVOracle().check(parse_kernel_text(text)).verified
 
 
 def test_ptr_base_is_refused_not_true() -> None:
