@@ -201,14 +201,15 @@ def _holds(text: str) -> bool:
 @pytest.mark.parametrize("kind", ["write", "read"])
 def test_access_implies_on_a_pointer_into_an_array(kind: str) -> None:
     """``__write_implies(row, e)`` with ``row = tile + 64``: the pointer names the array,
-    offsets in ``e`` are relative to it (``__write_offset_bytes(row)``); it was "unsupported",
-    which made the convolution kernels of Table II "unknown".  Failing twin: the wrong
-    offset."""
+    and ``__write_offset_bytes(row)`` is, as GPUVerify defines it, the offset in the object
+    ``row`` points into (``tile``), not from where ``row`` points (it was, which made the
+    SDK convolution kernels fail their own invariants).  Failing twin: the offset from
+    ``row``."""
     spec = (f"__{kind}_implies(row, __{kind}_offset_bytes(row) / sizeof(float) == "
             "threadIdx.x{off})")
-    assert _holds(_ROW.format(spec=spec.format(off="")))
-    assert not _holds(_ROW.format(spec=spec.format(off=" + 1")))
-    # relative to the array itself: 64 floats further
+    assert _holds(_ROW.format(spec=spec.format(off=" + 64")))
+    assert not _holds(_ROW.format(spec=spec.format(off="")))
+    # the same through the array itself
     whole = (f"__{kind}_implies(tile, __{kind}_offset_bytes(tile) / sizeof(float) == "
              "threadIdx.x + 64)")
     assert _holds(_ROW.format(spec=whole))

@@ -23,7 +23,8 @@ routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What eac
   ``__ptr_offset_bytes(p)`` (the byte offset ``p`` points at in its array; ``__ptr_base``
   is not modelled: "unknown"), ``__same_group`` (a macro for ``__same_group_impl()``),
   ``__read(A)``, ``__write(A)``, ``__no_read(A)``, ``__no_write(A)``,
-  ``__read_offset_bytes(A)``, ``__write_offset_bytes(A)``, ``__read_implies(A, e)``,
+  ``__read_offset_bytes(A)``, ``__write_offset_bytes(A)`` (from the first byte of the
+  object ``A`` points into, as GPUVerify defines them), ``__read_implies(A, e)``,
   ``__write_implies(A, e)`` are :class:`kpl.ast.Spec` nodes (their meaning is in that
   class's docstring); ``__enabled()`` is true where it is evaluated.  An annotation this
   module does not model becomes a ``Spec`` named ``unsupported ...``, which every oracle
@@ -227,15 +228,12 @@ class AnnotationsTranslation(DeclsTranslation):
             raise self.error(f"'{name}' needs an array", node)
         mem = binding.mem
         if spec.endswith("_offset"):
-            out: K.Expr = K.Spec(spec, (), mem, K.UINT)
-            base = self._base_bytes(binding)
-            if base is not None:  # relative to what the argument points at
-                out = K.Binary("-", out, K.Cast(K.UINT, base), K.UINT)
-            return out
+            # GPUVerify's: the offset in the object ``p`` points into (after ``p += base``
+            # still from the object's first byte, not from where ``p`` points)
+            return K.Spec(spec, (), mem, K.UINT)
         # ``__write_implies(p, e)`` with ``p`` pointing into an array (``tile + 64``): the
         # pointer names the array only -- GPUVerify's "a write to p's base array happened
-        # implies e" -- and offsets inside ``e`` are written with ``__write_offset_bytes(p)``,
-        # which is relative to what ``p`` points at (above)
+        # implies e"
         extra = tuple(self.expr(a, scope, pre) for a in args[1:2]) if spec.endswith("_implies") \
             else ()
         out = K.Spec(spec, extra, mem, K.BOOL)
