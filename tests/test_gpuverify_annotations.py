@@ -1,0 +1,52 @@
+"""GPUVerify's wider annotation language (issue 34): each class on a kernel of ours where
+the annotation holds (``*_ok``: verified) and its twin where it fails or a race remains
+(``*_bad``: a finding), through ``check``'s exit code and message."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from autosync.commands.cli import app
+
+HERE = os.path.join(os.path.dirname(__file__), "kernels", "gpuverify_annotations")
+#: the message each failing twin must print
+BAD = {"noovfl_bad.cl": "assertion might not hold",
+       "noovfl_predicate_bad.cu": "assertion might not hold",
+       "old_bad.cu": "postcondition (__ensures) might not hold",
+       "ite_mod_bad.cu": "assertion might not hold",
+       "all_exclusive_bad.cl": "assertion might not hold",
+       "uninterpreted_bad.cl": "assertion might not hold",
+       "barrier_invariant_bad.cl": "barrier invariant might not hold",
+       "vector_return_bad.cl": "postcondition (__ensures) might not hold",
+       "fresh_bad.cl": "race between blocks on 'buf'",
+       "global_ensures_bad.cl": "postcondition (__ensures) might not hold"}
+
+
+def run_cli(args: list[str]) -> tuple[int, str]:
+    res = CliRunner().invoke(app, args)
+    return res.exit_code, res.output
+
+
+@pytest.mark.parametrize("bad", sorted(BAD))
+def test_annotation_class_holds_and_fails(bad: str) -> None:
+    """The ``_ok`` kernel verifies; its ``_bad`` twin reports the failure, never passes."""
+    ok = bad.replace("_bad", "_ok")
+    code, out = run_cli(["check", os.path.join(HERE, ok)])
+    assert code == 0 and "verified" in out, out
+    code, out = run_cli(["check", os.path.join(HERE, bad)])
+    assert code == 1 and BAD[bad] in out, out
+
+
+def test_spec_frame_and_atomic_values_are_unknown(tmp_path: object) -> None:
+    """``__writes_to`` (the frame of a GPUVerify specification function) is not modelled:
+    "cannot verify" (exit 1), never a silent pass."""
+    path = os.path.join(str(tmp_path), "spec.cl")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("//--local_size=16 --num_groups=1\n"
+                 "void __spec_put(__global int *p) {\n  __writes_to(p);\n}\n"
+                 "__kernel void go(__global int *a) {\n  __spec_put(a);\n}\n")
+    code, out = run_cli(["check", path])
+    assert code == 1 and "unsupported annotation '__writes_to'" in out, out
