@@ -39,8 +39,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kpl import ast as K
-from kpl.errors import KplError
 from kpl.ctypes import sizeof
+from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.access import peel
 from kpl.frontend.decls import DeclsTranslation
