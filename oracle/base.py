@@ -225,6 +225,8 @@ class Finding:
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
                   "invariant": "loop invariant", "barrier_invariant": "barrier invariant",
+                  "global_assert": "global assertion (__global_assert)",
+                  "global_ensures": "postcondition (__global_ensures)",
                   "null": "null dereference check"}
 
 

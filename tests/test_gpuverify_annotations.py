@@ -22,7 +22,9 @@ BAD = {"noovfl_bad.cl": "assertion might not hold",
        "barrier_invariant_bad.cl": "barrier invariant might not hold",
        "vector_return_bad.cl": "postcondition (__ensures) might not hold",
        "fresh_bad.cl": "race between blocks on 'buf'",
-       "global_ensures_bad.cl": "postcondition (__ensures) might not hold"}
+       "global_ensures_bad.cl": "postcondition (__global_ensures) might not hold",
+       "global_assert_bad.cl": "global assertion (__global_assert) might not hold",
+       "enabled_bad.cu": "loop invariant might not hold"}
 
 
 def run_cli(args: list[str]) -> tuple[int, str]:
@@ -50,3 +52,13 @@ def test_spec_frame_and_atomic_values_are_unknown(tmp_path: object) -> None:
                  "__kernel void go(__global int *a) {\n  __spec_put(a);\n}\n")
     code, out = run_cli(["check", path])
     assert code == 1 and "unsupported annotation '__writes_to'" in out, out
+
+
+@pytest.mark.parametrize("bad", ["global_assert_bad.cl", "enabled_bad.cu", "all_exclusive_bad.cl"])
+def test_dynamic_oracle_reads_enabled_and_global_alike(bad: str) -> None:
+    """The concrete run agrees: a global assertion is checked for threads that skip it,
+    ``__enabled()`` of the partner is whether it runs the annotation."""
+    code, out = run_cli(["check", "--oracle", "dynamic", os.path.join(HERE, bad.replace("_bad", "_ok"))])
+    assert code == 0, out
+    code, out = run_cli(["check", "--oracle", "dynamic", os.path.join(HERE, bad)])
+    assert code == 1 and "might not hold" in out, out

@@ -26,7 +26,8 @@ routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What eac
   ``__read_offset_bytes(A)``, ``__write_offset_bytes(A)`` (from the first byte of the
   object ``A`` points into, as GPUVerify defines them), ``__read_implies(A, e)``,
   ``__write_implies(A, e)`` are :class:`kpl.ast.Spec` nodes (their meaning is in that
-  class's docstring); ``__enabled()`` is true where it is evaluated.  An annotation this
+  class's docstring); ``__enabled()`` is true where it is evaluated, and inside
+  ``__other_int`` & co. the other thread's predicate (``Spec`` ``enabled``).  An annotation this
   module does not model becomes a ``Spec`` named ``unsupported ...``, which every oracle
   answers with "unknown" -- never a silent true.
 
@@ -63,7 +64,7 @@ ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__
 #: ``__old_int``, ``__uninterpreted_function_f`` (what ``DECLARE_UF_BINARY(f, ...)`` declares)
 ANNOTATION_PREFIXES = ("__return_val_", "__add_noovfl", "__old_", "__uninterpreted_function_")
 #: statement-position annotations that are checked: name -> Assert kind
-CHECKS = {"__assert": "assert", "__global_assert": "assert", "__invariant": "invariant",
+CHECKS = {"__assert": "assert", "__global_assert": "global_assert", "__invariant": "invariant",
           "__global_invariant": "invariant"}
 #: loop-header annotations: name -> checked (False: a candidate only)
 LOOP_INVARIANTS = {"__invariant": True, "__global_invariant": True,
@@ -149,15 +150,17 @@ class AnnotationsTranslation(DeclsTranslation):
             b = self.expr(args[1], scope, pre)
             return K.Binary("||", K.Unary("!", a, K.INT), b, K.INT)
         if name.startswith("__other_") and len(args) == 1:
-            e = self.expr(args[0], scope, pre)
+            e = self._partner(args[0], scope, pre)
             return K.Spec("other", (e,), None, e.type)
         if name in PAIR_SPECS and len(args) == 1:
             e = self.expr(args[0], scope, pre)
-            return K.Binary(PAIR_SPECS[name], e, K.Spec("other", (e,), None, e.type), K.INT)
+            other = self._partner(args[0], scope, pre)
+            return K.Binary(PAIR_SPECS[name], e, K.Spec("other", (other,), None, e.type), K.INT)
         if name in BOTH_SPECS and len(args) == 1:
             # ``__all(e)``: e holds for both threads; ``__at_most_one(e)``: not for both
             e = K.Binary("!=", self.expr(args[0], scope, pre), K.Const(0), K.INT)
-            both = K.Binary("&&", e, K.Spec("other", (e,), None, e.type), K.INT)
+            other = K.Binary("!=", self._partner(args[0], scope, pre), K.Const(0), K.INT)
+            both = K.Binary("&&", e, K.Spec("other", (other,), None, e.type), K.INT)
             return both if BOTH_SPECS[name] else K.Unary("!", both, K.INT)
         if name == "__ptr_offset_bytes" and len(args) == 1:
             binding = self.pointer(args[0], scope)
@@ -167,8 +170,10 @@ class AnnotationsTranslation(DeclsTranslation):
             return K.Cast(K.UINT, base) if base is not None else K.Const(0, K.UINT)
         if name in ("__same_group", "__same_group_impl"):
             return K.Spec("same_group")
-        if name in ("__enabled",):
-            return K.Const(1, K.INT)
+        if name == "__enabled":
+            # true where a thread evaluates it; of the other thread (:meth:`_partner`): its
+            # own predicate, which may be false (it left the loop, took the other branch)
+            return K.Spec("enabled", type=K.BOOL) if self.partner_depth else K.Const(1, K.INT)
         if name.startswith("__return_val"):
             result = self.result_vars[-1] if self.result_vars else None
             if result is None:
@@ -181,6 +186,25 @@ class AnnotationsTranslation(DeclsTranslation):
                     "__global_invariant", "__global_assert", "__global_requires"):
             raise self.error(f"'{name}' must be a statement of its own", node)
         return K.Spec(f"unsupported annotation '{name}'")
+
+    def _partner(self, arg: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
+        """``arg`` as the other thread of the pair evaluates it (in ``__other_int(arg)`` &
+        co.): ``__enabled()`` there is that thread's predicate."""
+        self.partner_depth += 1
+        try:
+            return self.expr(arg, scope, pre)
+        finally:
+            self.partner_depth -= 1
+
+    def _condition(self, name: str, args: list[Node], scope: Scope,
+                   pre: list[K.Stmt]) -> K.Expr:
+        """The condition of a checked annotation.  A global one (``__global_assert``,
+        ``__global_ensures``) is GPUVerify's "for every thread, running this code or not"
+        (kinds ``global_*``): checked for threads whose predicate is false too, where
+        ``__enabled()`` is each thread's predicate."""
+        if not name.startswith("__global_"):
+            return self.expr(args[0], scope, pre) if args else K.Const(1)
+        return self._partner(args[0], scope, pre) if args else K.Const(1)
 
     def _add_noovfl(self, node: Node, name: str, args: list[Node], scope: Scope,
                     pre: list[K.Stmt]) -> K.Expr:
@@ -285,9 +309,9 @@ class AnnotationsTranslation(DeclsTranslation):
             return [K.Assert(K.Spec(f"unsupported annotation '{name}' (the frame of one of "
                                     "GPUVerify's specification functions)"), label=self.label())]
         if name in CHECKS:
-            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            cond = self._condition(name, args, scope, pre)
             check = K.Assert(cond, kind=CHECKS[name], label=self.label())
-            if CHECKS[name] != "invariant":
+            if CHECKS[name] != "invariant":  # (also a global assertion: every thread's)
                 return pre + [check]
             # an invariant written as a statement: checked where it stands, and (at the top
             # of a loop body) a candidate for the loop abstraction too
@@ -307,7 +331,7 @@ class AnnotationsTranslation(DeclsTranslation):
         self.old_snapshots = [] if str(node.get("id")) in frame.contract else None
         pre: list[K.Stmt] = []
         try:
-            cond = self.expr(args[0], scope, pre) if args else K.Const(1)
+            cond = self._condition(name, args, scope, pre)
             snapshots = self.old_snapshots or []
         finally:
             self.old_snapshots = None
@@ -315,7 +339,8 @@ class AnnotationsTranslation(DeclsTranslation):
                    for st in pre):
             raise self.error(f"'{name}' condition with side effects", node)
         # temporaries it reads (``__return_val_int4().x``) are set again at each check
-        frame.ensures.append((pre, cond, self.span_of(node)))
+        kind = "global_ensures" if name == "__global_ensures" else "ensures"
+        frame.ensures.append((pre, cond, self.span_of(node), kind))
         return snapshots
 
     def _statement_calls(self, func: Node) -> list[tuple[Node, str]]:
@@ -354,9 +379,9 @@ class AnnotationsTranslation(DeclsTranslation):
         """``Assert``s of the current function's ``__ensures``: before each ``return`` (after
         its value is stored) and at the end of its body."""
         out: list[K.Stmt] = []
-        for pre, cond, span in self.frames[-1].ensures:
+        for pre, cond, span, kind in self.frames[-1].ensures:
             out.extend(replace(st, label=self.label(), span=span) for st in pre)
-            out.append(K.Assert(cond, kind="ensures", label=self.label(), span=span,
+            out.append(K.Assert(cond, kind=kind, label=self.label(), span=span,
                                 placeable=False, synthetic=True))
         return out
 

@@ -180,13 +180,14 @@ class Scope:
 @dataclass
 class AnnotationFrame:
     """The annotations of one function being translated (:mod:`kpl.frontend.annotations`):
-    its ``__ensures`` (temporaries its condition reads, condition, where written), checked at each ``return`` and at its end;
+    its ``__ensures`` (temporaries its condition reads, condition, where written, Assert
+    kind), checked at each ``return`` and at its end;
     its ``__function_wide_invariant`` conditions (clang nodes, translated at each loop) and
     the ids of its contract statements (the annotation calls its body starts with: where
     ``__old_int`` & co. read the values at entry), both found when first needed."""
 
     func: Node
-    ensures: list[tuple[list[K.Stmt], K.Expr, K.Span | None]] = field(default_factory=list)
+    ensures: list[tuple[list[K.Stmt], K.Expr, K.Span | None, str]] = field(default_factory=list)
     wide: list[Node] | None = None
     contract: set[str] | None = None
 
@@ -251,6 +252,9 @@ class TranslatorBase:
         self.frames: list[AnnotationFrame] = [AnnotationFrame(func)]
         #: while an ``__ensures`` of a contract is read: where ``__old_int(e)`` reads ``e``
         self.old_snapshots: list[K.Stmt] | None = None
+        #: > 0 inside ``__other_int(...)`` (the other thread's value) or a global annotation:
+        #: ``__enabled()`` is then the thread's predicate, not true
+        self.partner_depth = 0
         #: goto regions being translated, innermost last: (label, "exit"/"loop", flag)
         self.goto_targets: list[tuple[str, str, K.Var | None]] = []
         self.uses_named = False  # saw a named barrier
