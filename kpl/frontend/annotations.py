@@ -1,35 +1,54 @@
 """GPUVerify's annotation language: what each annotation call translates to.
 
 Why a module of its own: annotations are specifications, not code -- nvcc compiles them to
-nothing (``annotations.h``) -- so their translation follows other rules than calls do.  The
-functions are declared by the user's ``annotations.h``, not by our headers; :mod:`kpl.frontend.calls`
-routes every name in :data:`ANNOTATIONS` here wherever it is declared.  What each name means:
+nothing (``annotations.h``) -- so their translation follows other rules than calls do.  Our
+headers ``__autosync_gpuverify.h`` / ``__autosync_opencl_c_gpuverify.h`` declare them (a
+kernel's own ``annotations.h`` may too; ``__ite``, ``__mod_pow2``, ``__barrier_invariant_N``,
+``__read_permission`` and ``DECLARE_UF_*`` are macros there); :mod:`kpl.frontend.calls` routes
+every name :func:`is_annotation` accepts here.  What each name means:
 
-* ``__assert(e)`` / ``__global_assert(e)`` -> :class:`kpl.ast.Assert` (kind ``assert``);
+* ``__assert(e)`` -> :class:`kpl.ast.Assert` (kind ``assert``); ``__global_assert(e)`` -> kind
+  ``global_assert``: checked for every thread, enabled or not (GPUVerify's "global"; there
+  ``__enabled()`` is each thread's predicate);
 * ``__requires(e)`` in the kernel -> an assumption on its inputs (``Assume``, and the kernel's
   ``requires`` when it is an ordinary expression); inside an inlined ``__device__``
   function -> an :class:`~kpl.ast.Assert` of kind ``requires`` at the call: the caller must
   establish it (GPUVerify's modular reading, made concrete by inlining);
+  ``__requires_fresh_array(p)``: what AutoSync assumes of every array already (no aliasing);
 * ``__ensures(e)`` -> an ``Assert`` of kind ``ensures`` before every ``return`` of the
-  function and at its end (``__return_val_int()`` & co. name the returned value);
+  function and at its end (``__return_val_int()``, ``__return_val_int4()`` & co. name the
+  returned value; ``__old_int(x)`` in the function's contract is ``x`` on entry);
+  ``__global_ensures(e)``: kind ``global_ensures``, for every thread;
 * ``__invariant(e)`` / ``__global_invariant(e)`` in a loop header -> an ``Assert`` of kind
   ``invariant`` at loop entry and at the end of every iteration (the latch), plus a
   *candidate* for the loop abstraction (``Annotation`` with ``args``), which the verifier
   uses only after proving it (Houdini), never unchecked; ``__candidate_invariant(e)`` is only
-  the candidate; ``__function_wide_invariant(e)`` is an ``__invariant(e)`` of every loop of
-  its function (one written after a loop of the function: "unknown");
+  the candidate; ``__function_wide_invariant(e)``, a statement of its function's body
+  (GPUVerify: at its end), is an ``__invariant(e)`` of every loop of that function;
+* ``__barrier_invariant(e)`` (``__barrier_invariant_N(e, instantiations...)``) -> an
+  ``Assert`` of kind ``barrier_invariant`` where it stands, before its barrier, for every
+  thread (``_binary``: for two threads of a group).  GPUVerify then assumes ``e`` for the
+  instantiations; we do not, so what needs it is still reported (sound, less precise);
 * inside those: ``__implies(a, b)`` is ``!a || b``; ``__other_int(e)``, ``__uniform_int(e)``,
-  ``__distinct_int(e)``, ``__all(e)`` (both threads), ``__at_most_one(e)`` (not both),
-  ``__ptr_offset_bytes(p)`` (the byte offset ``p`` points at in its array; ``__ptr_base``
-  is not modelled: "unknown"), ``__same_group`` (a macro for ``__same_group_impl()``),
-  ``__read(A)``, ``__write(A)``, ``__no_read(A)``, ``__no_write(A)``,
+  ``__distinct_int(e)``, ``__all(e)`` (both threads), ``__at_most_one(e)`` / ``__exclusive(e)``
+  (not both), ``__ptr_offset_bytes(p)`` (the byte offset ``p`` points at in its array;
+  ``__ptr_base`` is not modelled: "unknown"), ``__same_group`` (a macro for
+  ``__same_group_impl()``), ``__read(A)``, ``__write(A)``, ``__no_read(A)``, ``__no_write(A)``,
   ``__read_offset_bytes(A)``, ``__write_offset_bytes(A)`` (from the first byte of the
   object ``A`` points into, as GPUVerify defines them), ``__read_implies(A, e)``,
   ``__write_implies(A, e)`` are :class:`kpl.ast.Spec` nodes (their meaning is in that
   class's docstring); ``__enabled()`` is true where it is evaluated, and inside
-  ``__other_int`` & co. the other thread's predicate (``Spec`` ``enabled``).  An annotation this
-  module does not model becomes a ``Spec`` named ``unsupported ...``, which every oracle
-  answers with "unknown" -- never a silent true.
+  ``__other_int`` & co. the other thread's predicate (``Spec`` ``enabled``);
+* values: ``__add_noovfl_T(a, b)`` is ``a + b`` with the assumption that it does not overflow,
+  ``__add_noovfl(a, b, ...)`` the predicate "the sum does not overflow";
+  ``__uninterpreted_function_f(...)`` a :class:`kpl.ast.Call` (a pure function: same
+  arguments, same value, in every thread).
+
+An annotation this module does not model (``__writes_to``, ``__reads_from`` of GPUVerify's
+specification functions, ``__atomic_has_taken_value``) becomes a ``Spec`` named
+``unsupported ...``, which every oracle answers with "unknown" -- never a silent true.
+Why more than 400 lines: one vocabulary, one dispatch over the names; split, the value and
+statement halves would each re-derive which names exist.
 
 A store to ``__constant__`` memory is refused where stores are built
 (:meth:`kpl.frontend.access.AccessTranslation.check_writable`).
