@@ -253,11 +253,14 @@ class AnnotationsTranslation(DeclsTranslation):
     def _old_value(self, arg: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         """``__old_int(e)`` in an ``__ensures`` of the function's contract: ``e`` when the
         function was entered, read into a variable where the contract stands (nothing of
-        the function has run before it).  Elsewhere: "unknown"."""
+        the function has run before it).  Elsewhere, or of memory: "unknown"."""
         if self.old_snapshots is None:
             return K.Spec("unsupported annotation '__old_' outside an __ensures of the "
                           "function's contract (the annotations it starts with)")
-        value = self.expr(arg, scope, self.old_snapshots)
+        reads: list[K.Stmt] = []
+        value = self.expr(arg, scope, reads)
+        if reads or not _pure(value):  # its read would be an access the kernel never makes
+            return K.Spec("unsupported annotation '__old_' of a value in memory", type=value.type)
         snap = self.temp(value.type, "old")
         self.old_snapshots.append(K.Decl(snap, value, label=self.label(), placeable=False,
                                          synthetic=True))
