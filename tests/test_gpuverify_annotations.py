@@ -62,3 +62,18 @@ def test_dynamic_oracle_reads_enabled_and_global_alike(bad: str) -> None:
     assert code == 0, out
     code, out = run_cli(["check", "--oracle", "dynamic", os.path.join(HERE, bad)])
     assert code == 1 and "might not hold" in out, out
+
+
+def test_function_wide_candidate_is_never_checked(tmp_path: object) -> None:
+    """``__function_wide_candidate_invariant(e)``: a candidate of every loop, used only if
+    proved, never an error; the same condition as ``__function_wide_invariant`` is checked."""
+    text = ("//--blockDim=32 --gridDim=1\n__global__ void k(int *out, int n) {{\n"
+            "  int j = 0;\n  for (int i = 0; i < n; i++) {{ j = j + 1; }}\n"
+            "  out[threadIdx.x] = j;\n  {name}(j < 1);\n}}\n")
+    path = os.path.join(str(tmp_path), "wide.cu")
+    for name, code in (("__function_wide_candidate_invariant", 0),
+                       ("__function_wide_invariant", 1)):
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text.format(name=name))
+        got, out = run_cli(["check", path])
+        assert got == code, out

@@ -24,7 +24,8 @@ every name :func:`is_annotation` accepts here.  What each name means:
   *candidate* for the loop abstraction (``Annotation`` with ``args``), which the verifier
   uses only after proving it (Houdini), never unchecked; ``__candidate_invariant(e)`` is only
   the candidate; ``__function_wide_invariant(e)``, a statement of its function's body
-  (GPUVerify: at its end), is an ``__invariant(e)`` of every loop of that function;
+  (GPUVerify: at its end), is an ``__invariant(e)`` of every loop of that function
+  (``__function_wide_candidate_invariant(e)`` its ``__candidate_invariant(e)``);
 * ``__barrier_invariant(e)`` (``__barrier_invariant_N(e, instantiations...)``) -> an
   ``Assert`` of kind ``barrier_invariant`` where it stands, before its barrier, for every
   thread (``_binary``: for two threads of a group).  GPUVerify then assumes ``e`` for the
@@ -75,7 +76,7 @@ ANNOTATIONS = {"__ensures", "__invariant", "__global_invariant", "__assert", "__
                "__uniform_bool", "__distinct_int", "__distinct_bool", "__at_most_one",
                "__exclusive", "__read", "__write", "__assert_decl", "__function_wide_invariant",
                "__candidate_invariant", "__candidate_global_invariant", "__non_temporal",
-               "__global_requires", "__global_ensures", "__requires", "__assume",
+               "__global_requires", "__global_ensures", "__function_wide_candidate_invariant", "__requires", "__assume",
                "__ptr_base", "__ptr_offset_bytes", "__requires_fresh_array", "__writes_to",
                "__reads_from", "__atomic_has_taken_value", "__barrier_invariant",
                "__barrier_invariant_binary"}
@@ -88,6 +89,8 @@ CHECKS = {"__assert": "assert", "__global_assert": "global_assert", "__invariant
 #: loop-header annotations: name -> checked (False: a candidate only)
 LOOP_INVARIANTS = {"__invariant": True, "__global_invariant": True,
                    "__candidate_invariant": False, "__candidate_global_invariant": False}
+#: function-wide invariants: name -> checked (False: a candidate only)
+WIDE = {"__function_wide_invariant": True, "__function_wide_candidate_invariant": False}
 #: access predicates: name -> (Spec name, negated)
 ACCESS_SPECS = {"__read": ("read", False), "__write": ("write", False),
                 "__no_read": ("read", True), "__no_write": ("write", True),
@@ -312,9 +315,9 @@ class AnnotationsTranslation(DeclsTranslation):
             return pre + [K.Assume(cond, kind=kind, label=self.label())]
         if name in ("__ensures", "__global_ensures"):
             return self._ensures(node, name, args, scope)
-        if name == "__function_wide_invariant":
+        if name in WIDE:
             # checked at every loop of its function (:meth:`function_wide`), not here
-            if any(n.get("id") == node.get("id") for n in self._wide_calls()):
+            if any(n.get("id") == node.get("id") for n, _ in self._wide_calls()):
                 return []
             return [K.Assert(K.Spec(f"unsupported annotation '{name}' inside a block (GPUVerify "
                                     "reads it at the end of its function)"), kind="invariant",
@@ -388,13 +391,14 @@ class AnnotationsTranslation(DeclsTranslation):
             ids.add(str(call.get("id")))
         return ids
 
-    def _wide_calls(self) -> list[Node]:
+    def _wide_calls(self) -> list[tuple[Node, bool]]:
         """The ``__function_wide_invariant`` calls that are statements of the current
-        function's body (GPUVerify's place for them: its end)."""
+        function's body (GPUVerify's place for them: its end), each with whether it is
+        checked (``__function_wide_candidate_invariant``: a candidate only)."""
         frame = self.frames[-1]
         if frame.wide is None:
-            frame.wide = [call for call, name in self._statement_calls(frame.func)
-                          if name == "__function_wide_invariant"]
+            frame.wide = [(call, WIDE[name]) for call, name in self._statement_calls(frame.func)
+                          if name in WIDE]
         return frame.wide
 
     def ensures_checks(self) -> list[K.Stmt]:
@@ -421,7 +425,8 @@ class AnnotationsTranslation(DeclsTranslation):
         and the conditions to check (entry, latch) of the function's wide invariants, read
         in the loop's scope (one naming a variable declared after the loop: "unknown")."""
         conds: list[K.Expr] = []
-        for call in self._wide_calls():
+        checked: list[K.Expr] = []
+        for call, check in self._wide_calls():
             func, _obj = self.callee(call)
             args = self.arguments(call, func)
             pre: list[K.Stmt] = []
@@ -433,9 +438,11 @@ class AnnotationsTranslation(DeclsTranslation):
             if pre:
                 raise self.error("'__function_wide_invariant' condition with side effects", call)
             conds.append(cond)
+            if check:
+                checked.append(cond)
         cands: list[K.Stmt] = [K.Annotation("__invariant", (c,) if _usable(c) else (),
                                             label=self.label()) for c in conds]
-        return cands, conds
+        return cands, checked
 
     def loop_invariant(self, part: Node, scope: Scope) -> tuple[K.Stmt, list[K.Expr]] | None:
         """An annotation in a loop header (``for (...; __invariant(e), cond; ...)``): the

@@ -188,7 +188,7 @@ class AnnotationFrame:
 
     func: Node
     ensures: list[tuple[list[K.Stmt], K.Expr, K.Span | None, str]] = field(default_factory=list)
-    wide: list[Node] | None = None
+    wide: list[tuple[Node, bool]] | None = None
     contract: set[str] | None = None
 
 

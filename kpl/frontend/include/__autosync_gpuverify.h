@@ -14,6 +14,7 @@ __device__ void __global_invariant(bool expr);
 __device__ void __candidate_invariant(bool expr);
 __device__ void __candidate_global_invariant(bool expr);
 __device__ void __function_wide_invariant(bool expr);
+__device__ void __function_wide_candidate_invariant(bool expr);
 __device__ void __global_ensures(bool expr);
 __device__ void __requires_fresh_array(const volatile void *p);
 __device__ void __writes_to(const volatile void *p);

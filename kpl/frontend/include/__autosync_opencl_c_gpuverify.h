@@ -14,6 +14,7 @@ void __global_invariant(bool expr);
 void __candidate_invariant(bool expr);
 void __candidate_global_invariant(bool expr);
 void __function_wide_invariant(bool expr);
+void __function_wide_candidate_invariant(bool expr);
 void __global_ensures(bool expr);
 /* a barrier invariant: checked at the barrier that follows (its instantiations name the
  * threads GPUVerify assumes it for after the barrier; AutoSync does not assume it) */
