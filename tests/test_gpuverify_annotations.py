@@ -24,7 +24,8 @@ BAD = {"noovfl_bad.cl": "assertion might not hold",
        "fresh_bad.cl": "race between blocks on 'buf'",
        "global_ensures_bad.cl": "postcondition (__global_ensures) might not hold",
        "global_assert_bad.cl": "global assertion (__global_assert) might not hold",
-       "enabled_bad.cu": "loop invariant might not hold"}
+       "enabled_bad.cu": "loop invariant might not hold",
+       "header_assert_bad.cu": "loop invariant might not hold"}
 
 
 def run_cli(args: list[str]) -> tuple[int, str]:

@@ -23,7 +23,9 @@ every name :func:`is_annotation` accepts here.  What each name means:
   ``invariant`` at loop entry and at the end of every iteration (the latch), plus a
   *candidate* for the loop abstraction (``Annotation`` with ``args``), which the verifier
   uses only after proving it (Houdini), never unchecked; ``__candidate_invariant(e)`` is only
-  the candidate; ``__function_wide_invariant(e)``, a statement of its function's body
+  the candidate; ``__assert(e)`` in a loop header is evaluated with the loop's condition:
+  an ``__invariant(e)`` (another annotation there: "unknown");
+  ``__function_wide_invariant(e)``, a statement of its function's body
   (GPUVerify: at its end), is an ``__invariant(e)`` of every loop of that function
   (``__function_wide_candidate_invariant(e)`` its ``__candidate_invariant(e)``);
 * ``__barrier_invariant(e)`` (``__barrier_invariant_N(e, instantiations...)``) -> an
@@ -459,15 +461,21 @@ class AnnotationsTranslation(DeclsTranslation):
         if func is None or obj is not None:
             return None
         name = self.function_name(func)
-        if name not in LOOP_INVARIANTS:
-            return (K.Annotation(name, label=self.label()), []) if is_annotation(name) else None
+        if not is_annotation(name):
+            return None
+        if name not in LOOP_INVARIANTS and name not in CHECKS:
+            # (a contract, a barrier invariant... where the loop condition is evaluated)
+            return K.Annotation(name, label=self.label()), [
+                K.Spec(f"unsupported annotation '{name}' in a loop header")]
+        # ``__assert(e)`` there is evaluated with the condition, at the loop head of every
+        # iteration: an invariant
         args = self.arguments(call, func)
         pre: list[K.Stmt] = []
         cond = self.expr(args[0], scope, pre) if args else K.Const(1)
         if pre:
             raise self.error(f"'{name}' condition with side effects", call)
         cand = K.Annotation(name, (cond,) if _usable(cond) else (), label=self.label())
-        return cand, ([cond] if LOOP_INVARIANTS[name] else [])
+        return cand, ([cond] if LOOP_INVARIANTS.get(name, True) else [])
 
     def check_invariants(self, conds: list[K.Expr], entry: list[K.Stmt],
                          latch: list[K.Stmt]) -> None:
