@@ -227,6 +227,7 @@ ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) 
                   "invariant": "loop invariant", "barrier_invariant": "barrier invariant",
                   "global_assert": "global assertion (__global_assert)",
                   "global_ensures": "postcondition (__global_ensures)",
+                  "global_requires": "precondition (__global_requires) of the called function",
                   "null": "null dereference check"}
 
 

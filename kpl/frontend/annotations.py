@@ -13,7 +13,8 @@ every name :func:`is_annotation` accepts here.  What each name means:
 * ``__requires(e)`` in the kernel -> an assumption on its inputs (``Assume``, and the kernel's
   ``requires`` when it is an ordinary expression); inside an inlined ``__device__``
   function -> an :class:`~kpl.ast.Assert` of kind ``requires`` at the call: the caller must
-  establish it (GPUVerify's modular reading, made concrete by inlining);
+  establish it (GPUVerify's modular reading, made concrete by inlining; ``__global_requires``
+  there: kind ``global_requires``, for every thread, calling or not);
   ``__requires_fresh_array(p)``: what AutoSync assumes of every array already (no aliasing);
 * ``__ensures(e)`` -> an ``Assert`` of kind ``ensures`` before every ``return`` of the
   function and at its end (``__return_val_int()``, ``__return_val_int4()`` & co. name the
@@ -223,7 +224,7 @@ class AnnotationsTranslation(DeclsTranslation):
     def _condition(self, name: str, args: list[Node], scope: Scope,
                    pre: list[K.Stmt]) -> K.Expr:
         """The condition of a checked annotation.  A global one (``__global_assert``,
-        ``__global_ensures``) is GPUVerify's "for every thread, running this code or not"
+        ``__global_ensures``, ``__global_requires`` of a called function) is GPUVerify's "for every thread, running this code or not"
         (kinds ``global_*``): checked for threads whose predicate is false too, where
         ``__enabled()`` is each thread's predicate."""
         if not name.startswith("__global_"):
@@ -308,9 +309,11 @@ class AnnotationsTranslation(DeclsTranslation):
         something (the caller keeps it as a no-op :class:`K.Annotation`)."""
         pre: list[K.Stmt] = []
         if name in ("__requires", "__global_requires", "__assume"):
+            if name != "__assume" and self.inline_depth > 0:  # the caller's obligation
+                cond = self._condition(name, args, scope, pre)
+                kind = "global_requires" if name == "__global_requires" else "requires"
+                return pre + [K.Assert(cond, kind=kind, label=self.label())]
             cond = self.expr(args[0], scope, pre) if args else K.Const(1)
-            if name != "__assume" and self.inline_depth > 0:
-                return pre + [K.Assert(cond, kind="requires", label=self.label())]
             kind = "assume" if name == "__assume" else "requires"
             if kind == "requires" and not has_spec(cond):
                 self.requires.append(cond)

@@ -52,7 +52,13 @@ class AnnotationChecks(Evaluator):
         thread of the block, GPUVerify's global annotations)."""
         every = list(range(self.T)) if stmt.kind.startswith("global_") else act
         ok = self.holds(stmt.cond, every, enabled=act)
-        bad = next((t for t, good in zip(every, ok, strict=True) if not good), None)
+        bad = next((t for t, good in zip(every, ok, strict=True) if not good and t in act), None)
+        if bad is None and not all(ok):
+            # false only where a thread does not run the code: the run never computed that
+            # thread's values there (its arguments, its locals), so no verdict either way
+            raise Unsupported("a global annotation evaluated for a thread that does not run "
+                              "it (its values there are not computed by a concrete run)",
+                              self.label)
         if bad is not None and stmt.label not in self.failed_asserts:
             tid = self.tids[bad]
             self.failed_asserts[stmt.label] = (stmt.kind, Witness(tid, tid, self.block_id,
