@@ -246,7 +246,7 @@ class VecInit:
 @dataclass(frozen=True)
 class Spec:
     """A GPUVerify specification function in an annotation: ``other`` (``__other_int``),
-    ``same_group``, ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.frontend.annotations)."""
+    ``same_group``, ``enabled`` (``__enabled()`` of the other thread: its predicate), ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.frontend.annotations)."""
 
     name: str
     args: tuple[Expr, ...] = ()

@@ -255,7 +255,10 @@ class Finding:
 #: what an :class:`kpl.ast.Assert` of each kind checks, for messages
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
-                  "invariant": "loop invariant",
+                  "invariant": "loop invariant", "barrier_invariant": "barrier invariant",
+                  "global_assert": "global assertion (__global_assert)",
+                  "global_ensures": "postcondition (__global_ensures)",
+                  "global_requires": "precondition (__global_requires) of the called function",
                   "null": "null dereference check",
                   "bounds": "array-bounds check (--check-array-bounds)"}
 

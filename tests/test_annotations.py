@@ -201,14 +201,15 @@ def _holds(text: str) -> bool:
 @pytest.mark.parametrize("kind", ["write", "read"])
 def test_access_implies_on_a_pointer_into_an_array(kind: str) -> None:
     """``__write_implies(row, e)`` with ``row = tile + 64``: the pointer names the array,
-    offsets in ``e`` are relative to it (``__write_offset_bytes(row)``); it was "unsupported",
-    which made the convolution kernels of Table II "unknown".  Failing twin: the wrong
-    offset."""
+    and ``__write_offset_bytes(row)`` is, as GPUVerify defines it, the offset in the object
+    ``row`` points into (``tile``), not from where ``row`` points (it was, which made the
+    SDK convolution kernels fail their own invariants).  Failing twin: the offset from
+    ``row``."""
     spec = (f"__{kind}_implies(row, __{kind}_offset_bytes(row) / sizeof(float) == "
             "threadIdx.x{off})")
-    assert _holds(_ROW.format(spec=spec.format(off="")))
-    assert not _holds(_ROW.format(spec=spec.format(off=" + 1")))
-    # relative to the array itself: 64 floats further
+    assert _holds(_ROW.format(spec=spec.format(off=" + 64")))
+    assert not _holds(_ROW.format(spec=spec.format(off="")))
+    # the same through the array itself
     whole = (f"__{kind}_implies(tile, __{kind}_offset_bytes(tile) / sizeof(float) == "
              "threadIdx.x + 64)")
     assert _holds(_ROW.format(spec=whole))
@@ -224,11 +225,19 @@ def test_function_wide_invariant_is_every_loops_invariant() -> None:
     # the second loop breaks it: a finding at the annotation's line, once
     v = _sdv(text.format(cond="__uniform_int(j)", step="(int)threadIdx.x"))
     assert [f.kind for f in v.findings] == ["assertion"]  # type: ignore[attr-defined]
-    # written after a loop of its function: that loop would go unchecked -- unknown
-    late = text.format(cond="j >= 0", step="1").replace(
-        "  __function_wide_invariant(j >= 0);\n", "").replace(
-        "  out[threadIdx.x]", "  __function_wide_invariant(j >= 0);\n  out[threadIdx.x]")
-    v = _sdv(late)
+    # written at the end of its function (GPUVerify's place for it): still every loop's,
+    # the loops before it included; its failing twin breaks in the first loop
+    def late(cond: str) -> str:
+        return text.format(cond=cond, step="1").replace(
+            f"  __function_wide_invariant({cond});\n", "").replace(
+            "  out[threadIdx.x]", f"  __function_wide_invariant({cond});\n  out[threadIdx.x]")
+    assert _holds(late("j >= 0"))
+    v = _sdv(late("j < 1"))
+    assert v.findings and {f.kind for f in v.findings} == {"assertion"}  # type: ignore[attr-defined]
+    # naming a variable declared after a loop: unknown at that loop, never assumed
+    after = late("j >= 0").replace("  __function_wide_invariant(j >= 0);\n",
+                                   "  int m = j;\n  __function_wide_invariant(m >= 0);\n")
+    v = _sdv(after)
     assert v.unknowns and not v.verified  # type: ignore[attr-defined]
 
 
@@ -252,10 +261,14 @@ def test_two_thread_and_pointer_annotations(ok: str, bad: str) -> None:
 
 
 def test_all_of_our_headers_is_still_the_warp_vote() -> None:
-    """Without the kernel's own ``__all(bool)`` declaration, ``__all`` is the warp vote
-    (a fresh value), not the annotation: the assertion on it is not proved."""
+    """Without the kernel's own ``__all(bool)`` declaration, in a file not written for
+    GPUVerify (no flags line), ``__all`` is the warp vote (a fresh value), not the
+    annotation: the assertion on it is not proved.  With GPUVerify's flags line it is
+    GPUVerify's (as GPUVerify reads such a file), said in a note."""
     text = _PAIR.format(spec="__all(threadIdx.x < 64)").replace("__device__ bool __all(bool);\n", "")
-    assert not SDVOracle().check(parse_kernel_text(text)).verified
+    plain = text.replace("//--blockDim=64 --gridDim=1\n", "")
+    assert not SDVOracle().check(parse_kernel_text(plain, block_dim=64, grid_dim=1)).verified
+    assert SDVOracle().check(parse_kernel_text(text)).verified
 
 
 def test_ptr_base_is_refused_not_true() -> None:

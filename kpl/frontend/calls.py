@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
-from kpl.frontend.annotations import ANNOTATIONS, BOTH_SPECS
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.library import LibraryTranslation
@@ -212,7 +211,7 @@ class CallsTranslation(LibraryTranslation):
             return None
         name = self.function_name(func)
         args = self.arguments(node, func)
-        if name in ANNOTATIONS:
+        if self.is_annotation_call(func, name):
             checked = self.annotation_stmt(node, name, args, scope)
             return checked if checked is not None else [K.Annotation(name, label=self.label())]
         if not self.is_bundled(func):
@@ -287,9 +286,7 @@ class CallsTranslation(LibraryTranslation):
             if inline.result is None:
                 return K.Const(0)
             return inline.result
-        if name in ANNOTATIONS or (name in BOTH_SPECS and not self.is_bundled(func)):
-            # (``__all`` of our headers is the warp vote; GPUVerify's is declared by the
-            # kernel's own annotations header)
+        if self.is_annotation_call(func, name):
             return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
         if name in MEMORY_FUNCTIONS and func.get("isImplicit"):  # clang's __builtin_memcpy & co.
             return self.memory_function(node, name, self.arguments(node, func), scope, pre)
@@ -465,7 +462,7 @@ class CallsTranslation(LibraryTranslation):
         self.current_func, self.goto_targets = name, []
         if saved_site is None and self.is_bundled(func):
             self.bundled_call = node
-        self.enter_function()
+        self.enter_function(func)
         try:
             if constructing is not None:
                 self.initialise_members(func, constructing, inner, binds)

@@ -179,6 +179,21 @@ class Scope:
 
 
 @dataclass
+class AnnotationFrame:
+    """The annotations of one function being translated (:mod:`kpl.frontend.annotations`):
+    its ``__ensures`` (temporaries its condition reads, condition, where written, Assert
+    kind), checked at each ``return`` and at its end;
+    its ``__function_wide_invariant`` conditions (clang nodes, translated at each loop) and
+    the ids of its contract statements (the annotation calls its body starts with: where
+    ``__old_int`` & co. read the values at entry), both found when first needed."""
+
+    func: Node
+    ensures: list[tuple[list[K.Stmt], K.Expr, K.Span | None, str]] = field(default_factory=list)
+    wide: list[tuple[Node, bool]] | None = None
+    contract: set[str] | None = None
+
+
+@dataclass
 class Unit:
     """One translation unit as clang gave it, shared by the kernels of a file."""
 
@@ -238,11 +253,14 @@ class TranslatorBase:
         self.var_names: set[str] = set()  # KPL variable names in use (kept unique)
         self.memories: dict[str, K.Memory] = dict(unit.memories)  # every memory the kernel touches
         self.requires: list[K.Expr] = []  # ``__requires`` preconditions
-        #: ``__ensures`` (condition, where written) of each function being translated
-        self.ensures_stack: list[list[tuple[K.Expr, K.Span | None]]] = [[]]
-        #: ``__function_wide_invariant`` conditions of each function being translated, and
-        #: how many of its loops were translated before (kpl.frontend.annotations)
-        self.wide_stack: list[tuple[list[K.Expr], list[int]]] = [([], [0])]
+        #: the annotations of each function being translated, innermost last
+        #: (kpl.frontend.annotations): the kernel's own first
+        self.frames: list[AnnotationFrame] = [AnnotationFrame(func)]
+        #: while an ``__ensures`` of a contract is read: where ``__old_int(e)`` reads ``e``
+        self.old_snapshots: list[K.Stmt] | None = None
+        #: > 0 inside ``__other_int(...)`` (the other thread's value) or a global annotation:
+        #: ``__enabled()`` is then the thread's predicate, not true
+        self.partner_depth = 0
         #: goto regions being translated, innermost last: (label, "exit"/"loop", flag)
         self.goto_targets: list[tuple[str, str, K.Var | None]] = []
         self.uses_named = False  # saw a named barrier

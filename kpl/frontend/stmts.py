@@ -468,7 +468,7 @@ class StmtsTranslation(AsmTranslation):
                     invariants.append(inv[0])
                     checks.extend(inv[1])
             cond_expr = self.condition(parts[-1], loop_scope, cond_pre)
-        wide_cands, wide_checks = self.function_wide()
+        wide_cands, wide_checks = self.function_wide(loop_scope)
         invariants.extend(wide_cands)
         checks.extend(wide_checks)
         label = self.label()

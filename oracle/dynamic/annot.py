@@ -38,6 +38,7 @@ class AnnotationChecks(Evaluator):
         self.failed_asserts: dict[int, tuple[str, Witness]] = {}
         self.quiet = False  # evaluating an annotation: its reads are not logged
         self.other: int | None = None  # the partner thread of a two-thread annotation
+        self.enabled: set[int] = set()  # the threads that run the annotation being checked
         #: offsets bound by ``__write_implies``: (kind, array) -> thread -> byte offset
         self.bound: dict[tuple[str, str], dict[int, int]] = {}
         #: ``__read``/``__write`` are used: log (kind, array, thread) -> byte offsets
@@ -47,14 +48,23 @@ class AnnotationChecks(Evaluator):
         self.interval: dict[tuple[str, str, int], list[int]] = {}
 
     def check_assert(self, stmt: Assert, act: list[int]) -> None:
-        ok = self.holds(stmt.cond, act)
-        bad = next((t for t, good in zip(act, ok, strict=True) if not good), None)
+        """``stmt`` for the threads ``act`` that run it (a ``global_*`` kind: for every
+        thread of the block, GPUVerify's global annotations)."""
+        every = list(range(self.T)) if stmt.kind.startswith("global_") else act
+        ok = self.holds(stmt.cond, every, enabled=act)
+        bad = next((t for t, good in zip(every, ok, strict=True) if not good and t in act), None)
+        if bad is None and not all(ok):
+            # false only where a thread does not run the code: the run never computed that
+            # thread's values there (its arguments, its locals), so no verdict either way
+            raise Unsupported("a global annotation evaluated for a thread that does not run "
+                              "it (its values there are not computed by a concrete run)",
+                              self.label)
         if bad is not None and stmt.label not in self.failed_asserts:
             tid = self.tids[bad]
             self.failed_asserts[stmt.label] = (stmt.kind, Witness(tid, tid, self.block_id,
                                                                   self.block_id))
 
-    def holds(self, cond: Expr, act: list[int]) -> list[bool]:
+    def holds(self, cond: Expr, act: list[int], enabled: list[int] | None = None) -> list[bool]:
         """Whether ``cond`` holds for each enabled thread -- for every partner thread of the
         block when it relates two threads; its reads are not logged.  Partners are grouped
         by the values ``__other_int`` reads from them: one evaluation per distinct group
@@ -63,6 +73,7 @@ class AnnotationChecks(Evaluator):
         pair = bool(others) or any(isinstance(x, Spec) and x.name == "same_group"
                                    for x in walk_expr(cond))
         self.quiet = True
+        self.enabled = set(act if enabled is None else enabled)
         try:
             if not pair:
                 return [truthy(v) for v in self.ev(cond, act)]
@@ -92,6 +103,8 @@ class AnnotationChecks(Evaluator):
             return [value] * len(act)
         if e.name == "same_group":
             return [1] * len(act)  # partners are threads of the same block
+        if e.name == "enabled":  # ``__enabled()`` of the partner (or any thread: global)
+            return [1 if t in self.enabled else 0 for t in act]
         if e.mem is not None and e.name in ("read", "write"):
             return [1 if self.interval.get((e.name, e.mem.name, t)) else 0 for t in act]
         if e.mem is not None and e.name in ("read_offset", "write_offset"):

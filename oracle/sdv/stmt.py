@@ -192,7 +192,8 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
         pass
 
     def visit_Assert(self, s: K.Assert) -> None:
-        """Check ``s.cond`` for each thread that executes it.  It is not assumed afterwards:
+        """Check ``s.cond`` for each thread that executes it (a ``global_*`` kind: for each
+        thread, GPUVerify's global annotations).  It is not assumed afterwards:
         where it holds, the path facts imply it already; where it fails, assuming it would
         cut the failing executions and hide what follows (a race after a false invariant
         is still reported).  In ``cross``
@@ -204,11 +205,12 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
             return  # checked in ``same`` mode
         na = len(self.accesses)
         conds: list[tuple[int, z3.BoolRef, z3.BoolRef]] = []  # (thread, predicate, condition)
+        every = s.kind.startswith("global_")  # GPUVerify's global: enabled or not
         try:
             for t in range(2):
                 pred = self.th[t].pred
-                if not is_false(pred):
-                    conds.append((t, pred, to_bool(self.ev(s.cond, t, pred))))
+                if every or not is_false(pred):
+                    conds.append((t, TRUE if every else pred, to_bool(self.ev(s.cond, t, pred))))
         finally:
             del self.accesses[na:]  # an annotation's reads are not the kernel's accesses
         fails = [(t, mk_and(p, mk_not(c))) for t, p, c in conds]
@@ -237,6 +239,8 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
             return self.ev(e.args[0], o, self.th[o].pred)
         if e.name == "same_group":
             return z3.BoolVal(self.same)
+        if e.name == "enabled":  # ``__enabled()`` of the other thread: its predicate
+            return pred
         if e.name in ("read", "write", "read_offset", "write_offset", "read_implies",
                       "write_implies") and e.mem is not None:
             return self._access_spec(e, t, pred)

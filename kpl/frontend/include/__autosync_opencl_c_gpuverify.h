@@ -14,10 +14,19 @@ void __global_invariant(bool expr);
 void __candidate_invariant(bool expr);
 void __candidate_global_invariant(bool expr);
 void __function_wide_invariant(bool expr);
+void __function_wide_candidate_invariant(bool expr);
+void __global_ensures(bool expr);
+/* a barrier invariant: checked at the barrier that follows (its instantiations name the
+ * threads GPUVerify assumes it for after the barrier; AutoSync does not assume it) */
+void __barrier_invariant(bool expr);
+void __barrier_invariant_binary(bool expr);
 bool __implies(bool a, bool b);
 #define __AS_CLGVP(R, name) \
   R __attribute__((overloadable)) name(const __global void *p); \
   R __attribute__((overloadable)) name(const __local void *p);
+#define __AS_CLGVPV(name) \
+  void __attribute__((overloadable)) name(const __global void *p); \
+  void __attribute__((overloadable)) name(const __local void *p);
 #define __AS_CLGVPE(name) \
   bool __attribute__((overloadable)) name(const __global void *p, bool expr); \
   bool __attribute__((overloadable)) name(const __local void *p, bool expr);
@@ -29,8 +38,17 @@ __AS_CLGVP(bool, __read)
 __AS_CLGVP(bool, __write)
 __AS_CLGVP(bool, __no_read)
 __AS_CLGVP(bool, __no_write)
+__AS_CLGVP(unsigned, __ptr_offset_bytes)
+__AS_CLGVPV(__requires_fresh_array)
+__AS_CLGVPV(__writes_to)
+__AS_CLGVPV(__reads_from)
+bool __attribute__((overloadable)) __atomic_has_taken_value(const __global void *p, unsigned off,
+                                                           unsigned value);
+bool __attribute__((overloadable)) __atomic_has_taken_value(const __local void *p, unsigned off,
+                                                           unsigned value);
 #undef __AS_CLGVP
 #undef __AS_CLGVPE
+#undef __AS_CLGVPV
 bool __same_group_impl(void);
 bool __enabled(void);
 int __other_int(int x);
@@ -40,10 +58,89 @@ bool __uniform_bool(bool x);
 bool __distinct_int(int x);
 bool __distinct_bool(bool x);
 bool __at_most_one(bool x);
+bool __all(bool x);
+bool __exclusive(bool x);
 inline bool __is_pow2(unsigned x) { return x != 0 && (x & (x - 1)) == 0; }
 int __return_val_int(void);
 bool __return_val_bool(void);
 float __return_val_float(void);
+/* a value when the function was entered (in an __ensures of its contract) */
+int __old_int(int x);
+bool __old_bool(bool x);
+float __old_float(float x);
+void *__return_val_ptr(void);
+#define __AS_GVRET(T, name) T name(void);
+__AS_GVRET(int2, __return_val_int2) __AS_GVRET(int3, __return_val_int3) __AS_GVRET(int4, __return_val_int4)
+__AS_GVRET(int8, __return_val_int8) __AS_GVRET(int16, __return_val_int16) __AS_GVRET(uint2, __return_val_uint2)
+__AS_GVRET(uint3, __return_val_uint3) __AS_GVRET(uint4, __return_val_uint4) __AS_GVRET(uint8, __return_val_uint8)
+__AS_GVRET(uint16, __return_val_uint16) __AS_GVRET(float2, __return_val_float2) __AS_GVRET(float3, __return_val_float3)
+__AS_GVRET(float4, __return_val_float4) __AS_GVRET(float8, __return_val_float8) __AS_GVRET(float16, __return_val_float16)
+#undef __AS_GVRET
+/* GPUVerify's sum with no overflow: the sum, assumed not to overflow its type; and the
+ * predicate form: the arguments' sum does not overflow */
+#define __AS_GVADD(T, name) T __attribute__((overloadable)) name(T x, T y); \
+  bool __attribute__((overloadable)) __add_noovfl(T x, T y); \
+  bool __attribute__((overloadable)) __add_noovfl(T x, T y, T z); \
+  bool __attribute__((overloadable)) __add_noovfl(T x, T y, T z, T w);
+__AS_GVADD(char, __add_noovfl_char) __AS_GVADD(uchar, __add_noovfl_unsigned_char)
+__AS_GVADD(short, __add_noovfl_short) __AS_GVADD(ushort, __add_noovfl_unsigned_short)
+__AS_GVADD(int, __add_noovfl_int) __AS_GVADD(uint, __add_noovfl_unsigned_int)
+__AS_GVADD(long, __add_noovfl_long) __AS_GVADD(ulong, __add_noovfl_unsigned_long)
+#undef __AS_GVADD
+/* if-then-else as a value, and x modulo a power of two y (GPUVerify's definitions) */
+#define __ite(c, a, b) ((c) ? (a) : (b))
+#define __mod_pow2(x, y) ((x) & ((y) - 1))
+/* barrier invariants with their instantiations (GPUVerify's __barrier_invariant_N) */
+#define __barrier_invariant_1(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_2(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_3(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_4(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_5(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_6(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_7(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_8(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_9(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_10(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_11(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_12(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_13(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_14(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_15(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_16(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_17(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_18(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_19(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_20(e, ...) __barrier_invariant(e)
+#define __barrier_invariant_binary_1(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_2(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_3(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_4(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_5(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_6(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_7(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_8(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_9(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_10(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_11(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_12(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_13(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_14(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_15(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_16(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_17(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_18(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_19(e, ...) __barrier_invariant_binary(e)
+#define __barrier_invariant_binary_20(e, ...) __barrier_invariant_binary(e)
+/* what the instantiations of a barrier invariant may read (GPUVerify's access check of its
+ * barrier invariants, which AutoSync does not make): no effect */
+#define __read_permission(T, x) ((void)0)
+/* uninterpreted functions: no body, a value that depends only on the arguments */
+#define DECLARE_UF_UNARY(f, T1, R) R __uninterpreted_function_##f(T1); \
+  inline R f(T1 a) { return __uninterpreted_function_##f(a); }
+#define DECLARE_UF_BINARY(f, T1, T2, R) R __uninterpreted_function_##f(T1, T2); \
+  inline R f(T1 a, T2 b) { return __uninterpreted_function_##f(a, b); }
+#define DECLARE_UF_TERNARY(f, T1, T2, T3, R) R __uninterpreted_function_##f(T1, T2, T3); \
+  inline R f(T1 a, T2 b, T3 c) { return __uninterpreted_function_##f(a, b, c); }
 #ifndef __same_group
 #define __same_group __same_group_impl()
 #endif
