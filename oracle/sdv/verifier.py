@@ -170,11 +170,11 @@ class SDVOracle(OracleBase):
                     "converts an unsigned sum out of a signed type's range: nothing is proved "
                     "for it"))
             seen_div = {d.label for d in verdict.divergences}
-            start = len(verdict.divergences)
+            found_before = len(verdict.divergences)
             self._divergences(same, tree, verdict)
-            in_view.append({d.label for d in verdict.divergences[start:]})
+            in_view.append({d.label for d in verdict.divergences[found_before:]})
             verdict.divergences = [d for i, d in enumerate(verdict.divergences)
-                                   if i < start or d.label not in seen_div]
+                                   if i < found_before or d.label not in seen_div]
             across = None
             if memo is not None:
                 if self._pairs_for is not memo:
