@@ -203,11 +203,18 @@ class Load:
 class Call:
     """A call to an opaque pure function: math intrinsics, warp intrinsics, ``make_float4``,
     ``__device__`` functions declared without a body.  Its value depends only on its
-    arguments (``uniform`` calls such as ``__shfl`` are modelled as unconstrained values)."""
+    arguments (``uniform`` calls such as ``__shfl`` are modelled as unconstrained values).
+    A name starting with :data:`ARBITRARY` is GPUVerify's bodiless function: a fresh
+    arbitrary value per call and per thread, its arguments evaluated for what they read."""
 
     name: str
     args: tuple[Expr, ...]
     type: CType = INT
+
+
+#: prefix of a :class:`Call` whose value is arbitrary on every call and in every thread (a
+#: function with no body, in a file written for GPUVerify: :mod:`kpl.frontend.bodiless`)
+ARBITRARY = "__arbitrary."
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Calls: functions with a body are inlined at the call site (recursion is an error); a
 function without a body is one of the built-ins our headers declare, translated by its
 model (:data:`MODELS`: a barrier, an atomic, a vector constructor, a texture read, or a pure
-function of its arguments), or else an error: a call is never ignored.
+function of its arguments); a user's function with no body is, in a file written for
+GPUVerify, an arbitrary value (:mod:`kpl.frontend.bodiless`), and elsewhere an error: a call
+is never ignored.
 
 Why one piece of this size: callee resolution, the models of built-ins and inlining are one
 dispatch over a call; split, each would re-derive which function a call reaches.
@@ -15,9 +17,9 @@ from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.annotations import ANNOTATIONS, BOTH_SPECS
+from kpl.frontend.bodiless import BodilessTranslation
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
-from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
 from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
@@ -83,7 +85,7 @@ def atomic_name(name: str) -> str | None:
     return name if name in ATOMIC_OPS else None
 
 
-class CallsTranslation(LibraryTranslation):
+class CallsTranslation(BodilessTranslation):
     """Calls in statement position (:meth:`call_statement`) and as values."""
 
     # ------------------------------------------------------------------ callee
@@ -293,6 +295,8 @@ class CallsTranslation(LibraryTranslation):
             return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
         if name in MEMORY_FUNCTIONS and func.get("isImplicit"):  # clang's __builtin_memcpy & co.
             return self.memory_function(node, name, self.arguments(node, func), scope, pre)
+        if not self.is_bundled(func) and self.unit.gpuverify_style:
+            return self.arbitrary_call(node, func, name, scope, pre)
         if not self.is_bundled(func):
             raise self.error(f"call to '{name}', which has no body here and no model: AutoSync "
                              "cannot tell what it does (define it in a file the kernel includes)",

@@ -1,0 +1,80 @@
+"""What a file written for GPUVerify may use that nvcc's would not, and what nvcc accepts that a
+strict reading would refuse (issue 34): our own kernels in tests/kernels/prelude/, each
+race-free one beside a racy twin, checked through the CLI as a user runs it.
+
+* ``bodiless_*``: a function with no body, in a file with GPUVerify's flags line, is an
+  arbitrary value per call and per thread with no effect on memory (its arguments are still
+  read); without the flags line it stays an error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from autosync.commands.cli import app
+from kpl.errors import KplError
+from kpl.frontend import load_kernels
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "tests" / "kernels" / "prelude"
+sys.path.insert(0, str(ROOT / "microbench"))
+
+import constructs  # noqa: E402  (the header's expectations, read and judged as for constructs/)
+
+FILES = sorted([*KERNELS.glob("*.cu"), *KERNELS.glob("*.cl")])
+
+
+def _check(path: Path) -> tuple[constructs.Outcome, dict]:
+    res = CliRunner().invoke(app, constructs.check_args(path, 20))
+    out = constructs.Outcome(res.exit_code, res.stdout, res.stderr)
+    return out, json.loads(res.stdout) if res.stdout.strip().startswith("{") else {}
+
+
+def test_every_class_has_a_race_free_kernel_and_a_racy_twin() -> None:
+    kinds: dict[str, set[bool]] = {}
+    for p in FILES:
+        kinds.setdefault(p.stem.split("_", 1)[0] + p.suffix, set()).add(constructs.expectation(p).racy)
+    assert kinds and all(k == {True, False} for k in kinds.values()), kinds
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_kernel_gets_its_verdict(path: Path) -> None:
+    out, _ = _check(path)
+    judgement = constructs.judge(constructs.expectation(path), out)
+    assert judgement.as_expected, f"{judgement.column}: {judgement.why}"
+
+
+def test_bodiless_calls_are_noted_once_per_function() -> None:
+    path = KERNELS / "bodiless_ok.cu"
+    out, _ = _check(path)
+    notes = [line for line in out.stderr.splitlines() if ": note: " in line]
+    assert notes == [
+        f"{path}:8:1: note: call to 'pick', which has no body: an arbitrary value with no effect "
+        "on memory, as GPUVerify assumes",
+        f"{path}:9:1: note: call to 'observe', which has no body: no effect on memory, as "
+        "GPUVerify assumes",
+        f"{path}:10:1: note: call to 'blend', which has no body: an arbitrary value with no effect "
+        "on memory, as GPUVerify assumes; it does not write through its pointer arguments",
+    ]
+
+
+def test_a_bodiless_value_may_differ_between_threads() -> None:
+    """Not one value for the whole block: a barrier under it diverges."""
+    out, doc = _check(KERNELS / "bodiless_divergent.cu")
+    assert out.code == 1 and [d["line"] for d in doc["divergences"]] == [13]
+
+
+@pytest.mark.parametrize("name, text", [
+    ("k.cu", "__device__ int pick(void);\n__global__ void k(int *a) { a[threadIdx.x] = pick(); }\n"),
+    ("k.cl", "int pick(void);\n__kernel void k(__global int *a) { a[get_local_id(0)] = pick(); }\n"),
+])
+def test_without_the_flags_line_a_bodiless_call_stays_an_error(name: str, text: str) -> None:
+    with pytest.raises(KplError, match="call to 'pick', which has no body here and no model"):
+        load_kernels(name, text)
+    load_kernels(name, "//--local_size=8 --num_groups=1\n" + text if name.endswith(".cl")
+                 else "//--blockDim=8 --gridDim=1\n" + text)
