@@ -78,3 +78,43 @@ def test_without_the_flags_line_a_bodiless_call_stays_an_error(name: str, text: 
         load_kernels(name, text)
     load_kernels(name, "//--local_size=8 --num_groups=1\n" + text if name.endswith(".cl")
                  else "//--blockDim=8 --gridDim=1\n" + text)
+
+
+def test_prelude_parts_are_noted_at_their_first_use() -> None:
+    path = KERNELS / "names_ok.cu"
+    out, _ = _check(path)
+    assert [line for line in out.stderr.splitlines() if ": note: " in line] == [
+        f"{path}:11:23: note: cooperative groups (namespace cooperative_groups) are declared "
+        "without an include, as in GPUVerify's prelude",
+        f"{path}:13:3: note: curand's generator states and functions are declared without an "
+        "include, as in GPUVerify's prelude",
+    ]
+
+
+@pytest.mark.parametrize("text, error", [
+    ("__global__ void k(curandState *g, float *a) { a[threadIdx.x] = curand_uniform(&g[threadIdx.x]); }\n",
+     "unknown type name 'curandState'"),
+    ("using namespace cooperative_groups;\n__global__ void k(int *a) {\n"
+     "  thread_block b = this_thread_block(); a[b.thread_rank()] = 0; }\n", "'thread_block'"),
+    ("__global__ void k(float3 *a) { a[threadIdx.x] = a[threadIdx.x] + a[threadIdx.x]; }\n",
+     "invalid operands to binary expression"),
+])
+def test_without_the_flags_line_the_prelude_names_need_their_include(text: str, error: str) -> None:
+    """nvcc declares none of them without an include: neither do we, in a file not written
+    for GPUVerify."""
+    with pytest.raises(KplError, match=error):
+        load_kernels("k.cu", text)
+    load_kernels("k.cu", "//--blockDim=32 --gridDim=1\n" + text)
+
+
+def test_a_files_own_vector_operator_wins_over_the_prelude() -> None:
+    """GPUVerify's element-wise operators are templates: the file's own (non-template) one of
+    the same signature is chosen, never ambiguous."""
+    kernel = load_kernels("k.cu", "//--blockDim=32 --gridDim=1\n"
+                          "__device__ float3 operator+(float3 a, float3 b) { return make_float3(a.x, b.y, 0); }\n"
+                          "__global__ void k(float3 *a) { a[threadIdx.x] = a[threadIdx.x] + a[threadIdx.x]; }\n")[0]
+    from kpl import ast as K
+    inlined = [s for s in K.walk_stmts(kernel.body) if isinstance(s, K.Inline)]
+    assert [s.function for s in inlined] == ["operator+"]
+    assert all(s.span is None or s.span.line == 3 for s in inlined)
+    assert not kernel.notes

@@ -16,6 +16,10 @@ we read the call the same way, and say so once per function as a note:
 Elsewhere (no flags line) the call stays the error of :mod:`kpl.frontend.calls`: in a
 program as shipped, a function with no body is one AutoSync cannot see, and guessing what it
 does could hide a race or a barrier.
+
+The same files see without an include what GPUVerify's prelude declares (curand, cooperative
+groups, element-wise vector operators: :data:`kpl.frontend.clang.GPUVERIFY_PARTS`); the first
+call of each such part is said once as a note (:meth:`BodilessTranslation.prelude_note`).
 """
 
 from __future__ import annotations
@@ -27,9 +31,30 @@ from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.state import PointerBinding, Scope
 from kpl.frontend.tree import Node
 
+#: what each part of GPUVerify's prelude gives (for its note)
+_PRELUDE_NOTES = {
+    "curand_kernel.h": "curand's generator states and functions are declared without an include",
+    "cooperative_groups.h": "cooperative groups (namespace cooperative_groups) are declared "
+                            "without an include",
+    "__autosync_gpuverify_vectors.h": "arithmetic on vector types (float3 + float3, float4 * s, "
+                                      "...) is element by element",
+}
+
 
 class BodilessTranslation(LibraryTranslation):
-    """Calls to bodiless user functions under GPUVerify's rule (module docstring)."""
+    """Calls to bodiless user functions under GPUVerify's rule, and calls of its prelude
+    (module docstring)."""
+
+    def prelude_note(self, func: Node, node: Node) -> None:
+        """Say once per file, at the first call, that ``func`` comes from a part of GPUVerify's
+        prelude read without an include."""
+        part = self.bundled_header(func)
+        if part is None or part not in self.unit.gpuverify_parts or part in self.unit.noted_parts:
+            return
+        self.unit.noted_parts.add(part)
+        file, line, col = self.where(node)
+        at = (line, col) if file == self.path else (None, None)
+        self.unit.note(f"{_PRELUDE_NOTES[part]}, as in GPUVerify's prelude", *at)
 
     def arbitrary_call(self, node: Node, func: Node, name: str, scope: Scope,
                        pre: list[K.Stmt]) -> K.Expr:

@@ -210,6 +210,8 @@ class CallsTranslation(BodilessTranslation):
         """A call in statement position that is a statement of its own kind (a barrier), or
         None (evaluate it for its effects)."""
         func, _obj = self.callee(node)
+        if func is not None:
+            self.prelude_note(func, node)
         if func is None or tree.body_of(func) is not None:
             return None
         name = self.function_name(func)
@@ -263,6 +265,8 @@ class CallsTranslation(BodilessTranslation):
 
     def expr_CallExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         func, obj = self.callee(node)
+        if func is not None:
+            self.prelude_note(func, node)
         if func is None:
             target = peel(tree.children(node)[0]) if tree.children(node) else {}
             while tree.kind(target) == "UnaryOperator" and target.get("opcode") == "*":

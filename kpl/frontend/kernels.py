@@ -327,7 +327,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                     for n, inst in enumerate(instances or []))
     result = run_clang(path, text, defines=all_defines, include_dirs=include_dirs,
                        forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra,
-                       clang=clang, language=language, cl_std=cl_std or "2.0")
+                       clang=clang, language=language, cl_std=cl_std or "2.0",
+                       gpuverify=header.gpuverify_style)
     tu = result.ast
     if language == "opencl":
         normalize(tu, _token_reader(text, result.main_file, result.files))
@@ -335,7 +336,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
     unit = Unit(path=path, text=text, clang_main=result.main_file, tu=tu, index=index,
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files, language=language,
-                gpuverify_style=header.gpuverify_style)
+                gpuverify_style=header.gpuverify_style, gpuverify_parts=result.gpuverify_parts)
     _globals(unit)
     main_dir = os.path.dirname(os.path.abspath(path))
     macros = scan_macros([(os.path.normpath(os.path.join(os.path.dirname(path), os.path.relpath(real, main_dir))), t)

@@ -195,6 +195,9 @@ class Unit:
     memories: dict[str, K.Memory] = field(default_factory=dict)
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
     gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
+    #: our headers read for it because GPUVerify's prelude declares them (clang.GPUVERIFY_PARTS)
+    gpuverify_parts: list[str] = field(default_factory=list)
+    noted_parts: set[str] = field(default_factory=set)  # those whose first call has its note
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
     notes: list[str] = field(default_factory=list)
 
