@@ -5,6 +5,11 @@ race-free one beside a racy twin, checked through the CLI as a user runs it.
 * ``bodiless_*``: a function with no body, in a file with GPUVerify's flags line, is an
   arbitrary value per call and per thread with no effect on memory (its arguments are still
   read); without the flags line it stays an error.
+* ``names_*``, ``vectors_*``: such a file sees GPUVerify's prelude without an include (curand,
+  cooperative groups, element-wise vector operators); other files need the include.
+* ``nvcc_*``: what nvcc accepts in any file: ``__device__ __shared__`` on a local array, a
+  file's own function of a built-in's signature (its definition wins), ``tex2D`` of a
+  normalized-float texture returning floats, a method called on a by-value object parameter.
 """
 
 from __future__ import annotations
@@ -118,3 +123,20 @@ def test_a_files_own_vector_operator_wins_over_the_prelude() -> None:
     assert [s.function for s in inlined] == ["operator+"]
     assert all(s.span is None or s.span.line == 3 for s in inlined)
     assert not kernel.notes
+
+
+def test_nvcc_leniencies_are_noted() -> None:
+    shared, builtin = KERNELS / "nvcc_shared_ok.cu", KERNELS / "nvcc_builtin_ok.cu"
+    assert f"{shared}:8:3: note: '__device__ __shared__' on a local variable is read as " \
+        "'__shared__', as nvcc reads it" in _check(shared)[0].stderr
+    assert f"{builtin}:7:16: note: 'max' defined here has the signature of a CUDA built-in: nvcc " \
+        "accepts it, and its calls use this definition" in _check(builtin)[0].stderr
+
+
+def test_a_declaration_of_a_builtins_signature_is_the_builtin() -> None:
+    """Only declared (no body), the file's ``max`` is CUDA's: its model stays, and the kernel
+    is not stopped by clang's refusal of the pair."""
+    kernel = load_kernels("k.cu", "__device__ float max(float, float);\n"
+                          "__global__ void k(float *a) { a[threadIdx.x] = max(a[threadIdx.x], 1.0f); }\n")[0]
+    assert kernel.notes == ["k.cu:1:18: note: 'max' declared here has the signature of a CUDA built-in: "
+                            "nvcc accepts it, and its calls use the built-in"]

@@ -21,6 +21,7 @@ from kpl.frontend.bodiless import BodilessTranslation
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.memops import MEMORY_FUNCTIONS
+from kpl.frontend.overrides import user_override
 from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
@@ -107,6 +108,8 @@ class CallsTranslation(BodilessTranslation):
         if tree.kind(target) == "DeclRefExpr" and ref.get("kind") in (
                 "FunctionDecl", "CXXMethodDecl", "CXXConversionDecl"):
             func = self.index.function(ref.get("id"))
+            if func is not None:  # the file's own definition of a built-in's signature wins
+                func = user_override(self.unit, func) or func
             if k == "CXXOperatorCallExpr" and func is not None and tree.kind(func) == "CXXMethodDecl":
                 self._refuse_virtual(node, func)
                 return func, tree.children(node)[1]

@@ -198,6 +198,8 @@ class Unit:
     #: our headers read for it because GPUVerify's prelude declares them (clang.GPUVERIFY_PARTS)
     gpuverify_parts: list[str] = field(default_factory=list)
     noted_parts: set[str] = field(default_factory=set)  # those whose first call has its note
+    #: a user's definitions of our built-ins' signatures (kpl.frontend.overrides), once computed
+    overrides: dict[tuple[str, str], Node] | None = None
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
     notes: list[str] = field(default_factory=list)
 
