@@ -29,7 +29,7 @@ Node = dict[str, Any]
 #: declaration contexts whose members the index walks (not function bodies)
 _CONTEXTS = {"TranslationUnitDecl", "NamespaceDecl", "LinkageSpecDecl", "CXXRecordDecl",
              "ClassTemplateDecl", "ClassTemplateSpecializationDecl", "FunctionTemplateDecl",
-             "ClassTemplatePartialSpecializationDecl", "RecordDecl", "ExportDecl"}
+             "ClassTemplatePartialSpecializationDecl", "RecordDecl", "ExportDecl", "EnumDecl"}
 _FUNCTIONS = {"FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl",
               "CXXConversionDecl"}
 
