@@ -66,6 +66,8 @@ BOOL = CType("bool", 1, False, "bool")
 FLOAT = CType("float", 32, True, "float")
 DOUBLE = CType("float", 64, True, "double")
 VOID = CType("void", 0, False, "void")
+#: a :class:`Call` of GPUVerify's bodiless function, new per call and thread (kpl.frontend.bodiless)
+ARBITRARY = "__arbitrary."
 
 
 class Space(str, Enum):
@@ -201,20 +203,13 @@ class Load:
 
 @dataclass(frozen=True)
 class Call:
-    """A call to an opaque pure function: math intrinsics, warp intrinsics, ``make_float4``,
-    ``__device__`` functions declared without a body.  Its value depends only on its
-    arguments (``uniform`` calls such as ``__shfl`` are modelled as unconstrained values).
-    A name starting with :data:`ARBITRARY` is GPUVerify's bodiless function: a fresh
-    arbitrary value per call and per thread, its arguments evaluated for what they read."""
+    """A call to an opaque pure function: math intrinsics, warp intrinsics, ``make_float4``.
+    Its value depends only on its arguments (``uniform`` calls such as ``__shfl`` are modelled
+    as unconstrained values, and a name starting with :data:`ARBITRARY` as a fresh one)."""
 
     name: str
     args: tuple[Expr, ...]
     type: CType = INT
-
-
-#: prefix of a :class:`Call` whose value is arbitrary on every call and in every thread (a
-#: function with no body, in a file written for GPUVerify: :mod:`kpl.frontend.bodiless`)
-ARBITRARY = "__arbitrary."
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ clang's declaration ids, not by spelling: clang has already resolved every name 
 namespaces, overloads, lambdas' captures), so a ``DeclRefExpr`` says exactly which
 declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>`` and
 ``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.
+
+Why one piece (over 400 lines): the unit, the scopes and their bindings, and the base of the
+translator are the state every mixin reads; split, each part would import the others.
 """
 
 from __future__ import annotations
@@ -195,11 +198,9 @@ class Unit:
     memories: dict[str, K.Memory] = field(default_factory=dict)
     language: str = "cuda"  # or "opencl" (kpl.frontend.opencl)
     gpuverify_style: bool = False  # the file has GPUVerify's flags line (kpl.header.KernelHeader)
-    #: our headers read for it because GPUVerify's prelude declares them (clang.GPUVERIFY_PARTS)
-    gpuverify_parts: list[str] = field(default_factory=list)
-    noted_parts: set[str] = field(default_factory=set)  # those whose first call has its note
-    #: a user's definitions of our built-ins' signatures (kpl.frontend.overrides), once computed
-    overrides: dict[tuple[str, str], Node] | None = None
+    gpuverify_parts: list[str] = field(default_factory=list)  # clang.GPUVERIFY_PARTS it read
+    noted_parts: set[str] = field(default_factory=set)  # of those, the ones already noted
+    overrides: dict[tuple[str, str], Node] | None = None  # kpl.frontend.overrides, once computed
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
     notes: list[str] = field(default_factory=list)
 
