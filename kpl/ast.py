@@ -66,6 +66,8 @@ BOOL = CType("bool", 1, False, "bool")
 FLOAT = CType("float", 32, True, "float")
 DOUBLE = CType("float", 64, True, "double")
 VOID = CType("void", 0, False, "void")
+#: a :class:`Call` of GPUVerify's bodiless function, new per call and thread (kpl.frontend.bodiless)
+ARBITRARY = "__arbitrary."
 
 
 class Space(str, Enum):
@@ -203,9 +205,9 @@ class Load:
 
 @dataclass(frozen=True)
 class Call:
-    """A call to an opaque pure function: math intrinsics, warp intrinsics, ``make_float4``,
-    ``__device__`` functions declared without a body.  Its value depends only on its
-    arguments (``uniform`` calls such as ``__shfl`` are modelled as unconstrained values)."""
+    """A call to an opaque pure function: math intrinsics, warp intrinsics, ``make_float4``.
+    Its value depends only on its arguments (``uniform`` calls such as ``__shfl`` are modelled
+    as unconstrained values, and a name starting with :data:`ARBITRARY` as a fresh one)."""
 
     name: str
     args: tuple[Expr, ...]

@@ -134,11 +134,13 @@ def test_trap_and_breakpoint_have_no_effect_but_hide_nothing() -> None:
     ("extern \"C\" __device__ void __syncthreads_when(int);\n", "__syncthreads_when(1)"),
 ])
 def test_unmodelled_bodiless_call_is_an_error_naming_it(decl: str, call: str) -> None:
-    text = (f"{HEAD}{decl}__global__ void k(int *out) {{\n  __shared__ int s[64];\n"
+    """(In a file without GPUVerify's flags line: in one with it, GPUVerify's rule makes the
+    call an arbitrary value with no effect, tests/test_gpuverify_prelude.py.)"""
+    text = (f"{decl}__global__ void k(int *out) {{\n  __shared__ int s[64];\n"
             f"  s[threadIdx.x] = 1;\n  if (threadIdx.x < 32) {call};\n"
             "  out[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n")
     with pytest.raises(KplError) as ei:
-        parse_kernel_text(text)
+        parse_kernel_text(text, block_dim=64, grid_dim=1)
     name = call.split("(")[0]
     assert f"'{name}'" in ei.value.message and "\n" not in ei.value.message
 

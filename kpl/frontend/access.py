@@ -24,6 +24,7 @@ from kpl.frontend.state import (
     Alias,
     Binding,
     DynPointer,
+    ObjectBinding,
     PointerBinding,
     ScalarMemory,
     Scope,
@@ -438,8 +439,8 @@ class AccessTranslation(TranslatorBase):
         k = tree.kind(inner)
         if k == "DeclRefExpr":
             found = scope.lookup(decl_id(inner) or "")
-            if isinstance(found, (K.Var, Alias, ScalarMemory, PointerBinding, K.Memory)):
-                return found
+            if isinstance(found, (K.Var, Alias, ScalarMemory, PointerBinding, K.Memory, ObjectBinding)):
+                return found  # (an object holding pointers: ``q.store(v)`` on a parameter ``q``)
         if k in ("DeclRefExpr", "ArraySubscriptExpr", "MemberExpr", "CXXThisExpr") or (
                 k == "UnaryOperator" and inner.get("opcode") == "*") or (
                 k in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr")

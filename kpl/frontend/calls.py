@@ -1,7 +1,9 @@
 """Calls: functions with a body are inlined at the call site (recursion is an error); a
 function without a body is one of the built-ins our headers declare, translated by its
 model (:data:`MODELS`: a barrier, an atomic, a vector constructor, a texture read, or a pure
-function of its arguments), or else an error: a call is never ignored.
+function of its arguments); a user's function with no body is, in a file written for
+GPUVerify, an arbitrary value (:mod:`kpl.frontend.bodiless`), and elsewhere an error: a call
+is never ignored.
 
 Why one piece of this size: callee resolution, the models of built-ins and inlining are one
 dispatch over a call; split, each would re-derive which function a call reaches.
@@ -14,10 +16,11 @@ from dataclasses import dataclass
 from kpl import ast as K
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
+from kpl.frontend.bodiless import BodilessTranslation
 from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
-from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
+from kpl.frontend.overrides import user_override
 from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
@@ -82,7 +85,7 @@ def atomic_name(name: str) -> str | None:
     return name if name in ATOMIC_OPS else None
 
 
-class CallsTranslation(LibraryTranslation):
+class CallsTranslation(BodilessTranslation):
     """Calls in statement position (:meth:`call_statement`) and as values."""
 
     # ------------------------------------------------------------------ callee
@@ -104,6 +107,8 @@ class CallsTranslation(LibraryTranslation):
         if tree.kind(target) == "DeclRefExpr" and ref.get("kind") in (
                 "FunctionDecl", "CXXMethodDecl", "CXXConversionDecl"):
             func = self.index.function(ref.get("id"))
+            if func is not None:  # the file's own definition of a built-in's signature wins
+                func = user_override(self.unit, func) or func
             if k == "CXXOperatorCallExpr" and func is not None and tree.kind(func) == "CXXMethodDecl":
                 self._refuse_virtual(node, func)
                 return func, tree.children(node)[1]
@@ -207,6 +212,8 @@ class CallsTranslation(LibraryTranslation):
         """A call in statement position that is a statement of its own kind (a barrier), or
         None (evaluate it for its effects)."""
         func, _obj = self.callee(node)
+        if func is not None:
+            self.prelude_note(func, node)
         if func is None or tree.body_of(func) is not None:
             return None
         name = self.function_name(func)
@@ -260,6 +267,8 @@ class CallsTranslation(LibraryTranslation):
 
     def expr_CallExpr(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         func, obj = self.callee(node)
+        if func is not None:
+            self.prelude_note(func, node)
         if func is None:
             target = peel(tree.children(node)[0]) if tree.children(node) else {}
             while tree.kind(target) == "UnaryOperator" and target.get("opcode") == "*":
@@ -290,6 +299,8 @@ class CallsTranslation(LibraryTranslation):
             return self.annotation_value(node, name, self.arguments(node, func), scope, pre)
         if name in MEMORY_FUNCTIONS and func.get("isImplicit"):  # clang's __builtin_memcpy & co.
             return self.memory_function(node, name, self.arguments(node, func), scope, pre)
+        if not self.is_bundled(func) and self.unit.gpuverify_style:
+            return self.arbitrary_call(node, func, name, scope, pre)
         if not self.is_bundled(func):
             raise self.error(f"call to '{name}', which has no body here and no model: AutoSync "
                              "cannot tell what it does (define it in a file the kernel includes)",

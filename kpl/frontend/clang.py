@@ -150,6 +150,16 @@ def _bundled_text(path: str) -> str:
 PRELUDE_PARTS = ("__autosync_atomics.h", "__autosync_warp.h", "__autosync_math.h",
                  "__autosync_textures.h", "__autosync_runtime.h", "__autosync_gpuverify.h",
                  "__autosync_opencl.h", "math.h", "limits.h", "assert.h")
+#: what GPUVerify's own prelude gives a CUDA file without an include, read only by files written
+#: for it (its flags line ``//--blockDim=…``: ``run_clang(gpuverify=True)``) that name something
+#: a part declares: curand's states and functions, cooperative groups (its files say ``using
+#: namespace cooperative_groups;`` and nothing else), element-wise operators on vector types.
+#: nvcc gives none of them without an include, so other files do not see them.
+GPUVERIFY_PARTS = ("curand_kernel.h", "cooperative_groups.h", "__autosync_gpuverify_vectors.h")
+#: names that select a part beyond those it declares: the vector operators are used through
+#: the types' names (``float3 a, b; a + b``), and declare only operators
+_TRIGGERS = {"__autosync_gpuverify_vectors.h": frozenset(
+    f"{t}{n}" for t in ("float", "double", "int", "uint") for n in (2, 3, 4))}
 #: OpenCL C's prelude (``-x cl``, our own declarations instead of clang's ``opencl-c.h``) and
 #: its parts read by files that name something they declare
 OPENCL_PRELUDE = "__autosync_opencl_c.h"
@@ -180,7 +190,7 @@ def _declared(part: str) -> frozenset[str]:
     for m in re.finditer(r"(?<!define )\b__AS_\w+\(([^)]*)\)", text):
         for w in re.findall(r"[A-Za-z_]\w*", m.group(1)):
             names.update((w, w + "f"))
-    names.update(re.findall(r"\b(?:struct|enum|class|union)\s+([A-Za-z_]\w*)", text))
+    names.update(re.findall(r"\b(?:struct|enum|class|union|namespace)\s+([A-Za-z_]\w*)", text))
     names.update(re.findall(r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;", text))
     names.update(re.findall(r"#\s*define\s+([A-Za-z_]\w*)", text))
     for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
@@ -193,7 +203,7 @@ def prelude_parts(texts: list[str], parts: tuple[str, ...] = PRELUDE_PARTS) -> l
     used: set[str] = set()
     for text in texts:
         used.update(re.findall(r"[A-Za-z_]\w*", text))
-    return [part for part in parts if _declared(part) & used]
+    return [part for part in parts if (_declared(part) | _TRIGGERS.get(part, frozenset())) & used]
 
 
 def _climb(name: str) -> int:
@@ -317,6 +327,7 @@ class ClangResult:
     missing: set[str]
     files: dict[str, str]  # user headers read: real path -> text
     macro_values: dict[str, str] = field(default_factory=dict)  # ambiguous macros' final bodies
+    gpuverify_parts: list[str] = field(default_factory=list)  # GPUVERIFY_PARTS read for the file
 
 
 _DIAG = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$")
@@ -342,12 +353,16 @@ def _stop_at_directive_error(errors: list[Diagnostic], path: str, text: str, mai
 def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
               include_dirs: list[str] | None = None, forced_includes: list[str] | None = None,
               forced_dirs: list[str] | None = None, extra_text: str = "",
-              clang: str | None = None, language: str = "cuda", cl_std: str = "2.0") -> ClangResult:
+              clang: str | None = None, language: str = "cuda", cl_std: str = "2.0",
+              gpuverify: bool = False) -> ClangResult:
     """Parse ``text`` as the file ``path`` with clang and return its JSON AST.  ``extra_text``
     is appended after the user's text (explicit template instantiations asked for by
     ``--kernel 'k<32>'``), so that every offset into the user's text stays as it is.
     ``language`` is ``cuda``, ``opencl`` (OpenCL C of version ``cl_std``) or ``c`` (the
-    OpenCL host code of a file, with our ``<CL/cl.h>``: :mod:`kpl.frontend.opencl_host`)."""
+    OpenCL host code of a file, with our ``<CL/cl.h>``: :mod:`kpl.frontend.opencl_host`).
+    ``gpuverify``: the file is written for GPUVerify, and a CUDA one sees what GPUVerify's
+    prelude declares (:data:`GPUVERIFY_PARTS`); ``ClangResult.gpuverify_parts`` says which
+    were read for it (not those the file includes itself)."""
     tool = find_clang(clang)
     include_dirs = list(include_dirs or [])
     forced = list(forced_includes or [])
@@ -391,8 +406,12 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
         for d in include_dirs:
             args += ["-I", os.path.abspath(d)]
         prelude = os.path.join(tmp, "__autosync_prelude.h")
-        parts = [] if host_c else prelude_parts([text, extra_text, *plan.files.values(), *plan.bundled.values()],
-                                                OPENCL_PRELUDE_PARTS if opencl else PRELUDE_PARTS)
+        texts = [text, extra_text, *plan.files.values(), *plan.bundled.values()]
+        parts = [] if host_c else prelude_parts(texts, OPENCL_PRELUDE_PARTS if opencl else PRELUDE_PARTS)
+        included = {os.path.basename(real) for real in plan.bundled}
+        forced_parts = [part for part in prelude_parts(texts, GPUVERIFY_PARTS) if part not in included] \
+            if gpuverify and language == "cuda" else []
+        parts += forced_parts
         with open(prelude, "w", encoding="utf-8") as fh:
             fh.write("".join(f'#include "{name}"\n'
                              for name in [OPENCL_PRELUDE if opencl else HOST_C_PRELUDE if host_c else PRELUDE,
@@ -422,7 +441,7 @@ def run_clang(path: str, text: str, *, defines: dict[str, str] | None = None,
             raise KplError(first.message, path if first.file == main else first.file, first.line, first.col)
         raise KplError("clang produced no AST: " + proc.stderr.decode("utf-8", "replace").strip()[:200], path)
     ast = decode(stdout)
-    return ClangResult(ast, errors, main, plan.missing, plan.files, values)
+    return ClangResult(ast, errors, main, plan.missing, plan.files, values, forced_parts)
 
 
 def _ambiguous_macros(texts: list[str]) -> set[str]:

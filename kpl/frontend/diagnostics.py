@@ -16,6 +16,7 @@ import re
 from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.clang import ClangResult
+from kpl.frontend.overrides import tolerated_overload
 from kpl.frontend.state import Unit
 from kpl.frontend.tree import Node
 from kpl.textio import decode_source, encode_source
@@ -36,6 +37,18 @@ def check_errors(result: ClangResult, unit: Unit, func: Node, path: str) -> None
         else:
             continue
         offset = _byte_offset(data, err.line, err.col)
+        own = tolerated_overload(unit, err.message, err.file, err.line)
+        if own is not None:
+            where = (err.line, _char_column(data, offset, err.col)) if shown == path else (None, None)
+            unit.note(f"'{own.get('name')}' {'defined' if tree.body_of(own) else 'declared'} here has "
+                      "the signature of a CUDA built-in: nvcc accepts it, and its calls use "
+                      f"{'this definition' if tree.body_of(own) else 'the built-in'}", *where)
+            continue
+        if err.message == _DEVICE_SHARED_LOCAL and _shared_local_at(unit, err.file, offset):
+            where = (err.line, _char_column(data, offset, err.col)) if shown == path else (None, None)
+            unit.note("'__device__ __shared__' on a local variable is read as '__shared__', as "
+                      "nvcc reads it", *where)
+            continue
         if unit.gpuverify_style and _KERNEL_PARAM.search(err.message):
             # OpenCL C's rule against size_t & co. as kernel parameters is the host ABI's, not
             # the kernel's meaning: GPUVerify reads such a kernel, and so do we (said once)
@@ -73,6 +86,23 @@ def _decl_line_col(unit: Unit, loc: dict[str, object]) -> tuple[int | None, int 
 
 #: OpenCL C's error for a kernel parameter of a type the host cannot pass (size_t, bool, …)
 _KERNEL_PARAM = re.compile(r"cannot be used as the type of a kernel parameter")
+
+
+#: clang's error for ``__device__ __shared__`` on a variable inside a function: nvcc takes it as
+#: ``__shared__``, and so does clang's AST (the variable keeps its ``__shared__`` only)
+_DEVICE_SHARED_LOCAL = "__constant__, __device__, and __managed__ are not allowed on non-static local variables"
+
+
+def _shared_local_at(unit: Unit, file: str, offset: int) -> bool:
+    """Whether a ``__shared__`` variable's declaration begins at byte ``offset`` of ``file``."""
+    for n in tree.walk(unit.tu):
+        if tree.kind(n) == "VarDecl" and tree.has_attr(n, "CUDASharedAttr"):
+            begin = tree.location(n.get("range", {}).get("begin")) or {}
+            if begin.get("file") == file and begin.get("offset") == offset:
+                return True
+    return False
+
+
 #: an explicit instantiation clang cannot make: the kernel instance it asks for would go unchecked
 _INSTANTIATION = "explicit instantiation"
 #: clang's errors for braces that do not balance (a stray ``}`` at file scope, one missing)

@@ -370,7 +370,8 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                     for n, inst in enumerate(instances or []))
     result = run_clang(path, text, defines=all_defines, include_dirs=include_dirs,
                        forced_includes=forced_includes, forced_dirs=forced_dirs, extra_text=extra,
-                       clang=clang, language=language, cl_std=cl_std or "2.0")
+                       clang=clang, language=language, cl_std=cl_std or "2.0",
+                       gpuverify=header.gpuverify_style)
     tu = result.ast
     if language == "opencl":
         normalize(tu, _token_reader(text, result.main_file, result.files))
@@ -379,6 +380,7 @@ def load_kernels(path: str, text: str | None = None, *, defines: dict[str, str] 
                 types=TypeTable(index), source=SourceText(text), position=tree.Position(text),
                 bundled_dir=INCLUDE_DIR, files=result.files, language=language,
                 gpuverify_style=header.gpuverify_style, options=header.options,
+                gpuverify_parts=result.gpuverify_parts,
                 work_dim=header.work_dim if block_dim is None else None)  # the flag's launch wins
     honoured, not_honoured = header.option_notes()
     if honoured:

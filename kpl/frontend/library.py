@@ -13,7 +13,8 @@ does, as the old front end did (:mod:`kpl.lower_coop`, ``kpl.fe.calls.curand``):
   size is a run-time value) carries its size in a field; its ``sync()`` needs the size known
   statically (the group's declaration), else it is an error.  ``memcpy_async`` is an error.
 * curand: ``curand_init`` writes the generator state; a draw reads the state and writes it
-  back advanced, and returns a fresh value (the oracles treat ``curand*`` as impure).
+  back advanced, and returns a fresh value (the oracles treat ``curand*`` as impure).  An
+  MTGP32 state serves a block: each thread draws through its own word of it.
 * a member function of ``__half``/``__nv_bfloat16`` (a conversion) is a pure function of the
   object and its arguments.
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import re
 
 from kpl import ast as K
+from kpl.ctypes import sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.dims import add as _add
@@ -35,7 +37,7 @@ from kpl.frontend.dims import block_threads, grid_blocks, linear_block, linear_t
 from kpl.frontend.dims import builtin_dim as _b
 from kpl.frontend.dims import mul as _mul
 from kpl.frontend.opencl_builtins import OpenCLTranslation
-from kpl.frontend.state import Alias, Scope
+from kpl.frontend.state import Alias, PointerBinding, Scope
 from kpl.frontend.tree import Node
 from kpl.placement import BarrierKind
 
@@ -50,6 +52,9 @@ _WARP_OPS = {"shfl": "__shfl_sync", "shfl_down": "__shfl_down_sync", "shfl_up": 
 _REDUCE_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and",
                "bit_or": "or", "bit_xor": "xor"}
 _FULL = 0xFFFFFFFF
+#: the MTGP32 generator's state type, and how many threads of a block may share one state
+_MTGP32 = ("curandStateMtgp32", "curandStateMtgp32_t")
+_MTGP32_THREADS = 256
 
 
 class Group:
@@ -415,6 +420,21 @@ class LibraryTranslation(OpenCLTranslation):
 
     # ------------------------------------------------------------------ curand
 
+    def _mtgp32_word(self, binding: PointerBinding, node: Node) -> K.MemElem:
+        """An MTGP32 generator is shared by the threads of one block, up to 256 of them, each
+        drawing through its own word of the state (our header's ``__word[256]``, picked by the
+        thread's linear index in its block): one state per block is race-free, while two
+        blocks sharing one, or a thread 256 further, race on it, as on a GPU."""
+        state = binding.view or binding.mem.elem
+        size = sizeof(state)
+        if size is None or state.kind != "vec" or not state.parts or state.parts[0][0] != "__word":
+            raise self.error("unsupported: the layout of this curandStateMtgp32 state", node)
+        start = binding.offset if binding.view is not None else \
+            _mul(binding.offset, K.Const(size, binding.offset.type))
+        word = _mul(K.Binary("%", linear_thread(), K.Const(_MTGP32_THREADS, K.UINT), K.UINT),
+                    K.Const(4, K.UINT))
+        return self.location(binding.mem, _add(start, word), None, K.UINT)
+
     def curand(self, node: Node, name: str, args: list[Node], scope: Scope,
                pre: list[K.Stmt]) -> K.Expr:
         """The curand device API with its memory effects: ``curand_init(seed, seq, off, &st)``
@@ -440,6 +460,8 @@ class LibraryTranslation(OpenCLTranslation):
                 raise self.error(f"unsupported: the generator state given to '{name}' does not "
                                  "point into a known array or variable", node)
             state = self.location(binding.mem, binding.offset, None, binding.view)
+            if name != "curand_init" and self.lvalue_type(state).name.split()[-1] in _MTGP32:
+                state = self._mtgp32_word(binding, node)
         others = args[:-1] if name == "curand_init" else args[1:]
         values = tuple(self.expr(a, scope, pre) for a in others)
         elem = self.lvalue_type(state)

@@ -5,8 +5,10 @@ dependency order (:mod:`kpl.frontend`): this module holds what they share.  Name
 clang's declaration ids, not by spelling: clang has already resolved every name (shadowing,
 namespaces, overloads, lambdas' captures), so a ``DeclRefExpr`` says exactly which
 declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>`` and
-``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.  Why one piece (over 400
-lines): the unit, the scopes and the translator's base are the state every mixin shares.
+``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.
+
+Why one piece (over 400 lines): the unit, the scopes and their bindings, and the base of the
+translator are the state every mixin reads; split, each part would import the others.
 """
 
 from __future__ import annotations
@@ -215,6 +217,9 @@ class Unit:
     work_dim: int | None = None  # the dimensions of its block size (OpenCL's get_work_dim())
     #: file-scope variables with no memory space read as global memory, as GPUVerify does
     host_globals: dict[str, Node] = field(default_factory=dict)  # name -> declaration
+    gpuverify_parts: list[str] = field(default_factory=list)  # clang.GPUVERIFY_PARTS it read
+    noted_parts: set[str] = field(default_factory=set)  # of those, the ones already noted
+    overrides: dict[tuple[str, str], Node] | None = None  # kpl.frontend.overrides, once computed
     #: ``file:line:col: note: …`` lines for the user, each once per file (Unit.note)
     notes: list[str] = field(default_factory=list)
 

@@ -29,7 +29,7 @@ Node = dict[str, Any]
 #: declaration contexts whose members the index walks (not function bodies)
 _CONTEXTS = {"TranslationUnitDecl", "NamespaceDecl", "LinkageSpecDecl", "CXXRecordDecl",
              "ClassTemplateDecl", "ClassTemplateSpecializationDecl", "FunctionTemplateDecl",
-             "ClassTemplatePartialSpecializationDecl", "RecordDecl", "ExportDecl"}
+             "ClassTemplatePartialSpecializationDecl", "RecordDecl", "ExportDecl", "EnumDecl"}
 _FUNCTIONS = {"FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl",
               "CXXConversionDecl"}
 
@@ -179,6 +179,13 @@ class DeclIndex:
             in_pattern = pattern or (templated and first and k in (_FUNCTIONS | {"CXXRecordDecl"}))
             if templated and k in (_FUNCTIONS | {"CXXRecordDecl"}):
                 first = False
+            if cid is not None and cid in self.by_id and "loc" not in c and "range" not in c:
+                # a bare mention (id, kind, name, type) of a declaration printed in full
+                # elsewhere: clang lists a template's specializations under every declaration
+                # of it, in full only under the first (``template __global__ void k<int>(int *);``
+                # before the definition: the instance with its body sits under that first
+                # declaration, and only its id under the definition's)
+                continue
             if cid is not None and (k.endswith("Decl") or k == "LambdaExpr"):
                 self.by_id[cid] = c
                 if templated:

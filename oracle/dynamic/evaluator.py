@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from kpl.ast import (
+    ARBITRARY,
     FLOAT,
     INT,
     LONG,
@@ -62,7 +63,7 @@ from kpl.ctypes import (
 )
 from oracle.base import AccessKind
 from oracle.dynamic.races import UNKNOWN, RaceLog
-from oracle.dynamic.values import COMPARE, Dim3, call_value, default_value, truthy
+from oracle.dynamic.values import COMPARE, Dim3, call_value, default_value, det_hash, truthy
 
 __all__ = ["CONVERSION", "Evaluator", "SignedOverflow", "Unsupported"]
 
@@ -187,7 +188,24 @@ class Evaluator(RaceLog, NodeVisitor):
 
     def visit_Call(self, e: Call, act: list[int]) -> list[Any]:
         argvals = [self.ev(a, act) for a in e.args]
+        if e.name.startswith(ARBITRARY):
+            return self._arbitrary(e, act)
         return [call_value(e.name, [col[k] for col in argvals], e.type) for k in range(len(act))]
+
+    #: draws of arbitrary values so far (each call, each thread, a new one)
+    _draws = 0
+
+    def _arbitrary(self, e: Call, act: list[int]) -> list[Any]:
+        """A bodiless function's value (:mod:`kpl.frontend.bodiless`): a new pseudo-random one
+        per call and thread, zero half the time, so that ``while (nondet())`` ends soon."""
+        out = []
+        for t in act:
+            self._draws += 1
+            if e.type.kind in ("int", "bool", "float") and det_hash("arbitrary", t, self._draws) & 1:
+                out.append(convert(0, e.type))
+            else:
+                out.append(default_value(e.type, "arbitrary", e.name, t, self._draws))
+        return out
 
     def visit_Field(self, e: Field, act: list[int]) -> list[Any]:
         vals = self.ev(e.base, act)

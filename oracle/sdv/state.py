@@ -32,7 +32,7 @@ from oracle.sdv.encode import DEFINED, Val, is_false, is_true, ite
 #: calls whose value depends on other threads or on time: a fresh value per call and thread
 IMPURE_PREFIXES = ("__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
                    "__reduce", "clock", "__clock", "curand", "rand", "__lane", "__syncwarp",
-                   "__threadfence", "__nanosleep", "atomic")
+                   "__threadfence", "__nanosleep", "atomic", K.ARBITRARY)
 TRUE = z3.BoolVal(True)
 FALSE = z3.BoolVal(False)
 

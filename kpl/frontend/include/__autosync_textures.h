@@ -12,8 +12,22 @@ template <typename T> __device__ T tex1Dfetch(texture<T, 1, cudaReadModeElementT
 template <typename T> __device__ T tex1D(texture<T, 1, cudaReadModeElementType> t, float x);
 template <typename T> __device__ T tex2D(texture<T, 2, cudaReadModeElementType> t, float x, float y);
 template <typename T> __device__ T tex3D(texture<T, 3, cudaReadModeElementType> t, float x, float y, float z);
-template <typename T> __device__ float tex2D(texture<T, 2, cudaReadModeNormalizedFloat> t, float x, float y);
-template <typename T> __device__ float tex1Dfetch(texture<T, 1, cudaReadModeNormalizedFloat> t, int x);
+/* a normalized read returns floats: one per component of the texel (uchar4 -> float4) */
+template <typename T> struct __as_normalized { typedef float type; };
+#define __AS_NORM(N) \
+  template <> struct __as_normalized<N##1> { typedef float1 type; }; \
+  template <> struct __as_normalized<N##2> { typedef float2 type; }; \
+  template <> struct __as_normalized<N##4> { typedef float4 type; };
+__AS_NORM(char) __AS_NORM(uchar) __AS_NORM(short) __AS_NORM(ushort)
+#undef __AS_NORM
+template <typename T> __device__ typename __as_normalized<T>::type
+tex1Dfetch(texture<T, 1, cudaReadModeNormalizedFloat> t, int x);
+template <typename T> __device__ typename __as_normalized<T>::type
+tex1D(texture<T, 1, cudaReadModeNormalizedFloat> t, float x);
+template <typename T> __device__ typename __as_normalized<T>::type
+tex2D(texture<T, 2, cudaReadModeNormalizedFloat> t, float x, float y);
+template <typename T> __device__ typename __as_normalized<T>::type
+tex3D(texture<T, 3, cudaReadModeNormalizedFloat> t, float x, float y, float z);
 template <typename T> __device__ T tex1Dfetch(cudaTextureObject_t t, int x);
 template <typename T> __device__ T tex1D(cudaTextureObject_t t, float x);
 template <typename T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);

@@ -14,7 +14,8 @@ struct curandStatePhilox4_32_10 { unsigned int c0, c1, c2, c3, o0, o1, o2, o3, k
 typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
 struct curandStateMRG32k3a { double s10, s11, s12, s20, s21, s22; };
 typedef struct curandStateMRG32k3a curandStateMRG32k3a_t;
-struct curandStateMtgp32 { unsigned int pos, offset, seed, d; };
+/* MTGP32: one state serves the threads of a block (up to 256), each through its own word */
+struct curandStateMtgp32 { unsigned int __word[256]; unsigned int pos, seed; };
 typedef struct curandStateMtgp32 curandStateMtgp32_t;
 struct curandStateSobol32 { unsigned int i, x, c, d; };
 typedef struct curandStateSobol32 curandStateSobol32_t;

@@ -1,5 +1,5 @@
 //pass
-//--blockDim=64 --gridDim=4
+// No GPUVerify flags line here: GPUVerify's rule for a bodiless function does not apply.
 // BAD INPUT: a __device__ function that is only declared (defined in another translation
 // unit).  A call with no body and no model is an error, not a no-op: AutoSync cannot tell
 // which memory the function reads or writes, so it refuses the kernel (exit 2) with one line
