@@ -55,7 +55,7 @@ def _lines(kernel: K.Kernel, verdict: Verdict) -> tuple[set[tuple[int, int]], se
 def test_every_pattern_has_both_twins() -> None:
     names = {p.name for p in POINTER_KERNELS}
     for pattern in ("pingpong", "pingpong_global", "select", "carve", "struct", "funcptr",
-                    "nulltest", "compare", "ptrptr", "structparam"):
+                    "nulltest", "compare", "ptrptr", "structparam", "addrlocal"):
         assert f"21_ptr_ok_{pattern}.cu" in names and f"21_ptr_racy_{pattern}.cu" in names
 
 

@@ -24,6 +24,7 @@ from kpl.frontend.state import (
     Alias,
     Binding,
     DynPointer,
+    LocalPointer,
     PointerBinding,
     ScalarMemory,
     Scope,
@@ -250,6 +251,10 @@ class AccessTranslation(TranslatorBase):
 
     def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
         """The local ``*p`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def hold_in_memory(self, *nodes: Node | None, scope: Scope, found: object = None) -> None:
+        """Local scalars a pointer is set to, into memory: :mod:`kpl.frontend.pointers`."""
         raise NotImplementedError
 
     def referent(self, node: Node, scope: Scope) -> tuple[Scope, str, str] | None:
@@ -483,6 +488,8 @@ class AccessTranslation(TranslatorBase):
             found = scope.lookup(ident)
             if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
                 return self._pointer_assignment(node, ident, found, scope)
+            if isinstance(found, LocalPointer):  # `p = &a; p = &b`: a and b into memory
+                self.hold_in_memory(rhs, scope=scope, found=found)
         ref = self.referent(lhs, scope)
         if ref is not None:  # `*pp = q`: sets the pointer variable pp points to
             found = ref[0].lookup(ref[1])
@@ -530,6 +537,7 @@ class AccessTranslation(TranslatorBase):
         else:
             binding = None
         if binding is None:
+            self.hold_in_memory(rhs, scope=scope)
             raise self.error(f"unsupported: assignment to pointer '{name}'", node)
         stable, stmts = self._stable(binding)
         (home or scope).rebind(ident, stable)

@@ -147,7 +147,7 @@ class DeclsTranslation(MembersTranslation):
             # an object of an empty class (`SharedMemory<T> smem;`): no state, no statement
             scope.names[ident] = K.Var(self.unique(name), typ)
             return []
-        if has_array_member(typ):
+        if has_array_member(typ) or ident in self.points_to.addressed:
             return self._local_object(decl, ident, name, typ, init, scope)
         pre: list[K.Stmt] = []
         value: K.Expr | None = None
@@ -225,6 +225,7 @@ class DeclsTranslation(MembersTranslation):
             out: list[K.Stmt] = []
             value = self.pvalue(init, scope, out, pointee) if init is not None else NULL_VALUE
             if value is None:
+                self.hold_in_memory(init, scope=scope)
                 raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
                                  f"{self.unbounded(init)}", decl)  # type: ignore[arg-type]
             scope.names[ident] = self.new_dyn(ident, name, pointee, value, out)
@@ -234,6 +235,7 @@ class DeclsTranslation(MembersTranslation):
             return []
         binding = self.pointer(init, scope)
         if binding is None:
+            self.hold_in_memory(init, scope=scope)
             raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
                              f"{self.unbounded(init)}", decl)
         if typ.elem is not None and binding.view is None and typ.elem != binding.mem.elem \

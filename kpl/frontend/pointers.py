@@ -127,10 +127,29 @@ class PointersTranslation(AccessTranslation):
         if isinstance(found, LocalPointer):
             return found
         if tree.kind(node) == "UnaryOperator" and node.get("opcode") == "&":
-            target = scope.lookup(decl_id(tree.children(node)[0]) or "")
+            ident = decl_id(tree.children(node)[0]) or ""
+            target = scope.lookup(ident)
             if isinstance(target, K.Var):
-                return LocalPointer(target)
+                return LocalPointer(target, ident)
         return None
+
+    def hold_in_memory(self, *nodes: Node | None, scope: Scope, found: object = None) -> None:
+        """A pointer to a local scalar that is set again, or held as a value (``p = &a; …
+        p = &b``, ``c ? &a : &b``): each local scalar it may point to becomes a one-cell
+        private memory (:attr:`PointsTo.addressed`), a base like any array, and the kernel is
+        translated again.  Returns when there is nothing to hold (the caller reports)."""
+        idents = {found.ident} if isinstance(found, LocalPointer) and found.ident else set()
+        for node in nodes:
+            if node is None:
+                continue
+            for sub in _address_operands(node):
+                local = self.local_pointer(sub, scope)
+                if local is not None and local.ident:
+                    idents.add(local.ident)
+        idents -= self.points_to.addressed
+        if idents:
+            self.points_to.addressed.update(idents)
+            raise RetryTranslation(", ".join(sorted(idents)))
 
     def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
         """The variable ``*p`` is when ``p`` points to a local scalar."""
@@ -315,6 +334,7 @@ class PointersTranslation(AccessTranslation):
         else:
             value = None
         if value is None:
+            self.hold_in_memory(rhs, scope=scope)
             raise self.error(f"unsupported: pointer '{dyn.name}' cannot be bounded to known arrays: "
                              f"{self.unbounded(rhs)}", node)
         return pre + self.assign_dyn(dyn, value, node)
@@ -491,3 +511,15 @@ class PointersTranslation(AccessTranslation):
         loop.body.stmts[:0] = [K.Annotation("__candidate_invariant", (f,), label=self.label(),
                                             placeable=False, synthetic=True, span=loop.span)
                                for f in facts]
+
+
+def _address_operands(node: Node) -> list[Node]:
+    """``node`` and the arms of the conditionals and casts it is made of: the expressions
+    that may give a pointer its value."""
+    node = peel(node)
+    k = tree.kind(node)
+    if k == "ConditionalOperator":
+        return [x for c in tree.children(node)[1:3] for x in _address_operands(c)]
+    if k in EXPLICIT_CASTS or k == "ImplicitCastExpr":
+        return _address_operands(tree.children(node)[0])
+    return [node]

@@ -94,6 +94,9 @@ class PointsTo:
     #: base number -> (memory name, byte view or None); 0 is null
     numbers: dict[tuple[str, K.CType | None], int] = field(default_factory=dict)
     memories: dict[str, K.Memory] = field(default_factory=dict)
+    #: local scalars (by declaration id) held in a one-cell private memory: a pointer to
+    #: them is set again or is a value, which an alias of the variable cannot follow
+    addressed: set[str] = field(default_factory=set)
 
     def number(self, mem: K.Memory, view: K.CType | None) -> int:
         self.memories.setdefault(mem.name, mem)
@@ -109,9 +112,11 @@ class PointsTo:
 @dataclass
 class LocalPointer:
     """A pointer to a thread-private scalar (``swap(&x, &y)``, ``float *p = &x``): ``*p``
-    reads and writes the variable itself."""
+    reads and writes the variable itself.  Set again, it makes the variable a one-cell
+    memory (:attr:`PointsTo.addressed`)."""
 
     var: K.Var
+    ident: str = ""  # the variable's declaration id
 
 
 @dataclass
