@@ -192,8 +192,8 @@ class AccessTranslation(TranslatorBase):
                 self.reassigned(decl_id(node) or "", found, None, scope, force=True)
             if isinstance(found, K.Memory):
                 return PointerBinding(found, K.Const(0))
-            if isinstance(found, ScalarMemory):
-                return PointerBinding(found.mem, K.Const(0))
+            if isinstance(found, ScalarMemory):  # a pointer held in memory: not known
+                return None if found.mem.elem.kind == "ptr" else PointerBinding(found.mem, K.Const(0))
             if isinstance(found, Alias) and isinstance(found.target, K.MemElem) \
                     and "[" in tree.qual_type(node):
                 return PointerBinding(found.target.mem, found.target.index, found.target.view)
@@ -495,6 +495,9 @@ class AccessTranslation(TranslatorBase):
             found = ref[0].lookup(ref[1])
             if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
                 return self._pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
+        if op == "=" and self._is_pointerish(lhs) and "[" not in tree.qual_type(peel(lhs)) \
+                and not self.types.is_function_pointer(tree.qual_type(peel(lhs))):
+            return self.store_pointer(node, scope)
         value = self.expr(rhs, scope, out)
         target = self.lvalue(lhs, scope, out)
         if op != "=":
@@ -508,6 +511,30 @@ class AccessTranslation(TranslatorBase):
         self.check_writable(target, node)
         out.append(K.Assign(target, value, label=self.label()))
         return out
+
+    def store_pointer(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """``m = p`` where ``m`` is memory holding a pointer (a struct member in an array, a
+        ``__shared__`` pointer, an element of an array of pointers): the store writes the
+        pointer's bytes, its address as an opaque value (equal pointers, equal values), or
+        the bytes it was read from.  A pointer read back from memory has no known array:
+        accessing memory through it is refused."""
+        lhs, rhs = tree.children(node)[:2]
+        out: list[K.Stmt] = []
+        value = self.address_value(rhs, scope, out, K.ULONG)
+        if value is None:  # no known array (read from memory, made from an integer): its bytes
+            self.hold_in_memory(rhs, scope=scope)
+            value = self.expr(rhs, scope, out)
+        target = self.lvalue(lhs, scope, out)
+        if isinstance(target, K.Var):
+            raise self.error("unsupported: assignment of a pointer to a variable holding it as "
+                             "a value", node)
+        self.check_writable(target, node)
+        out.append(K.Assign(target, value, label=self.label()))
+        return out
+
+    def address_value(self, node: Node, scope: Scope, pre: list[K.Stmt], typ: K.CType) -> K.Expr | None:
+        """A pointer as an integer: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
 
     def check_writable(self, target: K.LValue, node: Node) -> None:
         """Refuse a store to ``__constant__`` (or texture) memory: read-only for kernels."""

@@ -27,7 +27,7 @@ from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.decls import memory_space
+from kpl.frontend.decls import has_array_member, memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.opencl import check_required_size, is_kernel, language_of, normalize, pointee_space
@@ -83,6 +83,13 @@ class Translator(StmtsTranslation):
                 var = K.Var(self.unique(name), typ)
                 scope.names[str(p["id"])] = var
                 params.append(K.Param(name, typ, var=var))
+                if has_array_member(typ):  # indexed like a local holding arrays: a cell of its own
+                    mem = K.Memory(self.unique(f"{name}.copy"), K.Space.LOCAL, typ, (1,))
+                    self.memories[mem.name] = mem
+                    scope.names[str(p["id"])] = ScalarMemory(mem)
+                    values.append(K.Decl(K.Var(mem.name, K.CType("ptr", 64, False, "pointer", typ)),
+                                         None, array=mem, label=self.label()))
+                    values.append(K.Assign(self.location(mem, K.Const(0)), var, label=self.label()))
         try:
             body = self.block(tree.body_of(self.func), scope, main=True)
         except Split as split:

@@ -27,8 +27,11 @@ class ObjectsTranslation(CallsTranslation):
         if record is None:
             return None
         for f in tree.children(record):
-            if tree.kind(f) == "FieldDecl" and tree.qual_type(f).rstrip().endswith(("&", "*")):
-                return record
+            if tree.kind(f) != "FieldDecl":
+                continue
+            text = tree.qual_type(f).rstrip()
+            if text.endswith(("&", "*")) or ("[" not in text and self.object_record(f) is not None):
+                return record  # a pointer member, or a struct member holding one
         return None
 
     def is_aggregate_init(self, node: Node, record: Node) -> bool:
@@ -51,7 +54,7 @@ class ObjectsTranslation(CallsTranslation):
         while tree.kind(inner) == "CXXConstructExpr" and len(tree.children(inner)) == 1:
             inner = peel(tree.children(inner)[0])  # the implicit copy constructor
         name = str(record.get("name", ""))
-        obj = ObjectBinding(name)
+        obj = ObjectBinding(name, depth=self.control_depth)
         fields = [f for f in tree.children(record) if tree.kind(f) == "FieldDecl"]
         if tree.kind(inner) == "InitListExpr":
             items = tree.children(inner)
@@ -65,6 +68,10 @@ class ObjectsTranslation(CallsTranslation):
                         raise self.error(f"unsupported: member '{fname}' does not point into a "
                                          "known array", item)
                     obj.fields[fname] = binding
+                elif "[" not in text and self.object_record(f) is not None:
+                    nested = self.object_record(f)
+                    assert nested is not None
+                    obj.fields[fname] = self.aggregate_object(item, nested, scope, out)
                 else:
                     typ = self.ctype(text, f)
                     var = K.Var(self.unique(f"{name}.{fname}"), typ)
@@ -72,15 +79,23 @@ class ObjectsTranslation(CallsTranslation):
                                       label=self.label(), placeable=False, synthetic=True))
                     obj.fields[fname] = var
             return obj
-        source = scope.lookup(decl_id(inner) or "") if tree.kind(inner) == "DeclRefExpr" else None
-        if not isinstance(source, ObjectBinding):
+        source = self._object_at(inner, scope)
+        if source is None:
             raise self.error(f"unsupported: object of '{name}' (a struct with pointer members) "
                              "not built from its members or copied from one", node)
+        return self._copy_object(source, obj, out)
+
+    def _copy_object(self, source: ObjectBinding, obj: ObjectBinding, out: list[K.Stmt]) -> ObjectBinding:
+        """``obj`` made a copy of ``source``: value members copied into its own variables,
+        struct members copied in turn (setting one member of the copy leaves the original
+        alone), pointer and reference members naming what the original's name."""
         for fname, held in source.fields.items():
             if isinstance(held, K.Var):  # a copy: its own variable
-                var = K.Var(self.unique(f"{name}.{fname}"), held.type)
+                var = K.Var(self.unique(f"{obj.record}.{fname}"), held.type)
                 out.append(K.Decl(var, held, label=self.label(), placeable=False, synthetic=True))
                 obj.fields[fname] = var
+            elif isinstance(held, ObjectBinding):
+                obj.fields[fname] = self._copy_object(held, ObjectBinding(held.record, depth=obj.depth), out)
             else:
                 obj.fields[fname] = held
         return obj
@@ -105,6 +120,10 @@ class ObjectsTranslation(CallsTranslation):
                 var = K.Var(self.unique(fname), typ)
                 obj.fields[str(f.get("name", ""))] = var
                 params.append(K.Param(fname, typ, var=var))
+            elif typ.kind != "ptr" and "[" not in text:  # a struct member holding pointers
+                nested = self.object_record(f)
+                assert nested is not None
+                obj.fields[str(f.get("name", ""))] = self.parameter_object(fname, nested, params)
             else:
                 raise self.error(f"unsupported: member '{fname}' of kernel parameter '{name}' "
                                  f"(type '{text}'): a pointer to pointers or a nested struct "
@@ -114,12 +133,32 @@ class ObjectsTranslation(CallsTranslation):
     def construct_object(self, node: Node, record: Node, scope: Scope,
                          out: list[K.Stmt]) -> ObjectBinding:
         """Run the constructor a ``CXXConstructExpr`` calls on a new :class:`ObjectBinding`."""
-        obj = ObjectBinding(str(record.get("name", "")))
+        obj = ObjectBinding(str(record.get("name", "")), depth=self.control_depth)
         ctor = self.constructor_of(node, record)
         if ctor is None or tree.body_of(ctor) is None:
             raise self.error(f"unsupported: constructor of '{obj.record}' without a body", node)
         out.extend(self.inline_call(node, ctor, None, scope, constructing=obj))
+        self._complete_object(obj, record, out)
         return obj
+
+    def _complete_object(self, obj: ObjectBinding, record: Node, out: list[K.Stmt]) -> None:
+        """The members a constructor left unset: a value member is a variable of the object
+        (uninitialised, as in C++), a struct member holding pointers an object of its own; a
+        pointer member stays unset until assigned."""
+        for f in tree.children(record):
+            name, text = str(f.get("name", "")), tree.qual_type(f).rstrip()
+            if tree.kind(f) != "FieldDecl" or not name or name in obj.fields \
+                    or text.endswith(("&", "*")) or "[" in text:
+                continue
+            nested = self.object_record(f)
+            if nested is not None:
+                inner = ObjectBinding(str(nested.get("name", "")), depth=obj.depth)
+                self._complete_object(inner, nested, out)
+                obj.fields[name] = inner
+                continue
+            var = K.Var(self.unique(f"{obj.record}.{name}"), self.ctype(text, f))
+            out.append(K.Decl(var, None, label=self.label(), placeable=False, synthetic=True))
+            obj.fields[name] = var
 
     def constructor_of(self, node: Node, record: Node) -> Node | None:
         """The constructor a ``CXXConstructExpr`` calls (clang names it by its type only)."""
@@ -200,6 +239,18 @@ class ObjectsTranslation(CallsTranslation):
                 if binding is None:
                     raise self.error(f"unsupported: member '{name}' does not point into a known array", init)
                 obj.fields[name] = binding
+            elif name in fields and "[" not in text and self.object_record(fields[name]) is not None:
+                nested = self.object_record(fields[name])
+                assert nested is not None
+                inner = peel(expr)
+                if tree.kind(inner) == "CXXConstructExpr" and not tree.children(inner):
+                    member_obj = ObjectBinding(str(nested.get("name", "")), depth=obj.depth)
+                    self._complete_object(member_obj, nested, out)
+                elif self.is_aggregate_init(inner, nested):
+                    member_obj = self.aggregate_object(inner, nested, scope, out)
+                else:
+                    member_obj = self.construct_object(inner, nested, scope, out)
+                obj.fields[name] = member_obj
             else:
                 typ = self.ctype(text or tree.qual_type(expr), init)
                 var = K.Var(self.unique(f"{obj.record}.{name}"), typ)

@@ -65,6 +65,9 @@ class ObjectBinding:
 
     record: str
     fields: dict[str, Binding] = field(default_factory=dict)
+    #: control depth where the object was made: a pointer member set deeper (in a branch or
+    #: loop) would name a different array on each path, which a binding cannot
+    depth: int = 0
 
 
 @dataclass(eq=False)
