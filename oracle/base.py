@@ -225,7 +225,9 @@ class Finding:
 ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) of the called "
                   "function", "ensures": "postcondition (__ensures)",
                   "invariant": "loop invariant",
-                  "null": "null dereference check"}
+                  "null": "null dereference check",
+                  "funcptr": "null function pointer check (the called pointer names a "
+                             "device function)"}
 
 
 def one_per_line(unknowns: list[Unknown]) -> list[Unknown]:

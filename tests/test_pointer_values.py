@@ -55,7 +55,7 @@ def _lines(kernel: K.Kernel, verdict: Verdict) -> tuple[set[tuple[int, int]], se
 def test_every_pattern_has_both_twins() -> None:
     names = {p.name for p in POINTER_KERNELS}
     for pattern in ("pingpong", "pingpong_global", "select", "carve", "struct", "funcptr",
-                    "nulltest", "compare", "ptrptr", "structparam", "addrlocal"):
+                    "nulltest", "compare", "ptrptr", "structparam", "addrlocal", "member"):
         assert f"21_ptr_ok_{pattern}.cu" in names and f"21_ptr_racy_{pattern}.cu" in names
 
 
@@ -227,3 +227,22 @@ __global__ void k(const float *in, float *out) {
         assert verdict.races  # one concrete run may take either branch; sdv must see both
     else:
         assert not verdict.unknowns
+
+
+@pytest.mark.parametrize("body, message", [
+    # a pointer member set in a branch would name a different array on each path
+    ("Hold h = {a};\n  if (threadIdx.x > 3) h.p = b;\n  h.p[threadIdx.x] = 1.0f;",
+     "pointer member 'p' of 'Hold' set inside a branch or loop"),
+    # a pointer held in memory (here a __shared__ pointer) has no known array
+    ("__shared__ float *q;\n  q = a;\n  q[threadIdx.x] = 1.0f;",
+     "'q' is not an array or a pointer into one"),
+])
+def test_pointers_in_memory_that_cannot_be_bounded_are_errors(body: str, message: str) -> None:
+    text = f"""//--blockDim=32 --gridDim=1
+struct Hold {{ float *p; }};
+__global__ void k(float *a, float *b) {{
+  {body}
+}}"""
+    with pytest.raises(KplError) as info:
+        parse_kernel_text(text, "held.cu")
+    assert message in str(info.value)

@@ -162,18 +162,25 @@ class CallsTranslation(LibraryTranslation):
         """A call through a function pointer (an int holding a function's number, 0 is NULL):
         ``if (p == n_f) f(...) else if ...`` over every device function whose address the file
         takes and that has as many parameters: the same accesses as the call, under the
-        condition that selects them; the oracle prunes the arms no execution takes."""
+        condition that selects them; the oracle prunes the arms no execution takes.  A value
+        naming none of them (NULL, a number cast to a function pointer, an unconstrained
+        parameter; any value where the file takes no such function's address) fails an
+        ``Assert`` of kind ``funcptr``: the call is undefined."""
         nargs = len(tree.children(node)) - 1
         targets = [f for f in self.address_taken()
                    if len(tree.params_of(self.index.by_id[f])) == nargs]
-        if not targets:
-            raise self.error("unsupported: call through a function pointer whose target is not "
-                             "known statically", node)
-        ret_type = self._return_type(node, self.index.by_id[targets[0]])
+        ret_type = self._return_type(node, node)
         result = None if ret_type.kind == "void" else self.temp(ret_type, "fp")
         if result is not None:
             pre.append(K.Decl(result, None, label=self.label(), placeable=False, synthetic=True))
-        chain: list[K.Stmt] = []  # no arm for NULL: calling it is undefined
+        # calling NULL (or any value that names none of the targets) is undefined: a finding
+        named: K.Expr = K.Const(False, K.BOOL)
+        for fid in targets:
+            test = K.Binary("==", var, K.Const(self.function_number(fid)), K.BOOL)
+            named = test if isinstance(named, K.Const) else K.Binary("||", named, test, K.BOOL)
+        pre.append(K.Assert(named, kind="funcptr", label=self.label(), span=self.span_of(node),
+                            placeable=False, synthetic=True))
+        chain: list[K.Stmt] = []  # no target at all: the call never names a function
         for fid in reversed(targets):
             label = self.label()
             arm = self.inline_call(node, self.index.by_id[fid], None, scope)
