@@ -246,3 +246,26 @@ __global__ void k(float *a, float *b) {{
     with pytest.raises(KplError) as info:
         parse_kernel_text(text, "held.cu")
     assert message in str(info.value)
+
+
+_THROUGH_REF = """//--blockDim=64 --gridDim=1
+__device__ void put(float **slot, float v) {{
+  slot[0][{index}] = v;
+  *&v = 0.0f;
+}}
+__global__ void k(float *a, float *b, int c) {{
+  float *p = c ? a : b;
+  put(&p, 1.0f * threadIdx.x);
+}}"""
+
+
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+@pytest.mark.parametrize("index, racy", [("threadIdx.x", False), ("threadIdx.x / 2", True)])
+def test_subscript_zero_of_a_pointer_to_a_pointer_is_the_pointer(oracle: str, index: str, racy: bool) -> None:
+    """``slot[0]`` of ``float **slot = &p`` is ``p`` itself (a value over a and b), as
+    ``*slot`` is; ``*&v`` is ``v``."""
+    kernel = parse_kernel_text(_THROUGH_REF.format(index=index), "through.cu")
+    checker = SDVOracle() if oracle == "sdv" else DynamicOracle()
+    verdict = checker.check(kernel)
+    assert not verdict.unknowns
+    assert bool(verdict.races) == racy and verdict.verified == (not racy)

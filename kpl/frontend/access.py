@@ -243,6 +243,8 @@ class AccessTranslation(TranslatorBase):
             # a row of a multi-dimensional array: `a[i]` of `float a[8][8]`
             mem, index, view = self.element(node, scope, [], partial=True)
             return PointerBinding(mem, index, view)
+        if k == "ArraySubscriptExpr":  # `pp[0]` of a pointer to a pointer variable: `*pp`
+            return self.referent_binding(node, scope)
         return None
 
     def dyn_assignment(self, node: Node, dyn: DynPointer, scope: Scope) -> list[K.Stmt]:

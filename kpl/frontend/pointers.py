@@ -90,11 +90,21 @@ class PointersTranslation(AccessTranslation):
 
     def referent(self, node: Node, scope: Scope) -> tuple[Scope, str, str] | None:
         """(scope, declaration id, name) of the pointer variable ``*pp`` is, when ``node`` is
-        ``*pp`` and ``pp`` a pointer to a pointer variable."""
+        ``*pp`` (or ``pp[0]``) and ``pp`` a pointer to a pointer variable."""
         node = peel(node)
-        if tree.kind(node) != "UnaryOperator" or node.get("opcode") != "*":
+        if tree.kind(node) == "ArraySubscriptExpr":
+            base, index = subscript_parts(node)
+            index = peel(index)
+            while tree.kind(index) == "ImplicitCastExpr":
+                index = peel(tree.children(index)[0])
+            if tree.kind(index) != "IntegerLiteral" or str(index.get("value")) != "0":
+                return None
+            pointee = base
+        elif tree.kind(node) == "UnaryOperator" and node.get("opcode") == "*":
+            pointee = tree.children(node)[0]
+        else:
             return None
-        ident = decl_id(tree.children(node)[0])
+        ident = decl_id(pointee)
         found = scope.lookup(ident) if ident else None
         if isinstance(found, PointerRef):
             return found.home, found.ident, found.name
@@ -152,9 +162,9 @@ class PointersTranslation(AccessTranslation):
             raise RetryTranslation(", ".join(sorted(idents)))
 
     def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
-        """The variable ``*p`` is when ``p`` points to a local scalar."""
-        found = scope.lookup(decl_id(node) or "")
-        return found.var if isinstance(found, LocalPointer) else None
+        """The variable ``*p`` is when ``p`` points to a local scalar (or ``p`` is ``&x``)."""
+        local = self.local_pointer(node, scope)
+        return local.var if local is not None else None
 
     def address_value(self, node: Node, scope: Scope, pre: list[K.Stmt], typ: K.CType) -> K.Expr | None:
         """``(size_t)p``: an address is not modelled, only that equal pointers give equal
