@@ -269,3 +269,31 @@ def test_subscript_zero_of_a_pointer_to_a_pointer_is_the_pointer(oracle: str, in
     verdict = checker.check(kernel)
     assert not verdict.unknowns
     assert bool(verdict.races) == racy and verdict.verified == (not racy)
+
+
+_UNKNOWN = """//--blockDim=32 --gridDim=1
+__device__ float *same(float *p) {{ return p; }}
+__device__ void keep(float **slots, float *p, int i) {{ slots[i] = p; }}
+__global__ void k(float **tables, float **slots, float *out) {{
+  float *t = tables[threadIdx.x];
+  same(t);
+  keep(slots, t, {slot});
+  out[threadIdx.x] = {read};
+}}"""
+
+
+@pytest.mark.parametrize("slot, racy", [("threadIdx.x", False), ("0", True)])
+def test_unknown_pointer_passed_on_and_stored_is_no_access(slot: str, racy: bool) -> None:
+    """A pointer read from memory may be passed, returned and stored (its bytes, arbitrary:
+    two threads storing theirs into one slot race); only an access through it is refused."""
+    kernel = parse_kernel_text(_UNKNOWN.format(slot=slot, read="1.0f"), "unknown.cu")
+    verdict = SDVOracle().check(kernel)
+    assert not verdict.unknowns
+    assert bool(verdict.races) == racy and verdict.verified == (not racy)
+
+
+def test_access_through_an_unknown_pointer_is_refused_where_it_is_used() -> None:
+    with pytest.raises(KplError) as info:
+        parse_kernel_text(_UNKNOWN.format(slot="threadIdx.x", read="t[0]"), "unknown.cu")
+    assert "pointer 't' cannot be bounded to known arrays: it is read from memory" in str(info.value)
+    assert info.value.line == 8

@@ -31,6 +31,7 @@ from kpl.frontend.state import (
     Split,
     TranslatorBase,
     UnboundPointer,
+    UnknownPointer,
 )
 from kpl.frontend.tree import Node
 
@@ -190,6 +191,9 @@ class AccessTranslation(TranslatorBase):
                 raise Split(decl_id(node) or "", found)
             if isinstance(found, UnboundPointer):  # still null here: a value whose base is null
                 self.reassigned(decl_id(node) or "", found, None, scope, force=True)
+            if isinstance(found, UnknownPointer):
+                raise self.error(f"unsupported: pointer '{found.name}' cannot be bounded to known "
+                                 f"arrays: {found.why}", node)
             if isinstance(found, K.Memory):
                 return PointerBinding(found, K.Const(0))
             if isinstance(found, ScalarMemory):  # a pointer held in memory: not known
@@ -488,14 +492,14 @@ class AccessTranslation(TranslatorBase):
         ident = decl_id(lhs) if tree.kind(peel(lhs)) == "DeclRefExpr" else None
         if ident is not None:
             found = scope.lookup(ident)
-            if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
+            if isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)):
                 return self._pointer_assignment(node, ident, found, scope)
             if isinstance(found, LocalPointer):  # `p = &a; p = &b`: a and b into memory
                 self.hold_in_memory(rhs, scope=scope, found=found)
         ref = self.referent(lhs, scope)
         if ref is not None:  # `*pp = q`: sets the pointer variable pp points to
             found = ref[0].lookup(ref[1])
-            if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
+            if isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)):
                 return self._pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
         if op == "=" and self._is_pointerish(lhs) and "[" not in tree.qual_type(peel(lhs)) \
                 and not self.types.is_function_pointer(tree.qual_type(peel(lhs))):
@@ -523,7 +527,10 @@ class AccessTranslation(TranslatorBase):
         lhs, rhs = tree.children(node)[:2]
         out: list[K.Stmt] = []
         value = self.address_value(rhs, scope, out, K.ULONG)
-        if value is None:  # no known array (read from memory, made from an integer): its bytes
+        if value is None and isinstance(scope.lookup(decl_id(rhs) or ""), UnknownPointer):
+            value = self.temp(K.ULONG, "addr")  # an address nothing is known of: arbitrary
+            out.append(K.Decl(value, None, label=self.label(), placeable=False, synthetic=True))
+        elif value is None:  # no known array (read from memory, made from an integer): its bytes
             self.hold_in_memory(rhs, scope=scope)
             value = self.expr(rhs, scope, out)
         target = self.lvalue(lhs, scope, out)
@@ -546,7 +553,7 @@ class AccessTranslation(TranslatorBase):
                              "from device code (it is read-only for kernels)", node)
 
     def _pointer_assignment(self, node: Node, ident: str,
-                            found: PointerBinding | UnboundPointer | DynPointer,
+                            found: PointerBinding | UnboundPointer | UnknownPointer | DynPointer,
                             scope: Scope, home: Scope | None = None,
                             name: str | None = None) -> list[K.Stmt]:
         """``p = q + k`` / ``p += k``: a static pointer is rebound where the binding is the
@@ -565,8 +572,13 @@ class AccessTranslation(TranslatorBase):
             binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=", tree.qual_type(peel(lhs)))
         else:
             binding = None
-        if binding is None:
+        if binding is None and (op == "=" or isinstance(found, UnknownPointer)):
+            # no known array: refused where it is used to reach memory, if it is
             self.hold_in_memory(rhs, scope=scope)
+            why = self.unbounded(rhs) if op == "=" else found.why  # type: ignore[union-attr]
+            (home or scope).rebind(ident, UnknownPointer(name, why))
+            return []
+        if binding is None:
             raise self.error(f"unsupported: assignment to pointer '{name}'", node)
         stable, stmts = self._stable(binding)
         (home or scope).rebind(ident, stable)

@@ -19,7 +19,7 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
-from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope, UnknownPointer
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
 from kpl.placement import BarrierKind
@@ -431,11 +431,17 @@ class CallsTranslation(LibraryTranslation):
                                                 pointed, binds)
             elif ptype.kind == "ptr":
                 self.pointer_depth[pid] = self.control_depth
+                pname = str(param.get("name", "?"))
+                held = scope.lookup(decl_id(arg) or "") if tree.kind(peel(arg)) == "DeclRefExpr" else None
+                if isinstance(held, UnknownPointer):  # passed on: still refused where it is used
+                    inner.names[pid] = UnknownPointer(pname, held.why)
+                    continue
                 binding = self.pointer(arg, scope)
-                if binding is None:
-                    raise self.error(f"unsupported: argument for pointer parameter "
-                                     f"'{param.get('name', '?')}' of '{name}' does not point into "
-                                     "a known array", node)
+                if binding is None:  # refused where it is used: the function may not use it
+                    self.hold_in_memory(arg, scope=scope)
+                    inner.names[pid] = UnknownPointer(pname, f"the argument of '{name}' for it "
+                                                             f"{self.unbounded(arg).removeprefix('it ')}")
+                    continue
                 inner.names[pid] = binding
             elif has_array_member(ptype):  # a struct holding arrays: a cell of local memory
                 value = self.expr(arg, scope, out)

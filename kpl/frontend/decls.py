@@ -18,7 +18,7 @@ from kpl.frontend.access import peel
 from kpl.frontend.members import MembersTranslation
 from kpl.frontend.opencl import own_space
 from kpl.frontend.pointers import NULL_VALUE
-from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer, UnknownPointer
 from kpl.frontend.tree import Node
 
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more
@@ -234,10 +234,10 @@ class DeclsTranslation(MembersTranslation):
             scope.names[ident] = UnboundPointer(name)
             return []
         binding = self.pointer(init, scope)
-        if binding is None:
+        if binding is None:  # refused where it is used to reach memory, if it is
             self.hold_in_memory(init, scope=scope)
-            raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
-                             f"{self.unbounded(init)}", decl)
+            scope.names[ident] = UnknownPointer(name, self.unbounded(init))
+            return []
         if typ.elem is not None and binding.view is None and typ.elem != binding.mem.elem \
                 and binding.mem.dims == (None,) and binding.mem.elem.kind == "void":
             binding = PointerBinding(replace(binding.mem, elem=typ.elem), binding.offset)

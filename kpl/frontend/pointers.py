@@ -46,6 +46,7 @@ from kpl.frontend.state import (
     Scope,
     Split,
     UnboundPointer,
+    UnknownPointer,
 )
 from kpl.frontend.tree import Node
 
@@ -121,7 +122,7 @@ class PointersTranslation(AccessTranslation):
             target = peel(tree.children(node)[0])
             ident = decl_id(target)
             found = scope.lookup(ident) if ident else None
-            if ident and isinstance(found, (PointerBinding, UnboundPointer, DynPointer)) and \
+            if ident and isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)) and \
                     tree.qual_type(target).rstrip().endswith("*"):
                 home = scope
                 while home.parent is not None and ident not in home.names:
@@ -209,6 +210,8 @@ class PointersTranslation(AccessTranslation):
         k = tree.kind(node)
         if self.is_null(node):
             return NULL_VALUE
+        if isinstance(scope.lookup(decl_id(node) or ""), UnknownPointer):
+            return None
         dyn = self.dyn_of(node, scope)
         if dyn is not None:
             return self.dyn_value(dyn)
@@ -322,7 +325,7 @@ class PointersTranslation(AccessTranslation):
         """A static pointer is set again (by assignment ``node``, or ``++``): set under
         control flow, or to a value, it becomes a value (the kernel is translated again with
         it as one).  ``force``: a null pointer dereferenced, a value whose base is null."""
-        if not isinstance(found, (PointerBinding, UnboundPointer)):
+        if not isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer)):
             return
         deeper = force or self.control_depth > self.pointer_depth.get(ident, 0)
         if not deeper and node is not None and node.get("opcode") == "=":

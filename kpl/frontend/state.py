@@ -49,6 +49,16 @@ class UnboundPointer:
 
 
 @dataclass
+class UnknownPointer:
+    """A pointer whose array is not known (read from memory, made from an integer): it may
+    be passed on, compared or set again, but an access through it is refused, naming why
+    (:meth:`kpl.frontend.access.AccessTranslation.pointer`)."""
+
+    name: str
+    why: str
+
+
+@dataclass
 class Alias:
     """A C++ reference bound to a memory element or a field of a local (``float &r = s[i];``,
     a ``T &`` parameter of an inlined function): reading or writing the name reads or writes
@@ -155,8 +165,8 @@ class Split(Exception):
 
 
 #: What a declaration stands for in a scope.
-Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias | ObjectBinding
-           | DynPointer | PointerRef | LocalPointer)
+Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | UnknownPointer | Alias
+           | ObjectBinding | DynPointer | PointerRef | LocalPointer)
 
 
 @dataclass
