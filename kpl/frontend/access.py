@@ -519,30 +519,15 @@ class AccessTranslation(TranslatorBase):
         return out
 
     def store_pointer(self, node: Node, scope: Scope) -> list[K.Stmt]:
-        """``m = p`` where ``m`` is memory holding a pointer (a struct member in an array, a
-        ``__shared__`` pointer, an element of an array of pointers): the store writes the
-        pointer's bytes, its address as an opaque value (equal pointers, equal values), or
-        the bytes it was read from.  A pointer read back from memory has no known array:
-        accessing memory through it is refused."""
-        lhs, rhs = tree.children(node)[:2]
-        out: list[K.Stmt] = []
-        value = self.address_value(rhs, scope, out, K.ULONG)
-        if value is None and isinstance(scope.lookup(decl_id(rhs) or ""), UnknownPointer):
-            value = self.temp(K.ULONG, "addr")  # an address nothing is known of: arbitrary
-            out.append(K.Decl(value, None, label=self.label(), placeable=False, synthetic=True))
-        elif value is None:  # no known array (read from memory, made from an integer): its bytes
-            self.hold_in_memory(rhs, scope=scope)
-            value = self.expr(rhs, scope, out)
-        target = self.lvalue(lhs, scope, out)
-        if isinstance(target, K.Var):
-            raise self.error("unsupported: assignment of a pointer to a variable holding it as "
-                             "a value", node)
-        self.check_writable(target, node)
-        out.append(K.Assign(target, value, label=self.label()))
-        return out
+        """``m = p`` into memory holding a pointer: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
 
     def address_value(self, node: Node, scope: Scope, pre: list[K.Stmt], typ: K.CType) -> K.Expr | None:
         """A pointer as an integer: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def unbounded(self, node: Node) -> str:
+        """Why a pointer has no known array: :mod:`kpl.frontend.pointers`."""
         raise NotImplementedError
 
     def check_writable(self, target: K.LValue, node: Node) -> None:

@@ -19,7 +19,15 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.library import LibraryTranslation
 from kpl.frontend.memops import MEMORY_FUNCTIONS
-from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope, UnknownPointer
+from kpl.frontend.state import (
+    Alias,
+    Binding,
+    ObjectBinding,
+    PointerBinding,
+    ScalarMemory,
+    Scope,
+    UnknownPointer,
+)
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
 from kpl.placement import BarrierKind

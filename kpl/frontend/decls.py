@@ -18,7 +18,14 @@ from kpl.frontend.access import peel
 from kpl.frontend.members import MembersTranslation
 from kpl.frontend.opencl import own_space
 from kpl.frontend.pointers import NULL_VALUE
-from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer, UnknownPointer
+from kpl.frontend.state import (
+    ObjectBinding,
+    PointerBinding,
+    ScalarMemory,
+    Scope,
+    UnboundPointer,
+    UnknownPointer,
+)
 from kpl.frontend.tree import Node
 
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more

@@ -3,7 +3,9 @@ objects of classes with reference or pointer members (a CUB-style ``BlockReduce`
 ``TempStorage &temp``), which are not values but what their members stand for
 (:class:`kpl.frontend.state.ObjectBinding`).  clang names the constructor a
 ``CXXConstructExpr`` calls only by its type; it is inlined like any function (:mod:`kpl.frontend.calls`)
-with ``this`` the new object, its member initialisers first."""
+with ``this`` the new object, its member initialisers first.  A struct member holding
+pointers is an object of its own; a pointer member set again in straight-line code is
+rebound, as a pointer variable is (:meth:`ObjectsTranslation._pointer_member_assignment`)."""
 
 from __future__ import annotations
 
@@ -257,3 +259,44 @@ class ObjectsTranslation(CallsTranslation):
                 out.append(K.Decl(var, self.convert(self.expr(expr, scope, out), typ),
                                   label=self.label(), placeable=False, synthetic=True))
                 obj.fields[name] = var
+
+    def _pointer_member_assignment(self, node: Node, scope: Scope) -> list[K.Stmt] | None:
+        """``s.p = q`` on a pointer member of an :class:`ObjectBinding` (a struct holding
+        pointers): the member now stands for what ``q`` points to, as a pointer variable set
+        in straight-line code is rebound.  None when ``node`` is no such assignment."""
+        lhs, rhs = tree.children(node)[:2]
+        target = peel(lhs)
+        text = tree.qual_type(target)
+        if node.get("opcode") != "=" or tree.kind(target) != "MemberExpr" or "[" in text \
+                or self.types.is_function_pointer(text) or self.type_of(target).kind != "ptr":
+            return None
+        root = self._object_at(peel(tree.children(target)[0]), scope)
+        if root is None:
+            return None
+        name = str(target.get("name", ""))
+        if self.control_depth > root.depth:
+            raise self.error(f"unsupported: pointer member '{name}' of '{root.record}' set inside a "
+                             "branch or loop (the array it names would depend on the path)", node)
+        binding = self.pointer(rhs, scope)
+        if binding is None:
+            self.hold_in_memory(rhs, scope=scope)
+            raise self.error(f"unsupported: pointer member '{name}' of '{root.record}' cannot be "
+                             f"bounded to known arrays: {self.unbounded(rhs)}", node)
+        stable, stmts = self._stable(binding)
+        root.fields[name] = stable
+        return stmts
+
+    def _object_at(self, node: Node, scope: Scope) -> ObjectBinding | None:
+        """The object ``node`` (``s``, ``s.inner``, ``this``) designates (a struct member of
+        an object that holds pointers is an object itself)."""
+        k = tree.kind(node)
+        root: object = None
+        if k == "DeclRefExpr":
+            root = scope.lookup(decl_id(node) or "")
+        elif k == "CXXThisExpr" and self.this_stack:
+            root = self.this_stack[-1]
+        elif k == "MemberExpr" and not node.get("isArrow"):
+            outer = self._object_at(peel(tree.children(node)[0]), scope)
+            name = str(node.get("name", ""))
+            root = outer.fields.get(name) if outer is not None else None
+        return root if isinstance(root, ObjectBinding) else None

@@ -313,6 +313,29 @@ class PointersTranslation(AccessTranslation):
             step = K.Binary("*", step, chain, OFFSET)
         return PtrValue(v.tag, K.Binary("-" if backwards else "+", v.off, step, OFFSET), v.bases)
 
+    def store_pointer(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """``m = p`` where ``m`` is memory holding a pointer (a struct member in an array, a
+        ``__shared__`` pointer, an element of an array of pointers): the store writes the
+        pointer's bytes, its address as an opaque value (equal pointers, equal values), or
+        the bytes it was read from.  A pointer read back from memory has no known array:
+        accessing memory through it is refused."""
+        lhs, rhs = tree.children(node)[:2]
+        out: list[K.Stmt] = []
+        value = self.address_value(rhs, scope, out, K.ULONG)
+        if value is None and isinstance(scope.lookup(decl_id(rhs) or ""), UnknownPointer):
+            value = self.temp(K.ULONG, "addr")  # an address nothing is known of: arbitrary
+            out.append(K.Decl(value, None, label=self.label(), placeable=False, synthetic=True))
+        elif value is None:  # no known array (read from memory, made from an integer): its bytes
+            self.hold_in_memory(rhs, scope=scope)
+            value = self.expr(rhs, scope, out)
+        target = self.lvalue(lhs, scope, out)
+        if isinstance(target, K.Var):
+            raise self.error("unsupported: assignment of a pointer to a variable holding it as "
+                             "a value", node)
+        self.check_writable(target, node)
+        out.append(K.Assign(target, value, label=self.label()))
+        return out
+
     # ------------------------------------------------------------------ variables
 
     def pointer_bound(self, ident: str) -> None:
