@@ -57,6 +57,9 @@ def test_auto_function_pointer_is_resolved_to_its_target() -> None:
 @pytest.mark.parametrize("src, what", [
     ("__global__ void k(int *a) { if (a[0]) goto in; while (a[1]) { in: a[2] = 1; } }",
      "goto 'in'"),
+    ("__device__ float ext(float);\ntypedef float (*f_t)(float);\n"
+     "__global__ void k(float *a) { f_t f = ext; a[0] = f(a[1]); }",
+     "function pointer that may name 'ext', which has no body here"),
     # (a call through a function pointer that can name no device function is a finding, not
     # unanalysable: test_call_through_a_pointer_naming_no_function_is_a_finding below)
     # (a lambda is no longer unanalysable: clang gives its call operator a body, inlined like

@@ -151,6 +151,7 @@ class CallsTranslation(LibraryTranslation):
             return list(cached)
         callees: set[int] = set()
         taken: set[str] = set()
+        bodiless: dict[int, str] = {}  # by number of parameters: a name
         for n in tree.walk(self.unit.tu):
             if tree.kind(n) in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr") and tree.children(n):
                 callees.add(id(peel(tree.children(n)[0])))
@@ -161,9 +162,19 @@ class CallsTranslation(LibraryTranslation):
                     if func is not None and tree.body_of(func) is not None and \
                             tree.has_attr(func, "CUDADeviceAttr"):
                         taken.add(str(func["id"]))
+                    elif func is not None and tree.body_of(func) is None:
+                        bodiless.setdefault(len(tree.params_of(func)), str(func.get("name", "?")))
         ordered = sorted(taken, key=lambda f: (self.index.qualified_name(self.index.by_id[f]), f))
         self.unit._address_taken = ordered  # type: ignore[attr-defined]
+        self.unit._address_taken_bodiless = bodiless  # type: ignore[attr-defined]
         return ordered
+
+    def bodiless_target(self, nargs: int) -> str | None:
+        """A function with no body here whose address the file takes, of ``nargs`` parameters
+        (``f = cos``): a call through a pointer may reach it, and what it does is unknown."""
+        self.address_taken()
+        found: dict[int, str] = self.unit._address_taken_bodiless  # type: ignore[attr-defined]
+        return found.get(nargs)
 
     def function_pointer_call(self, node: Node, var: K.Var, scope: Scope,
                               pre: list[K.Stmt]) -> K.Expr:
@@ -177,6 +188,10 @@ class CallsTranslation(LibraryTranslation):
         nargs = len(tree.children(node)) - 1
         targets = [f for f in self.address_taken()
                    if len(tree.params_of(self.index.by_id[f])) == nargs]
+        unknown = self.bodiless_target(nargs)
+        if unknown is not None:
+            raise self.error(f"unsupported: call through a function pointer that may name "
+                             f"'{unknown}', which has no body here", node)
         ret_type = self._return_type(node, node)
         result = None if ret_type.kind == "void" else self.temp(ret_type, "fp")
         if result is not None:
