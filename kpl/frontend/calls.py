@@ -462,8 +462,8 @@ class CallsTranslation(LibraryTranslation):
                 binding = self.pointer(arg, scope)
                 if binding is None:  # refused where it is used: the function may not use it
                     self.hold_in_memory(arg, scope=scope)
-                    inner.names[pid] = UnknownPointer(pname, f"the argument of '{name}' for it "
-                                                             f"{self.unbounded(arg).removeprefix('it ')}")
+                    inner.names[pid] = UnknownPointer(pname, f"{self.unbounded(arg)} (the "
+                                                             f"argument of '{name}' for it)")
                     continue
                 inner.names[pid] = binding
             elif has_array_member(ptype):  # a struct holding arrays: a cell of local memory

@@ -129,8 +129,9 @@ class Translator(StmtsTranslation):
         return K.Span(span.file, span.line, span.col)
 
 
-#: translations of one kernel at most: each retry adds a fact that was missing (a pointer
-#: that is a value, or one more base of one), and there are finitely many
+#: translations of one kernel at most, besides those that put a local into memory: each
+#: retry adds a fact that was missing (a pointer that is a value, or one more base of one),
+#: and there are finitely many
 MAX_ATTEMPTS = 32
 
 
@@ -140,12 +141,17 @@ def translate(unit: Unit, func: Node, launch: K.Launch, name: str,
     (:mod:`kpl.frontend.pointers`): the last translation saw every base of every pointer.
     Returns the kernel and the translator that made it (host launches are read with it)."""
     points = PointsTo()
-    for _ in range(MAX_ATTEMPTS):
+    attempts = 0
+    while attempts < MAX_ATTEMPTS:
         translator = Translator(unit, func, launch, name)
         translator.points_to = points
+        held = len(points.addressed)
         try:
             return translator.translate(header), translator
         except RetryTranslation:
+            # a local put into memory is a fact of its own (one per local declaration, so
+            # finitely many): it does not count against the limit
+            attempts += len(points.addressed) == held
             continue
     raise translator.error(f"unsupported: the pointers of '{name}' need more than "
                            f"{MAX_ATTEMPTS} passes to bound their arrays", func)

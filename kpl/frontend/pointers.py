@@ -550,12 +550,14 @@ class PointersTranslation(AccessTranslation):
 
 
 def _address_operands(node: Node) -> list[Node]:
-    """``node`` and the arms of the conditionals and casts it is made of: the expressions
-    that may give a pointer its value."""
+    """``node`` and the arms of the conditionals, casts and pointer arithmetic it is made
+    of: the expressions that may give a pointer its value."""
     node = peel(node)
     k = tree.kind(node)
     if k == "ConditionalOperator":
         return [x for c in tree.children(node)[1:3] for x in _address_operands(c)]
     if k in EXPLICIT_CASTS or k == "ImplicitCastExpr":
         return _address_operands(tree.children(node)[0])
+    if k == "BinaryOperator" and node.get("opcode") in ("+", "-"):  # `(float *)&v + 1`
+        return [x for c in tree.children(node)[:2] for x in _address_operands(c)]
     return [node]
