@@ -55,7 +55,7 @@ def _lines(kernel: K.Kernel, verdict: Verdict) -> tuple[set[tuple[int, int]], se
 def test_every_pattern_has_both_twins() -> None:
     names = {p.name for p in POINTER_KERNELS}
     for pattern in ("pingpong", "pingpong_global", "select", "carve", "struct", "funcptr",
-                    "nulltest", "compare", "ptrptr", "structparam", "addrlocal", "member"):
+                    "nulltest", "compare", "ptrptr", "structparam", "addrlocal", "member", "ptrarray"):
         assert f"21_ptr_ok_{pattern}.cu" in names and f"21_ptr_racy_{pattern}.cu" in names
 
 
@@ -297,3 +297,26 @@ def test_access_through_an_unknown_pointer_is_refused_where_it_is_used() -> None
         parse_kernel_text(_UNKNOWN.format(slot="threadIdx.x", read="t[0]"), "unknown.cu")
     assert "pointer 't' cannot be bounded to known arrays: it is read from memory" in str(info.value)
     assert info.value.line == 8
+
+
+_SLOTS = """//--blockDim=64 --gridDim=1
+__global__ void k(float *a, float *c) {{
+  float *slots[3];
+  int t = threadIdx.x;
+  slots[0] = a;
+  for (int i = 0; i < 2; i++)
+    slots[i + 1] = c + 64 * i;
+  slots[t % 3][{index}] = t;
+}}"""
+
+
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+@pytest.mark.parametrize("index, racy", [("t", False), ("0", True)])
+def test_pointer_array_set_in_a_loop_by_a_variable_index(oracle: str, index: str, racy: bool) -> None:
+    """Elements of a local array of pointers set in a loop (``slots[i + 1] = …``) and chosen
+    by the thread: the store reaches ``a`` and both rows of ``c``."""
+    kernel = parse_kernel_text(_SLOTS.format(index=index), "slots.cu")
+    checker = SDVOracle() if oracle == "sdv" else DynamicOracle()
+    verdict = checker.check(kernel)
+    assert not verdict.unknowns
+    assert bool(verdict.races) == racy and verdict.verified == (not racy)

@@ -248,7 +248,8 @@ class AccessTranslation(TranslatorBase):
             mem, index, view = self.element(node, scope, [], partial=True)
             return PointerBinding(mem, index, view)
         if k == "ArraySubscriptExpr":  # `pp[0]` of a pointer to a pointer variable: `*pp`
-            return self.referent_binding(node, scope)
+            held = self.pointer_array_element(node, scope)  # or `a[k]` of an array of pointers
+            return held if held is not None else self.referent_binding(node, scope)
         return None
 
     def dyn_assignment(self, node: Node, dyn: DynPointer, scope: Scope) -> list[K.Stmt]:
@@ -257,6 +258,10 @@ class AccessTranslation(TranslatorBase):
 
     def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
         """The local ``*p`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def pointer_array_element(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """``a[k]`` of a local array of pointers: :mod:`kpl.frontend.pointers`."""
         raise NotImplementedError
 
     def hold_in_memory(self, *nodes: Node | None, scope: Scope, found: object = None) -> None:

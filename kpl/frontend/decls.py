@@ -28,6 +28,9 @@ from kpl.frontend.state import (
 )
 from kpl.frontend.tree import Node
 
+#: elements of a local array of pointers kept as pointer values, one each (more: memory)
+POINTER_ARRAY_LIMIT = 16
+
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more
 STATIC_SHARED_LIMIT = 0xC000
 
@@ -122,6 +125,14 @@ class DeclsTranslation(MembersTranslation):
             return bind
         if "[" in text and not self.types.is_function_pointer(text):
             elem, dims = self.types.shape(text)
+            if elem.kind == "ptr" and len(dims) == 1 and dims[0] is not None \
+                    and dims[0] <= POINTER_ARRAY_LIMIT and space is None:
+                items = self._flat_items(peel(init)) if init is not None \
+                    and tree.kind(peel(init)) == "InitListExpr" else []
+                slots: list[K.Stmt] = []
+                scope.names[ident] = self.pointer_array(ident, name, elem.elem or K.VOID, dims[0],
+                                                        items, scope, slots)
+                return slots
             mem = K.Memory(self.unique(name), K.Space.LOCAL, elem, dims)
             self.memories[mem.name] = mem
             scope.names[ident] = mem

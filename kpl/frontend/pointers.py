@@ -40,6 +40,7 @@ from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
 from kpl.frontend.state import (
     DynPointer,
     LocalPointer,
+    PointerArray,
     PointerBinding,
     PointerRef,
     RetryTranslation,
@@ -251,6 +252,9 @@ class PointersTranslation(AccessTranslation):
             b = els if isinstance(els, PtrValue) else self.as_value(els, elem, node)
             return PtrValue(K.Cond(cond, a.tag, b.tag, TAG), K.Cond(cond, a.off, b.off, OFFSET),
                             a.bases | b.bases)
+        element = self.array_element_of(node, scope)
+        if element is not None:
+            return self.element_value(element[0], element[1], scope, pre)
         try:
             return self.pointer(node, scope)
         except Split as split:
@@ -286,7 +290,7 @@ class PointersTranslation(AccessTranslation):
             target = peel(tree.children(node)[0])
             return tree.kind(target) == "ArraySubscriptExpr" and \
                 self.dyn_of(subscript_parts(target)[0], scope) is not None
-        return False
+        return self.array_element_of(node, scope) is not None
 
     def condition(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         """A memory-free condition: :mod:`kpl.frontend.exprs`."""
@@ -320,6 +324,9 @@ class PointersTranslation(AccessTranslation):
         the bytes it was read from.  A pointer read back from memory has no known array:
         accessing memory through it is refused."""
         lhs, rhs = tree.children(node)[:2]
+        element = self.array_element_of(lhs, scope)
+        if element is not None:
+            return self.store_element(node, element[0], element[1], scope)
         out: list[K.Stmt] = []
         value = self.address_value(rhs, scope, out, K.ULONG)
         if value is None and isinstance(scope.lookup(decl_id(rhs) or ""), UnknownPointer):
@@ -403,6 +410,100 @@ class PointersTranslation(AccessTranslation):
             raise RetryTranslation(dyn.name)
         return [K.Assign(dyn.off, v.off, label=self.label()),
                 K.Assign(dyn.tag, v.tag, label=self.label())]
+
+    # ------------------------------------------------------------------ arrays of pointers
+
+    def pointer_array(self, ident: str, name: str, pointee: K.CType, extent: int,
+                      items: list[Node], scope: Scope, out: list[K.Stmt]) -> PointerArray:
+        """``T *a[n] = {p, q}``: one pointer value per element (null where not given)."""
+        slots: list[DynPointer] = []
+        for k in range(extent):
+            item = items[k] if k < len(items) else None
+            value = NULL_VALUE if item is None else self.pvalue(item, scope, out, pointee)
+            if value is None:
+                assert item is not None
+                self.hold_in_memory(item, scope=scope)
+                raise self.error(f"unsupported: element {k} of pointer array '{name}' cannot be "
+                                 f"bounded to known arrays: {self.unbounded(item)}", item)
+            slots.append(self.new_dyn(ident, f"{name}[{k}]", pointee, value, out))
+        return PointerArray(ident, name, pointee, slots)
+
+    def array_element_of(self, node: Node, scope: Scope) -> tuple[PointerArray, Node] | None:
+        """(the array, the index) when ``node`` is ``a[k]`` of a local array of pointers."""
+        node = peel(node)
+        if tree.kind(node) != "ArraySubscriptExpr":
+            return None
+        base, index = subscript_parts(node)
+        found = scope.lookup(decl_id(base) or "")
+        return (found, index) if isinstance(found, PointerArray) else None
+
+    def element_value(self, arr: PointerArray, index_node: Node, scope: Scope,
+                      pre: list[K.Stmt]) -> PtrValue:
+        """``a[k]``: element k's value, or a choice over the elements by ``k``."""
+        index = self.expr(index_node, scope, pre)
+        if isinstance(index, K.Const):
+            return self.dyn_value(arr.slots[self._slot(arr, index, index_node)])
+        tag: K.Expr = arr.slots[-1].tag
+        off: K.Expr = arr.slots[-1].off
+        for k in range(len(arr.slots) - 2, -1, -1):
+            hit = K.Binary("==", index, K.Const(k, index.type), K.BOOL)
+            tag = K.Cond(hit, arr.slots[k].tag, tag, TAG)
+            off = K.Cond(hit, arr.slots[k].off, off, OFFSET)
+        return PtrValue(tag, off, frozenset(self.points_to.bases.get(arr.ident, set())))
+
+    def _slot(self, arr: PointerArray, index: K.Const, node: Node) -> int:
+        k = int(index.value)
+        if not 0 <= k < len(arr.slots):
+            raise self.error(f"index {k} is outside pointer array '{arr.name}' of {len(arr.slots)} "
+                             "elements", node)
+        return k
+
+    def pointer_array_element(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """An access through ``a[k]``: split over the bases of the array's elements (the
+        value ``a[k]`` is bound, under a name of its own, to one base per arm)."""
+        found = self.array_element_of(node, scope)
+        if found is None:
+            return None
+        key = f"@{id(peel(node))}"
+        bound = scope.lookup(key)
+        if isinstance(bound, PointerBinding):
+            return bound
+        pre: list[K.Stmt] = []
+        value = self.element_value(found[0], found[1], scope, pre)
+        if pre:
+            raise self.error(f"unsupported: an index of pointer array '{found[0].name}' with side "
+                             "effects, used to reach memory", node)
+        dyn = DynPointer(key, f"{found[0].name}[…]", found[0].pointee, value.tag, value.off)  # type: ignore[arg-type]
+        self.points_to.bases[key] = set(value.bases)
+        scope.names[key] = dyn
+        raise Split(key, dyn, scope)
+
+    def store_element(self, node: Node, arr: PointerArray, index_node: Node,
+                      scope: Scope) -> list[K.Stmt]:
+        """``a[k] = p``: element k set, or each element set where ``k`` names it."""
+        rhs = tree.children(node)[1]
+        out: list[K.Stmt] = []
+        value = self.pvalue(rhs, scope, out, arr.pointee)
+        if value is None:
+            self.hold_in_memory(rhs, scope=scope)
+            raise self.error(f"unsupported: pointer stored into pointer array '{arr.name}' cannot "
+                             f"be bounded to known arrays: {self.unbounded(rhs)}", node)
+        v = value if isinstance(value, PtrValue) else self.as_value(value, arr.pointee, rhs)
+        index = self.expr(index_node, scope, out)
+        if isinstance(index, K.Const):
+            return out + self.assign_dyn(arr.slots[self._slot(arr, index, index_node)], v, node)
+        bases = self.points_to.bases.setdefault(arr.ident, set())
+        if not v.bases <= bases:
+            bases.update(v.bases)
+            raise RetryTranslation(arr.name)
+        tag, off, at = self.temp(TAG, "tag"), self.temp(OFFSET, "off"), self.temp(index.type, "at")
+        for var, init in ((tag, v.tag), (off, v.off), (at, index)):
+            out.append(K.Decl(var, init, label=self.label(), placeable=False, synthetic=True))
+        for k, slot in enumerate(arr.slots):
+            hit = K.Binary("==", at, K.Const(k, index.type), K.BOOL)
+            out.append(K.Assign(slot.off, K.Cond(hit, off, slot.off, OFFSET), label=self.label()))
+            out.append(K.Assign(slot.tag, K.Cond(hit, tag, slot.tag, TAG), label=self.label()))
+        return out
 
     # ------------------------------------------------------------------ tests
 

@@ -96,6 +96,18 @@ class DynPointer:
     off: K.Var
 
 
+@dataclass(eq=False)
+class PointerArray:
+    """A local array of pointers (``float *bufs[2] = {a, b}``): each element a pointer value
+    (:class:`DynPointer`) of its own, all sharing the array's set of bases (``ident``);
+    ``bufs[k]`` is a choice over the elements by ``k`` (:mod:`kpl.frontend.pointers`)."""
+
+    ident: str
+    name: str
+    pointee: K.CType
+    slots: list[DynPointer]
+
+
 @dataclass
 class PointsTo:
     """The points-to facts of one kernel, kept across translation attempts
@@ -166,7 +178,7 @@ class Split(Exception):
 
 #: What a declaration stands for in a scope.
 Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | UnknownPointer | Alias
-           | ObjectBinding | DynPointer | PointerRef | LocalPointer)
+           | ObjectBinding | DynPointer | PointerRef | LocalPointer | PointerArray)
 
 
 @dataclass
