@@ -320,3 +320,16 @@ def test_pointer_array_set_in_a_loop_by_a_variable_index(oracle: str, index: str
     verdict = checker.check(kernel)
     assert not verdict.unknowns
     assert bool(verdict.races) == racy and verdict.verified == (not racy)
+
+
+@pytest.mark.parametrize("test", ["__requires(p == q);", "if (p != q) return;"])
+def test_equality_of_two_pointer_parameters_is_unknown(test: str) -> None:
+    """The host may pass overlapping arrays: ``p == q`` of two parameters is neither true
+    nor false, so neither assumption empties the kernel (the race on p stays)."""
+    kernel = parse_kernel_text(f"""//--blockDim=64 --gridDim=1
+__global__ void k(int *p, int *q) {{
+  {test}
+  p[0] = threadIdx.x;
+}}""", "alias.cu")
+    verdict = SDVOracle().check(kernel)
+    assert verdict.races and not verdict.verified

@@ -68,7 +68,7 @@ class Translator(StmtsTranslation):
             name = str(p.get("name") or f"arg{len(params)}")
             record = self.object_record(p) if typ.kind != "ptr" else None
             if record is not None:  # a struct holding pointers: each member its own parameter
-                scope.names[str(p["id"])] = self.parameter_object(name, record, params)
+                scope.names[str(p["id"])] = self.parameter_object(name, record, params, values)
             elif typ.kind == "ptr":
                 space = pointee_space(text) if self.unit.language == "opencl" else None
                 mem = K.Memory(name, space if space in (K.Space.SHARED, K.Space.CONSTANT)

@@ -32,8 +32,9 @@ class ObjectsTranslation(CallsTranslation):
             if tree.kind(f) != "FieldDecl":
                 continue
             text = tree.qual_type(f).rstrip()
-            if text.endswith(("&", "*")) or ("[" not in text and self.object_record(f) is not None):
-                return record  # a pointer member, or a struct member holding one
+            if text.endswith(("&", "*")) or ("[" not in text and self.object_record(f) is not None) \
+                    or "*" in text.split("[")[0]:
+                return record  # a pointer member, an array of them, or a struct member holding one
         return None
 
     def is_aggregate_init(self, node: Node, record: Node) -> bool:
@@ -102,11 +103,14 @@ class ObjectsTranslation(CallsTranslation):
                 obj.fields[fname] = held
         return obj
 
-    def parameter_object(self, name: str, record: Node, params: list[K.Param]) -> ObjectBinding:
+    def parameter_object(self, name: str, record: Node, params: list[K.Param],
+                         out: list[K.Stmt]) -> ObjectBinding:
         """A kernel parameter of a struct with pointer members (``struct P { float *x; int n; }``
         passed by value): each pointer member is a global array of its own, ``p.x``, and each
         value member a scalar parameter, ``p.n`` -- as if the host had passed them one by one,
-        under the same no-aliasing assumption as pointer parameters."""
+        under the same no-aliasing assumption as pointer parameters.  An array of pointers
+        (``float *rows[4]``) is a :class:`PointerArray` whose elements start at global arrays
+        of their own, ``p.rows.0`` …, which it may be set to change (its variables: ``out``)."""
         obj = ObjectBinding(str(record.get("name", "")))
         for f in tree.children(record):
             if tree.kind(f) != "FieldDecl":
@@ -125,12 +129,30 @@ class ObjectsTranslation(CallsTranslation):
             elif typ.kind != "ptr" and "[" not in text:  # a struct member holding pointers
                 nested = self.object_record(f)
                 assert nested is not None
-                obj.fields[str(f.get("name", ""))] = self.parameter_object(fname, nested, params)
+                obj.fields[str(f.get("name", ""))] = self.parameter_object(fname, nested, params, out)
+            elif "[" in text and self._pointer_rows(text) is not None:
+                elem, extent = self._pointer_rows(text)  # type: ignore[misc]
+                rows: list[PointerBinding] = []
+                for k in range(extent):
+                    mem = K.Memory(f"{fname}.{k}", K.Space.GLOBAL, elem, (None,))
+                    self.memories[mem.name] = mem
+                    params.append(K.Param(mem.name, K.CType("ptr", 64, False, "pointer", elem), mem=mem))
+                    rows.append(PointerBinding(mem, K.Const(0)))
+                obj.fields[str(f.get("name", ""))] = self.pointer_array(
+                    fname, fname, elem, extent, [], self.unit.globals, out, initial=rows)
             else:
                 raise self.error(f"unsupported: member '{fname}' of kernel parameter '{name}' "
                                  f"(type '{text}'): a pointer to pointers or a nested struct "
                                  "holding pointers", f)
         return obj
+
+    def _pointer_rows(self, text: str) -> tuple[K.CType, int] | None:
+        """(pointee, extent) of a member ``T *m[n]`` (one dimension, known extent)."""
+        elem, dims = self.types.shape(text)
+        if elem.kind != "ptr" or elem.elem is None or elem.elem.kind == "ptr" or len(dims) != 1 \
+                or dims[0] is None:
+            return None
+        return elem.elem, dims[0]
 
     def construct_object(self, node: Node, record: Node, scope: Scope,
                          out: list[K.Stmt]) -> ObjectBinding:

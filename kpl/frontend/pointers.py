@@ -38,6 +38,7 @@ from kpl.ctypes import common_type, sizeof
 from kpl.frontend import tree
 from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel, subscript_parts
 from kpl.frontend.state import (
+    Binding,
     DynPointer,
     LocalPointer,
     PointerArray,
@@ -414,12 +415,18 @@ class PointersTranslation(AccessTranslation):
     # ------------------------------------------------------------------ arrays of pointers
 
     def pointer_array(self, ident: str, name: str, pointee: K.CType, extent: int,
-                      items: list[Node], scope: Scope, out: list[K.Stmt]) -> PointerArray:
-        """``T *a[n] = {p, q}``: one pointer value per element (null where not given)."""
+                      items: list[Node], scope: Scope, out: list[K.Stmt], *,
+                      initial: list[PointerBinding] | None = None) -> PointerArray:
+        """``T *a[n] = {p, q}``: one pointer value per element (null where not given;
+        ``initial``: what the elements of a parameter point to)."""
         slots: list[DynPointer] = []
         for k in range(extent):
             item = items[k] if k < len(items) else None
-            value = NULL_VALUE if item is None else self.pvalue(item, scope, out, pointee)
+            value: PtrValue | PointerBinding | None = NULL_VALUE
+            if initial is not None:
+                value = initial[k]
+            elif item is not None:
+                value = self.pvalue(item, scope, out, pointee)
             if value is None:
                 assert item is not None
                 self.hold_in_memory(item, scope=scope)
@@ -434,8 +441,15 @@ class PointersTranslation(AccessTranslation):
         if tree.kind(node) != "ArraySubscriptExpr":
             return None
         base, index = subscript_parts(node)
-        found = scope.lookup(decl_id(base) or "")
+        if tree.kind(peel(base)) == "MemberExpr":  # `s.rows[k]` of an object's array member
+            found = self.object_member(peel(base), scope)
+        else:
+            found = scope.lookup(decl_id(base) or "")
         return (found, index) if isinstance(found, PointerArray) else None
+
+    def object_member(self, node: Node, scope: Scope) -> Binding | None:
+        """What a member of an object stands for: :mod:`kpl.frontend.members`."""
+        raise NotImplementedError
 
     def element_value(self, arr: PointerArray, index_node: Node, scope: Scope,
                       pre: list[K.Stmt]) -> PtrValue:
@@ -526,11 +540,36 @@ class PointersTranslation(AccessTranslation):
         if op == "-":  # defined within one array only: the difference of the offsets
             return K.Binary("-", self.convert(va.off, K.LONG), self.convert(vb.off, K.LONG), K.LONG)
         if op in ("==", "!="):
-            same = K.Binary("&&", K.Binary("==", va.tag, vb.tag, K.BOOL),
-                            K.Binary("==", va.off, vb.off, K.BOOL), K.BOOL)
+            same: K.Expr = K.Binary("&&", K.Binary("==", va.tag, vb.tag, K.BOOL),
+                                    K.Binary("==", va.off, vb.off, K.BOOL), K.BOOL)
+            aliasing = self._may_alias(va, vb)
+            if aliasing is not None:
+                same = K.Binary("||", same, aliasing, K.BOOL)
             return same if op == "==" else K.Unary("!", same, K.BOOL)
         # ordering is defined only within one array: compare the offsets
         return K.Binary(op, va.off, vb.off, K.BOOL)
+
+    def _may_alias(self, va: PtrValue, vb: PtrValue) -> K.Expr | None:
+        """When ``va`` and ``vb`` may point into two different global arrays (parameters the
+        host may pass overlapping), whether they are equal is unknown: an unconstrained
+        condition (never a constant false, which would make ``__requires(p == q)``
+        vacuous); None when that cannot happen."""
+        def global_bases(v: PtrValue) -> set[int]:
+            return {n for n in v.bases if n != 0 and self.points_to.base(n)[0].space == K.Space.GLOBAL}
+        ga, gb = global_bases(va), global_bases(vb)
+        if not ga or not gb or len(ga | gb) < 2:
+            return None
+
+        def among(tag: K.Expr, bases: set[int]) -> K.Expr:
+            test: K.Expr | None = None
+            for n in sorted(bases):
+                hit = K.Binary("==", tag, K.Const(n, TAG), K.BOOL)
+                test = hit if test is None else K.Binary("||", test, hit, K.BOOL)
+            assert test is not None
+            return test
+        unknown = K.Call("__kpl_alias", (va.tag, va.off, vb.tag, vb.off), K.BOOL)
+        return K.Binary("&&", K.Binary("&&", among(va.tag, ga), among(vb.tag, gb), K.BOOL),
+                        K.Binary("&&", K.Binary("!=", va.tag, vb.tag, K.BOOL), unknown, K.BOOL), K.BOOL)
 
     # ------------------------------------------------------------------ splitting
 
