@@ -183,6 +183,8 @@ def test_unsupported_constructs_are_errors() -> None:
     with pytest.raises(KplError, match=r"call to 'write_imagef' \(image write\), which AutoSync does not model"):
         parse_kernel_text("__kernel void k(write_only image2d_t i) { write_imagef(i, (int2)(0, 0), "
                           "(float4)(1.0f)); }", "w.cl")
+    with pytest.raises(KplError, match="unsupported: compiler built-in '__builtin_nanf'"):
+        parse_kernel_text("__kernel void k(__global float *a) { a[0] = __builtin_nanf(\"\"); }", "h.cl")
 
 
 def test_language_option_reads_any_file_as_opencl() -> None:

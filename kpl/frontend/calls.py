@@ -299,6 +299,9 @@ class CallsTranslation(LibraryTranslation):
             var = scope.lookup(ident) if ident else None
             if isinstance(var, K.Var):
                 return self.function_pointer_call(node, var, scope, pre)
+            called = str((target.get("referencedDecl") or {}).get("name", ""))
+            if tree.kind(target) == "DeclRefExpr" and called.startswith("__builtin_"):
+                raise self.error(f"unsupported: compiler built-in '{called}'", node)
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
         name = self.function_name(func)
