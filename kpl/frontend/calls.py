@@ -143,39 +143,6 @@ class CallsTranslation(LibraryTranslation):
     def function_name(self, func: Node) -> str:
         return str(func.get("name", ""))
 
-    def address_taken(self) -> list[str]:
-        """Ids of the device functions (with a body) whose address the file takes anywhere:
-        the targets a call through a function pointer may reach."""
-        cached = getattr(self.unit, "_address_taken", None)
-        if cached is not None:
-            return list(cached)
-        callees: set[int] = set()
-        taken: set[str] = set()
-        bodiless: dict[int, str] = {}  # by number of parameters: a name
-        for n in tree.walk(self.unit.tu):
-            if tree.kind(n) in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr") and tree.children(n):
-                callees.add(id(peel(tree.children(n)[0])))
-            elif tree.kind(n) == "DeclRefExpr" and id(n) not in callees:
-                ref = n.get("referencedDecl") or {}
-                if ref.get("kind") == "FunctionDecl":
-                    func = self.index.function(ref.get("id"))
-                    if func is not None and tree.body_of(func) is not None and \
-                            tree.has_attr(func, "CUDADeviceAttr"):
-                        taken.add(str(func["id"]))
-                    elif func is not None and tree.body_of(func) is None:
-                        bodiless.setdefault(len(tree.params_of(func)), str(func.get("name", "?")))
-        ordered = sorted(taken, key=lambda f: (self.index.qualified_name(self.index.by_id[f]), f))
-        self.unit._address_taken = ordered  # type: ignore[attr-defined]
-        self.unit._address_taken_bodiless = bodiless  # type: ignore[attr-defined]
-        return ordered
-
-    def bodiless_target(self, nargs: int) -> str | None:
-        """A function with no body here whose address the file takes, of ``nargs`` parameters
-        (``f = cos``): a call through a pointer may reach it, and what it does is unknown."""
-        self.address_taken()
-        found: dict[int, str] = self.unit._address_taken_bodiless  # type: ignore[attr-defined]
-        return found.get(nargs)
-
     def function_pointer_call(self, node: Node, var: K.Var, scope: Scope,
                               pre: list[K.Stmt]) -> K.Expr:
         """A call through a function pointer (an int holding a function's number, 0 is NULL):
