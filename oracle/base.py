@@ -260,7 +260,9 @@ ASSERTION_WHAT = {"assert": "assertion", "requires": "precondition (__requires) 
                   "global_ensures": "postcondition (__global_ensures)",
                   "global_requires": "precondition (__global_requires) of the called function",
                   "null": "null dereference check",
-                  "bounds": "array-bounds check (--check-array-bounds)"}
+                  "bounds": "array-bounds check (--check-array-bounds)",
+                  "funcptr": "null function pointer check (the called pointer names a "
+                             "device function)"}
 
 
 def one_per_line(unknowns: list[Unknown]) -> list[Unknown]:

@@ -11,6 +11,7 @@ import pytest
 from kpl import ast as K
 from kpl.errors import KplError
 from kpl.frontend import parse_kernel_text
+from oracle.sdv import SDVOracle
 
 
 def _stores(kernel: K.Kernel) -> list[K.Assign]:
@@ -56,8 +57,11 @@ def test_auto_function_pointer_is_resolved_to_its_target() -> None:
 @pytest.mark.parametrize("src, what", [
     ("__global__ void k(int *a) { if (a[0]) goto in; while (a[1]) { in: a[2] = 1; } }",
      "goto 'in'"),
-    ("typedef float (*f_t)(float);\n__global__ void k(f_t f, float *a) { a[0] = f(a[1]); }",
-     "function pointer whose target is not known statically"),
+    ("__device__ float ext(float);\ntypedef float (*f_t)(float);\n"
+     "__global__ void k(float *a) { f_t f = ext; a[0] = f(a[1]); }",
+     "function pointer that may name 'ext', which has no body here"),
+    # (a call through a function pointer that can name no device function is a finding, not
+    # unanalysable: test_call_through_a_pointer_naming_no_function_is_a_finding below)
     # (a lambda is no longer unanalysable: clang gives its call operator a body, inlined like
     # any function -- test_lambda_accesses_are_kept below, 20_lambda_* construct kernels)
 ])
@@ -65,6 +69,18 @@ def test_unanalysable_shapes_are_unsupported(src: str, what: str) -> None:
     with pytest.raises(KplError, match="unsupported") as err:
         parse_kernel_text(src)
     assert what in str(err.value) and err.value.line is not None
+
+
+def test_call_through_a_pointer_naming_no_function_is_a_finding() -> None:
+    """No function's address is taken, so the parameter ``f`` names none: the call is
+    undefined, a failing ``funcptr`` check (GPUVerify reports it so), never skipped."""
+    kernel = parse_kernel_text("//--blockDim=32 --gridDim=1\n"
+                               "typedef float (*f_t)(float);\n"
+                               "__global__ void k(f_t f, float *a) { a[0] = f(a[1]); }")
+    verdict = SDVOracle().check(kernel)
+    assert not verdict.verified
+    assert [f.kind for f in verdict.findings] == ["assertion"]
+    assert "null function pointer check" in verdict.findings[0].message
 
 
 @pytest.mark.parametrize("index, racy", [("threadIdx.x", False), ("threadIdx.x / 2", True)])

@@ -181,6 +181,8 @@ def test_unsupported_constructs_are_errors() -> None:
     with pytest.raises(KplError, match=r"image 'i' written with colours of two types"):
         parse_kernel_text("__kernel void k(write_only image2d_t i) { write_imagef(i, (int2)(0, 0), "
                           "(float4)(1.0f)); write_imagei(i, (int2)(1, 0), (int4)(1)); }", "w.cl")
+    with pytest.raises(KplError, match="unsupported: compiler built-in '__builtin_nanf'"):
+        parse_kernel_text("__kernel void k(__global float *a) { a[0] = __builtin_nanf(\"\"); }", "h.cl")
 
 
 def test_language_option_reads_any_file_as_opencl() -> None:

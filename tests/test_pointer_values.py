@@ -55,7 +55,7 @@ def _lines(kernel: K.Kernel, verdict: Verdict) -> tuple[set[tuple[int, int]], se
 def test_every_pattern_has_both_twins() -> None:
     names = {p.name for p in POINTER_KERNELS}
     for pattern in ("pingpong", "pingpong_global", "select", "carve", "struct", "funcptr",
-                    "nulltest", "compare", "ptrptr", "structparam"):
+                    "nulltest", "compare", "ptrptr", "structparam", "addrlocal", "member", "ptrarray"):
         assert f"21_ptr_ok_{pattern}.cu" in names and f"21_ptr_racy_{pattern}.cu" in names
 
 
@@ -227,3 +227,109 @@ __global__ void k(const float *in, float *out) {
         assert verdict.races  # one concrete run may take either branch; sdv must see both
     else:
         assert not verdict.unknowns
+
+
+@pytest.mark.parametrize("body, message", [
+    # a pointer member set in a branch would name a different array on each path
+    ("Hold h = {a};\n  if (threadIdx.x > 3) h.p = b;\n  h.p[threadIdx.x] = 1.0f;",
+     "pointer member 'p' of 'Hold' set inside a branch or loop"),
+    # a pointer held in memory (here a __shared__ pointer) has no known array
+    ("__shared__ float *q;\n  q = a;\n  q[threadIdx.x] = 1.0f;",
+     "'q' is not an array or a pointer into one"),
+])
+def test_pointers_in_memory_that_cannot_be_bounded_are_errors(body: str, message: str) -> None:
+    text = f"""//--blockDim=32 --gridDim=1
+struct Hold {{ float *p; }};
+__global__ void k(float *a, float *b) {{
+  {body}
+}}"""
+    with pytest.raises(KplError) as info:
+        parse_kernel_text(text, "held.cu")
+    assert message in str(info.value)
+
+
+_THROUGH_REF = """//--blockDim=64 --gridDim=1
+__device__ void put(float **slot, float v) {{
+  slot[0][{index}] = v;
+  *&v = 0.0f;
+}}
+__global__ void k(float *a, float *b, int c) {{
+  float *p = c ? a : b;
+  put(&p, 1.0f * threadIdx.x);
+}}"""
+
+
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+@pytest.mark.parametrize("index, racy", [("threadIdx.x", False), ("threadIdx.x / 2", True)])
+def test_subscript_zero_of_a_pointer_to_a_pointer_is_the_pointer(oracle: str, index: str, racy: bool) -> None:
+    """``slot[0]`` of ``float **slot = &p`` is ``p`` itself (a value over a and b), as
+    ``*slot`` is; ``*&v`` is ``v``."""
+    kernel = parse_kernel_text(_THROUGH_REF.format(index=index), "through.cu")
+    checker = SDVOracle() if oracle == "sdv" else DynamicOracle()
+    verdict = checker.check(kernel)
+    assert not verdict.unknowns
+    assert bool(verdict.races) == racy and verdict.verified == (not racy)
+
+
+_UNKNOWN = """//--blockDim=32 --gridDim=1
+__device__ float *same(float *p) {{ return p; }}
+__device__ void keep(float **slots, float *p, int i) {{ slots[i] = p; }}
+__global__ void k(float **tables, float **slots, float *out) {{
+  float *t = tables[threadIdx.x];
+  same(t);
+  keep(slots, t, {slot});
+  out[threadIdx.x] = {read};
+}}"""
+
+
+@pytest.mark.parametrize("slot, racy", [("threadIdx.x", False), ("0", True)])
+def test_unknown_pointer_passed_on_and_stored_is_no_access(slot: str, racy: bool) -> None:
+    """A pointer read from memory may be passed, returned and stored (its bytes, arbitrary:
+    two threads storing theirs into one slot race); only an access through it is refused."""
+    kernel = parse_kernel_text(_UNKNOWN.format(slot=slot, read="1.0f"), "unknown.cu")
+    verdict = SDVOracle().check(kernel)
+    assert not verdict.unknowns
+    assert bool(verdict.races) == racy and verdict.verified == (not racy)
+
+
+def test_access_through_an_unknown_pointer_is_refused_where_it_is_used() -> None:
+    with pytest.raises(KplError) as info:
+        parse_kernel_text(_UNKNOWN.format(slot="threadIdx.x", read="t[0]"), "unknown.cu")
+    assert "pointer 't' cannot be bounded to known arrays: it is read from memory" in str(info.value)
+    assert info.value.line == 8
+
+
+_SLOTS = """//--blockDim=64 --gridDim=1
+__global__ void k(float *a, float *c) {{
+  float *slots[3];
+  int t = threadIdx.x;
+  slots[0] = a;
+  for (int i = 0; i < 2; i++)
+    slots[i + 1] = c + 64 * i;
+  slots[t % 3][{index}] = t;
+}}"""
+
+
+@pytest.mark.parametrize("oracle", ["sdv", "dynamic"])
+@pytest.mark.parametrize("index, racy", [("t", False), ("0", True)])
+def test_pointer_array_set_in_a_loop_by_a_variable_index(oracle: str, index: str, racy: bool) -> None:
+    """Elements of a local array of pointers set in a loop (``slots[i + 1] = …``) and chosen
+    by the thread: the store reaches ``a`` and both rows of ``c``."""
+    kernel = parse_kernel_text(_SLOTS.format(index=index), "slots.cu")
+    checker = SDVOracle() if oracle == "sdv" else DynamicOracle()
+    verdict = checker.check(kernel)
+    assert not verdict.unknowns
+    assert bool(verdict.races) == racy and verdict.verified == (not racy)
+
+
+@pytest.mark.parametrize("test", ["__requires(p == q);", "if (p != q) return;"])
+def test_equality_of_two_pointer_parameters_is_unknown(test: str) -> None:
+    """The host may pass overlapping arrays: ``p == q`` of two parameters is neither true
+    nor false, so neither assumption empties the kernel (the race on p stays)."""
+    kernel = parse_kernel_text(f"""//--blockDim=64 --gridDim=1
+__global__ void k(int *p, int *q) {{
+  {test}
+  p[0] = threadIdx.x;
+}}""", "alias.cu")
+    verdict = SDVOracle().check(kernel)
+    assert verdict.races and not verdict.verified

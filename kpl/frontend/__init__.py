@@ -12,6 +12,8 @@ dependency order into :class:`kpl.frontend.kernels.Translator`:
   (memory, offset), array elements, lvalues, assignments;
 * :mod:`~kpl.frontend.pointers` -- pointers as values (base number, offset) where one array
   does not do: swapped buffers, ``c ? a : b``, null; accesses split over the bases;
+* :mod:`~kpl.frontend.held` -- pointers stored into memory (their bytes), arrays of pointers,
+  locals whose address a pointer holds (one-cell memories);
 * :mod:`~kpl.frontend.exprs`, :mod:`~kpl.frontend.members`, :mod:`~kpl.frontend.decls` --
   expressions, struct members with byte layouts, declarations;
 * :mod:`~kpl.frontend.annotations`, :mod:`~kpl.frontend.memops`,

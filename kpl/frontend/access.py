@@ -24,6 +24,7 @@ from kpl.frontend.state import (
     Alias,
     Binding,
     DynPointer,
+    LocalPointer,
     ObjectBinding,
     PointerBinding,
     ScalarMemory,
@@ -31,6 +32,7 @@ from kpl.frontend.state import (
     Split,
     TranslatorBase,
     UnboundPointer,
+    UnknownPointer,
 )
 from kpl.frontend.tree import Node
 
@@ -190,10 +192,13 @@ class AccessTranslation(TranslatorBase):
                 raise Split(decl_id(node) or "", found)
             if isinstance(found, UnboundPointer):  # still null here: a value whose base is null
                 self.reassigned(decl_id(node) or "", found, None, scope, force=True)
+            if isinstance(found, UnknownPointer):
+                raise self.error(f"unsupported: pointer '{found.name}' cannot be bounded to known "
+                                 f"arrays: {found.why}", node)
             if isinstance(found, K.Memory):
                 return PointerBinding(found, K.Const(0))
-            if isinstance(found, ScalarMemory):
-                return PointerBinding(found.mem, K.Const(0))
+            if isinstance(found, ScalarMemory):  # a pointer held in memory: not known
+                return None if found.mem.elem.kind == "ptr" else PointerBinding(found.mem, K.Const(0))
             if isinstance(found, Alias) and isinstance(found.target, K.MemElem) \
                     and "[" in tree.qual_type(node):
                 return PointerBinding(found.target.mem, found.target.index, found.target.view)
@@ -243,6 +248,9 @@ class AccessTranslation(TranslatorBase):
             # a row of a multi-dimensional array: `a[i]` of `float a[8][8]`
             mem, index, view = self.element(node, scope, [], partial=True)
             return PointerBinding(mem, index, view)
+        if k == "ArraySubscriptExpr":  # `pp[0]` of a pointer to a pointer variable: `*pp`
+            held = self.pointer_array_element(node, scope)  # or `a[k]` of an array of pointers
+            return held if held is not None else self.referent_binding(node, scope)
         return None
 
     def dyn_assignment(self, node: Node, dyn: DynPointer, scope: Scope) -> list[K.Stmt]:
@@ -251,6 +259,14 @@ class AccessTranslation(TranslatorBase):
 
     def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
         """The local ``*p`` is: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def pointer_array_element(self, node: Node, scope: Scope) -> PointerBinding | None:
+        """``a[k]`` of a local array of pointers: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def hold_in_memory(self, *nodes: Node | None, scope: Scope, found: object = None) -> None:
+        """Local scalars a pointer is set to, into memory: :mod:`kpl.frontend.pointers`."""
         raise NotImplementedError
 
     def referent(self, node: Node, scope: Scope) -> tuple[Scope, str, str] | None:
@@ -507,15 +523,20 @@ class AccessTranslation(TranslatorBase):
         ident = decl_id(lhs) if tree.kind(peel(lhs)) == "DeclRefExpr" else None
         if ident is not None:
             found = scope.lookup(ident)
-            if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
+            if isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)):
                 return self._pointer_assignment(node, ident, found, scope)
+            if isinstance(found, LocalPointer):  # `p = &a; p = &b`: a and b into memory
+                self.hold_in_memory(rhs, scope=scope, found=found)
         ref = self.referent(lhs, scope)
         if ref is not None:  # `*pp = q`: sets the pointer variable pp points to
             found = ref[0].lookup(ref[1])
-            if isinstance(found, (PointerBinding, UnboundPointer, DynPointer)):
+            if isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)):
                 return self._pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
         if tree.kind(peel(lhs)) == "InitListExpr":  # OpenCL's ``v.wy = u.zy`` (opencl.normalize)
             return self._swizzle_assignment(node, scope)
+        if op == "=" and self._is_pointerish(lhs) and "[" not in tree.qual_type(peel(lhs)) \
+                and not self.types.is_function_pointer(tree.qual_type(peel(lhs))):
+            return self.store_pointer(node, scope)
         value = self.expr(rhs, scope, out)
         target = self.lvalue(lhs, scope, out)
         if op != "=":
@@ -555,6 +576,18 @@ class AccessTranslation(TranslatorBase):
                                 placeable=i == len(parts) - 1))  # one C statement
         return out
 
+    def store_pointer(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """``m = p`` into memory holding a pointer: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def address_value(self, node: Node, scope: Scope, pre: list[K.Stmt], typ: K.CType) -> K.Expr | None:
+        """A pointer as an integer: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def unbounded(self, node: Node) -> str:
+        """Why a pointer has no known array: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
     def check_writable(self, target: K.LValue, node: Node) -> None:
         """Refuse a store to ``__constant__`` (or texture) memory: read-only for kernels."""
         if isinstance(target, K.MemElem) and target.mem.space in (K.Space.CONSTANT,
@@ -563,7 +596,7 @@ class AccessTranslation(TranslatorBase):
                              "from device code (it is read-only for kernels)", node)
 
     def _pointer_assignment(self, node: Node, ident: str,
-                            found: PointerBinding | UnboundPointer | DynPointer,
+                            found: PointerBinding | UnboundPointer | UnknownPointer | DynPointer,
                             scope: Scope, home: Scope | None = None,
                             name: str | None = None) -> list[K.Stmt]:
         """``p = q + k`` / ``p += k``: a static pointer is rebound where the binding is the
@@ -582,6 +615,12 @@ class AccessTranslation(TranslatorBase):
             binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=", tree.qual_type(peel(lhs)))
         else:
             binding = None
+        if binding is None and (op == "=" or isinstance(found, UnknownPointer)):
+            # no known array: refused where it is used to reach memory, if it is
+            self.hold_in_memory(rhs, scope=scope)
+            why = self.unbounded(rhs) if op == "=" else found.why  # type: ignore[union-attr]
+            (home or scope).rebind(ident, UnknownPointer(name, why))
+            return []
         if binding is None:
             raise self.error(f"unsupported: assignment to pointer '{name}'", node)
         stable, stmts = self._stable(binding)

@@ -21,7 +21,15 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.decls import has_array_member, initializer
 from kpl.frontend.memops import MEMORY_FUNCTIONS
 from kpl.frontend.overrides import user_override
-from kpl.frontend.state import Alias, Binding, ObjectBinding, PointerBinding, ScalarMemory, Scope
+from kpl.frontend.state import (
+    Alias,
+    Binding,
+    ObjectBinding,
+    PointerBinding,
+    ScalarMemory,
+    Scope,
+    UnknownPointer,
+)
 from kpl.frontend.tree import Node
 from kpl.frontend.types import vector_type
 from kpl.placement import BarrierKind
@@ -139,45 +147,34 @@ class CallsTranslation(BodilessTranslation):
     def function_name(self, func: Node) -> str:
         return str(func.get("name", ""))
 
-    def address_taken(self) -> list[str]:
-        """Ids of the device functions (with a body) whose address the file takes anywhere:
-        the targets a call through a function pointer may reach."""
-        cached = getattr(self.unit, "_address_taken", None)
-        if cached is not None:
-            return list(cached)
-        callees: set[int] = set()
-        taken: set[str] = set()
-        for n in tree.walk(self.unit.tu):
-            if tree.kind(n) in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr") and tree.children(n):
-                callees.add(id(peel(tree.children(n)[0])))
-            elif tree.kind(n) == "DeclRefExpr" and id(n) not in callees:
-                ref = n.get("referencedDecl") or {}
-                if ref.get("kind") == "FunctionDecl":
-                    func = self.index.function(ref.get("id"))
-                    if func is not None and tree.body_of(func) is not None and \
-                            tree.has_attr(func, "CUDADeviceAttr"):
-                        taken.add(str(func["id"]))
-        ordered = sorted(taken, key=lambda f: (self.index.qualified_name(self.index.by_id[f]), f))
-        self.unit._address_taken = ordered  # type: ignore[attr-defined]
-        return ordered
-
     def function_pointer_call(self, node: Node, var: K.Var, scope: Scope,
                               pre: list[K.Stmt]) -> K.Expr:
         """A call through a function pointer (an int holding a function's number, 0 is NULL):
         ``if (p == n_f) f(...) else if ...`` over every device function whose address the file
         takes and that has as many parameters: the same accesses as the call, under the
-        condition that selects them; the oracle prunes the arms no execution takes."""
+        condition that selects them; the oracle prunes the arms no execution takes.  A value
+        naming none of them (NULL, a number cast to a function pointer, an unconstrained
+        parameter; any value where the file takes no such function's address) fails an
+        ``Assert`` of kind ``funcptr``: the call is undefined."""
         nargs = len(tree.children(node)) - 1
         targets = [f for f in self.address_taken()
                    if len(tree.params_of(self.index.by_id[f])) == nargs]
-        if not targets:
-            raise self.error("unsupported: call through a function pointer whose target is not "
-                             "known statically", node)
-        ret_type = self._return_type(node, self.index.by_id[targets[0]])
+        unknown = self.bodiless_target(nargs)
+        if unknown is not None:
+            raise self.error(f"unsupported: call through a function pointer that may name "
+                             f"'{unknown}', which has no body here", node)
+        ret_type = self._return_type(node, node)
         result = None if ret_type.kind == "void" else self.temp(ret_type, "fp")
         if result is not None:
             pre.append(K.Decl(result, None, label=self.label(), placeable=False, synthetic=True))
-        chain: list[K.Stmt] = []  # no arm for NULL: calling it is undefined
+        # calling NULL (or any value that names none of the targets) is undefined: a finding
+        named: K.Expr = K.Const(False, K.BOOL)
+        for fid in targets:
+            test = K.Binary("==", var, K.Const(self.function_number(fid)), K.BOOL)
+            named = test if isinstance(named, K.Const) else K.Binary("||", named, test, K.BOOL)
+        pre.append(K.Assert(named, kind="funcptr", label=self.label(), span=self.span_of(node),
+                            placeable=False, synthetic=True))
+        chain: list[K.Stmt] = []  # no target at all: the call never names a function
         for fid in reversed(targets):
             label = self.label()
             arm = self.inline_call(node, self.index.by_id[fid], None, scope)
@@ -277,6 +274,9 @@ class CallsTranslation(BodilessTranslation):
             var = scope.lookup(ident) if ident else None
             if isinstance(var, K.Var):
                 return self.function_pointer_call(node, var, scope, pre)
+            called = str((target.get("referencedDecl") or {}).get("name", ""))
+            if tree.kind(target) == "DeclRefExpr" and called.startswith("__builtin_"):
+                raise self.error(f"unsupported: compiler built-in '{called}'", node)
             raise self.error("unsupported: call through a function pointer whose target is not "
                              "known statically", node)
         name = self.function_name(func)
@@ -435,11 +435,17 @@ class CallsTranslation(BodilessTranslation):
                                                 pointed, binds)
             elif ptype.kind == "ptr":
                 self.pointer_depth[pid] = self.control_depth
+                pname = str(param.get("name", "?"))
+                held = scope.lookup(decl_id(arg) or "") if tree.kind(peel(arg)) == "DeclRefExpr" else None
+                if isinstance(held, UnknownPointer):  # passed on: still refused where it is used
+                    inner.names[pid] = UnknownPointer(pname, held.why)
+                    continue
                 binding = self.pointer(arg, scope)
-                if binding is None:
-                    raise self.error(f"unsupported: argument for pointer parameter "
-                                     f"'{param.get('name', '?')}' of '{name}' does not point into "
-                                     "a known array", node)
+                if binding is None:  # refused where it is used: the function may not use it
+                    self.hold_in_memory(arg, scope=scope)
+                    inner.names[pid] = UnknownPointer(pname, f"{self.unbounded(arg)} (the "
+                                                             f"argument of '{name}' for it)")
+                    continue
                 inner.names[pid] = binding
             elif has_array_member(ptype):  # a struct holding arrays: a cell of local memory
                 value = self.expr(arg, scope, out)

@@ -19,8 +19,18 @@ from kpl.frontend.consteval import ConstEval
 from kpl.frontend.members import MembersTranslation
 from kpl.frontend.opencl import own_space
 from kpl.frontend.pointers import NULL_VALUE
-from kpl.frontend.state import ObjectBinding, PointerBinding, ScalarMemory, Scope, UnboundPointer
+from kpl.frontend.state import (
+    ObjectBinding,
+    PointerBinding,
+    ScalarMemory,
+    Scope,
+    UnboundPointer,
+    UnknownPointer,
+)
 from kpl.frontend.tree import Node
+
+#: elements of a local array of pointers kept as pointer values, one each (more: memory)
+POINTER_ARRAY_LIMIT = 16
 
 #: bytes of static ``__shared__`` memory one block may use: ptxas rejects more
 STATIC_SHARED_LIMIT = 0xC000
@@ -148,6 +158,14 @@ class DeclsTranslation(MembersTranslation):
             return bind
         if "[" in text and not self.types.is_function_pointer(text):
             elem, dims = self.types.shape(text)
+            if elem.kind == "ptr" and len(dims) == 1 and dims[0] is not None \
+                    and dims[0] <= POINTER_ARRAY_LIMIT and space is None:
+                items = self._flat_items(peel(init)) if init is not None \
+                    and tree.kind(peel(init)) == "InitListExpr" else []
+                slots: list[K.Stmt] = []
+                scope.names[ident] = self.pointer_array(ident, name, elem.elem or K.VOID, dims[0],
+                                                        items, scope, slots)
+                return slots
             mem = K.Memory(self.unique(name), K.Space.LOCAL, elem, dims)
             self.memories[mem.name] = mem
             scope.names[ident] = mem
@@ -180,7 +198,7 @@ class DeclsTranslation(MembersTranslation):
             # an object of an empty class (`SharedMemory<T> smem;`): no state, no statement
             scope.names[ident] = K.Var(self.unique(name), typ)
             return []
-        if has_array_member(typ):
+        if has_array_member(typ) or ident in self.points_to.addressed:
             return self._local_object(decl, ident, name, typ, init, scope)
         pre: list[K.Stmt] = []
         value: K.Expr | None = None
@@ -258,6 +276,7 @@ class DeclsTranslation(MembersTranslation):
             out: list[K.Stmt] = []
             value = self.pvalue(init, scope, out, pointee) if init is not None else NULL_VALUE
             if value is None:
+                self.hold_in_memory(init, scope=scope)
                 raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
                                  f"{self.unbounded(init)}", decl)  # type: ignore[arg-type]
             scope.names[ident] = self.new_dyn(ident, name, pointee, value, out)
@@ -266,9 +285,10 @@ class DeclsTranslation(MembersTranslation):
             scope.names[ident] = UnboundPointer(name)
             return []
         binding = self.pointer(init, scope)
-        if binding is None:
-            raise self.error(f"unsupported: pointer '{name}' cannot be bounded to known arrays: "
-                             f"{self.unbounded(init)}", decl)
+        if binding is None:  # refused where it is used to reach memory, if it is
+            self.hold_in_memory(init, scope=scope)
+            scope.names[ident] = UnknownPointer(name, self.unbounded(init))
+            return []
         if typ.elem is not None and binding.view is None and typ.elem != binding.mem.elem \
                 and binding.mem.dims == (None,) and binding.mem.elem.kind == "void":
             binding = PointerBinding(replace(binding.mem, elem=typ.elem), binding.offset)

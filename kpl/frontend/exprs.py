@@ -17,7 +17,7 @@ from kpl.ctypes import common_type, invalid_operands, sizeof, unary_type
 from kpl.frontend import tree
 from kpl.frontend.access import decl_id, peel
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.pointers import PointersTranslation
+from kpl.frontend.held import HeldTranslation
 from kpl.frontend.state import Alias, DynPointer, PointerBinding, ScalarMemory, Scope, UnboundPointer
 from kpl.frontend.tree import Node
 from kpl.frontend.types import int_type
@@ -26,7 +26,7 @@ from kpl.placement import WARP_SIZE
 BUILTIN_DIMS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 
 
-class ExprsTranslation(PointersTranslation):
+class ExprsTranslation(HeldTranslation):
     """``expr_<Kind>``: one method per clang expression kind."""
 
     def condition(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
@@ -216,8 +216,37 @@ class ExprsTranslation(PointersTranslation):
         return names.index(key) + 1 if key in names else len(names) + 1
 
     def address_taken(self) -> list[str]:
-        """Ids of the device functions whose address the kernel's file takes: :mod:`kpl.frontend.calls`."""
-        raise NotImplementedError
+        """Ids of the device functions (with a body) whose address the file takes anywhere:
+        the targets a call through a function pointer may reach."""
+        cached = getattr(self.unit, "_address_taken", None)
+        if cached is not None:
+            return list(cached)
+        callees: set[int] = set()
+        taken: set[str] = set()
+        bodiless: dict[int, str] = {}  # by number of parameters: a name
+        for n in tree.walk(self.unit.tu):
+            if tree.kind(n) in ("CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr") and tree.children(n):
+                callees.add(id(peel(tree.children(n)[0])))
+            elif tree.kind(n) == "DeclRefExpr" and id(n) not in callees:
+                ref = n.get("referencedDecl") or {}
+                if ref.get("kind") == "FunctionDecl":
+                    func = self.index.function(ref.get("id"))
+                    if func is not None and tree.body_of(func) is not None and \
+                            tree.has_attr(func, "CUDADeviceAttr"):
+                        taken.add(str(func["id"]))
+                    elif func is not None and tree.body_of(func) is None:
+                        bodiless.setdefault(len(tree.params_of(func)), str(func.get("name", "?")))
+        ordered = sorted(taken, key=lambda f: (self.index.qualified_name(self.index.by_id[f]), f))
+        self.unit._address_taken = ordered  # type: ignore[attr-defined]
+        self.unit._address_taken_bodiless = bodiless  # type: ignore[attr-defined]
+        return ordered
+
+    def bodiless_target(self, nargs: int) -> str | None:
+        """A function with no body here whose address the file takes, of ``nargs`` parameters
+        (``f = cos``): a call through a pointer may reach it, and what it does is unknown."""
+        self.address_taken()
+        found: dict[int, str] = self.unit._address_taken_bodiless  # type: ignore[attr-defined]
+        return found.get(nargs)
 
     # ------------------------------------------------------------------ members
 

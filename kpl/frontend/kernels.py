@@ -27,7 +27,7 @@ from kpl.errors import KplError
 from kpl.frontend import tree
 from kpl.frontend.clang import INCLUDE_DIR, run_clang
 from kpl.frontend.consteval import ConstEval
-from kpl.frontend.decls import constant_contents, memory_space
+from kpl.frontend.decls import constant_contents, has_array_member, memory_space
 from kpl.frontend.diagnostics import check_errors
 from kpl.frontend.host import foreign_launches, host_calls, launches_of
 from kpl.frontend.opencl import check_required_size, is_kernel, language_of, normalize, pointee_space
@@ -68,7 +68,7 @@ class Translator(StmtsTranslation):
             name = str(p.get("name") or f"arg{len(params)}")
             record = self.object_record(p) if typ.kind != "ptr" else None
             if record is not None:  # a struct holding pointers: each member its own parameter
-                scope.names[str(p["id"])] = self.parameter_object(name, record, params)
+                scope.names[str(p["id"])] = self.parameter_object(name, record, params, values)
             elif typ.kind == "ptr":
                 space = pointee_space(text) if self.unit.language == "opencl" else None
                 mem = K.Memory(name, space if space in (K.Space.SHARED, K.Space.CONSTANT)
@@ -83,6 +83,13 @@ class Translator(StmtsTranslation):
                 var = K.Var(self.unique(name), typ)
                 scope.names[str(p["id"])] = var
                 params.append(K.Param(name, typ, var=var))
+                if has_array_member(typ):  # indexed like a local holding arrays: a cell of its own
+                    mem = K.Memory(self.unique(f"{name}.copy"), K.Space.LOCAL, typ, (1,))
+                    self.memories[mem.name] = mem
+                    scope.names[str(p["id"])] = ScalarMemory(mem)
+                    values.append(K.Decl(K.Var(mem.name, K.CType("ptr", 64, False, "pointer", typ)),
+                                         None, array=mem, label=self.label()))
+                    values.append(K.Assign(self.location(mem, K.Const(0)), var, label=self.label()))
         try:
             body = self.block(tree.body_of(self.func), scope, main=True)
         except Split as split:
@@ -151,8 +158,9 @@ class Translator(StmtsTranslation):
         return K.Span(span.file, span.line, span.col)
 
 
-#: translations of one kernel at most: each retry adds a fact that was missing (a pointer
-#: that is a value, or one more base of one), and there are finitely many
+#: translations of one kernel at most, besides those that put a local into memory: each
+#: retry adds a fact that was missing (a pointer that is a value, or one more base of one),
+#: and there are finitely many
 MAX_ATTEMPTS = 32
 
 
@@ -162,12 +170,17 @@ def translate(unit: Unit, func: Node, launch: K.Launch, name: str,
     (:mod:`kpl.frontend.pointers`): the last translation saw every base of every pointer.
     Returns the kernel and the translator that made it (host launches are read with it)."""
     points = PointsTo()
-    for _ in range(MAX_ATTEMPTS):
+    attempts = 0
+    while attempts < MAX_ATTEMPTS:
         translator = Translator(unit, func, launch, name)
         translator.points_to = points
+        held = len(points.addressed)
         try:
             return translator.translate(header), translator
         except RetryTranslation:
+            # a local put into memory is a fact of its own (one per local declaration, so
+            # finitely many): it does not count against the limit
+            attempts += len(points.addressed) == held
             continue
     raise translator.error(f"unsupported: the pointers of '{name}' need more than "
                            f"{MAX_ATTEMPTS} passes to bound their arrays", func)

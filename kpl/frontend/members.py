@@ -199,6 +199,10 @@ class MembersTranslation(ExprsTranslation):
             return root.fields.get(str(node.get("name", "")))
         return None
 
+    def _pointer_member_assignment(self, node: Node, scope: Scope) -> list[K.Stmt] | None:
+        """``s.p = q`` on a pointer member of an object: :mod:`kpl.frontend.objects`."""
+        raise NotImplementedError
+
     def reference(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> Binding:
         held = self.object_member(node, scope)
         return held if held is not None else super().reference(node, scope, pre)
@@ -407,7 +411,10 @@ class MembersTranslation(ExprsTranslation):
 
     def assignment(self, node: Node, scope: Scope) -> list[K.Stmt]:
         """A store to an aggregate member of a local struct variable (``me.pos = v``)
-        stores each of its leaves."""
+        stores each of its leaves; a pointer member of an object set again is rebound."""
+        rebound = self._pointer_member_assignment(node, scope)
+        if rebound is not None:
+            return rebound
         out = super().assignment(node, scope)
         last = out[-1] if out else None
         if not (isinstance(last, K.Assign) and isinstance(last.target, K.VarField)

@@ -40,12 +40,14 @@ from kpl.frontend.access import EXPLICIT_CASTS, AccessTranslation, decl_id, peel
 from kpl.frontend.state import (
     DynPointer,
     LocalPointer,
+    PointerArray,
     PointerBinding,
     PointerRef,
     RetryTranslation,
     Scope,
     Split,
     UnboundPointer,
+    UnknownPointer,
 )
 from kpl.frontend.tree import Node
 
@@ -90,11 +92,21 @@ class PointersTranslation(AccessTranslation):
 
     def referent(self, node: Node, scope: Scope) -> tuple[Scope, str, str] | None:
         """(scope, declaration id, name) of the pointer variable ``*pp`` is, when ``node`` is
-        ``*pp`` and ``pp`` a pointer to a pointer variable."""
+        ``*pp`` (or ``pp[0]``) and ``pp`` a pointer to a pointer variable."""
         node = peel(node)
-        if tree.kind(node) != "UnaryOperator" or node.get("opcode") != "*":
+        if tree.kind(node) == "ArraySubscriptExpr":
+            base, index = subscript_parts(node)
+            index = peel(index)
+            while tree.kind(index) == "ImplicitCastExpr":
+                index = peel(tree.children(index)[0])
+            if tree.kind(index) != "IntegerLiteral" or str(index.get("value")) != "0":
+                return None
+            pointee = base
+        elif tree.kind(node) == "UnaryOperator" and node.get("opcode") == "*":
+            pointee = tree.children(node)[0]
+        else:
             return None
-        ident = decl_id(tree.children(node)[0])
+        ident = decl_id(pointee)
         found = scope.lookup(ident) if ident else None
         if isinstance(found, PointerRef):
             return found.home, found.ident, found.name
@@ -111,7 +123,7 @@ class PointersTranslation(AccessTranslation):
             target = peel(tree.children(node)[0])
             ident = decl_id(target)
             found = scope.lookup(ident) if ident else None
-            if ident and isinstance(found, (PointerBinding, UnboundPointer, DynPointer)) and \
+            if ident and isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)) and \
                     tree.qual_type(target).rstrip().endswith("*"):
                 home = scope
                 while home.parent is not None and ident not in home.names:
@@ -127,15 +139,16 @@ class PointersTranslation(AccessTranslation):
         if isinstance(found, LocalPointer):
             return found
         if tree.kind(node) == "UnaryOperator" and node.get("opcode") == "&":
-            target = scope.lookup(decl_id(tree.children(node)[0]) or "")
+            ident = decl_id(tree.children(node)[0]) or ""
+            target = scope.lookup(ident)
             if isinstance(target, K.Var):
-                return LocalPointer(target)
+                return LocalPointer(target, ident)
         return None
 
     def pointed_var(self, node: Node, scope: Scope) -> K.Var | None:
-        """The variable ``*p`` is when ``p`` points to a local scalar."""
-        found = scope.lookup(decl_id(node) or "")
-        return found.var if isinstance(found, LocalPointer) else None
+        """The variable ``*p`` is when ``p`` points to a local scalar (or ``p`` is ``&x``)."""
+        local = self.local_pointer(node, scope)
+        return local.var if local is not None else None
 
     def address_value(self, node: Node, scope: Scope, pre: list[K.Stmt], typ: K.CType) -> K.Expr | None:
         """``(size_t)p``: an address is not modelled, only that equal pointers give equal
@@ -180,6 +193,8 @@ class PointersTranslation(AccessTranslation):
         k = tree.kind(node)
         if self.is_null(node):
             return NULL_VALUE
+        if isinstance(scope.lookup(decl_id(node) or ""), UnknownPointer):
+            return None
         dyn = self.dyn_of(node, scope)
         if dyn is not None:
             return self.dyn_value(dyn)
@@ -219,6 +234,9 @@ class PointersTranslation(AccessTranslation):
             b = els if isinstance(els, PtrValue) else self.as_value(els, elem, node)
             return PtrValue(K.Cond(cond, a.tag, b.tag, TAG), K.Cond(cond, a.off, b.off, OFFSET),
                             a.bases | b.bases)
+        element = self.array_element_of(node, scope)
+        if element is not None:
+            return self.element_value(element[0], element[1], scope, pre)
         try:
             return self.pointer(node, scope)
         except Split as split:
@@ -254,7 +272,7 @@ class PointersTranslation(AccessTranslation):
             target = peel(tree.children(node)[0])
             return tree.kind(target) == "ArraySubscriptExpr" and \
                 self.dyn_of(subscript_parts(target)[0], scope) is not None
-        return False
+        return self.array_element_of(node, scope) is not None
 
     def condition(self, node: Node, scope: Scope, pre: list[K.Stmt]) -> K.Expr:
         """A memory-free condition: :mod:`kpl.frontend.exprs`."""
@@ -293,7 +311,7 @@ class PointersTranslation(AccessTranslation):
         """A static pointer is set again (by assignment ``node``, or ``++``): set under
         control flow, or to a value, it becomes a value (the kernel is translated again with
         it as one).  ``force``: a null pointer dereferenced, a value whose base is null."""
-        if not isinstance(found, (PointerBinding, UnboundPointer)):
+        if not isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer)):
             return
         deeper = force or self.control_depth > self.pointer_depth.get(ident, 0)
         if not deeper and node is not None and node.get("opcode") == "=":
@@ -315,6 +333,7 @@ class PointersTranslation(AccessTranslation):
         else:
             value = None
         if value is None:
+            self.hold_in_memory(rhs, scope=scope)
             raise self.error(f"unsupported: pointer '{dyn.name}' cannot be bounded to known arrays: "
                              f"{self.unbounded(rhs)}", node)
         return pre + self.assign_dyn(dyn, value, node)
@@ -348,6 +367,17 @@ class PointersTranslation(AccessTranslation):
         return [K.Assign(dyn.off, v.off, label=self.label()),
                 K.Assign(dyn.tag, v.tag, label=self.label())]
 
+    # ------------------------------------------------------------------ held elsewhere
+
+    def array_element_of(self, node: Node, scope: Scope) -> tuple[PointerArray, Node] | None:
+        """``a[k]`` of an array of pointers: :mod:`kpl.frontend.held`."""
+        raise NotImplementedError
+
+    def element_value(self, arr: PointerArray, index_node: Node, scope: Scope,
+                      pre: list[K.Stmt]) -> PtrValue:
+        """The value of ``a[k]``: :mod:`kpl.frontend.held`."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ tests
 
     def dyn_null_test(self, dyn: DynPointer, negate: bool) -> K.Expr:
@@ -369,11 +399,36 @@ class PointersTranslation(AccessTranslation):
         if op == "-":  # defined within one array only: the difference of the offsets
             return K.Binary("-", self.convert(va.off, K.LONG), self.convert(vb.off, K.LONG), K.LONG)
         if op in ("==", "!="):
-            same = K.Binary("&&", K.Binary("==", va.tag, vb.tag, K.BOOL),
-                            K.Binary("==", va.off, vb.off, K.BOOL), K.BOOL)
+            same: K.Expr = K.Binary("&&", K.Binary("==", va.tag, vb.tag, K.BOOL),
+                                    K.Binary("==", va.off, vb.off, K.BOOL), K.BOOL)
+            aliasing = self._may_alias(va, vb)
+            if aliasing is not None:
+                same = K.Binary("||", same, aliasing, K.BOOL)
             return same if op == "==" else K.Unary("!", same, K.BOOL)
         # ordering is defined only within one array: compare the offsets
         return K.Binary(op, va.off, vb.off, K.BOOL)
+
+    def _may_alias(self, va: PtrValue, vb: PtrValue) -> K.Expr | None:
+        """When ``va`` and ``vb`` may point into two different global arrays (parameters the
+        host may pass overlapping), whether they are equal is unknown: an unconstrained
+        condition (never a constant false, which would make ``__requires(p == q)``
+        vacuous); None when that cannot happen."""
+        def global_bases(v: PtrValue) -> set[int]:
+            return {n for n in v.bases if n != 0 and self.points_to.base(n)[0].space == K.Space.GLOBAL}
+        ga, gb = global_bases(va), global_bases(vb)
+        if not ga or not gb or len(ga | gb) < 2:
+            return None
+
+        def among(tag: K.Expr, bases: set[int]) -> K.Expr:
+            test: K.Expr | None = None
+            for n in sorted(bases):
+                hit = K.Binary("==", tag, K.Const(n, TAG), K.BOOL)
+                test = hit if test is None else K.Binary("||", test, hit, K.BOOL)
+            assert test is not None
+            return test
+        unknown = K.Call("__kpl_alias", (va.tag, va.off, vb.tag, vb.off), K.BOOL)
+        return K.Binary("&&", K.Binary("&&", among(va.tag, ga), among(vb.tag, gb), K.BOOL),
+                        K.Binary("&&", K.Binary("!=", va.tag, vb.tag, K.BOOL), unknown, K.BOOL), K.BOOL)
 
     # ------------------------------------------------------------------ splitting
 
@@ -491,3 +546,4 @@ class PointersTranslation(AccessTranslation):
         loop.body.stmts[:0] = [K.Annotation("__candidate_invariant", (f,), label=self.label(),
                                             placeable=False, synthetic=True, span=loop.span)
                                for f in facts]
+

@@ -7,8 +7,9 @@ namespaces, overloads, lambdas' captures), so a ``DeclRefExpr`` says exactly whi
 declaration it means.  Dispatch is one method per clang node kind, ``stmt_<Kind>`` and
 ``expr_<Kind>``, in the manner of pycparser's ``NodeVisitor``.
 
-Why one piece (over 400 lines): the unit, the scopes and their bindings, and the base of the
-translator are the state every mixin reads; split, each part would import the others.
+Why one piece (over 400 lines): the unit, the scopes and their bindings (what a name may stand
+for, :data:`Binding`, one small dataclass per kind), and the base of the translator are the
+state and vocabulary every mixin reads; split, each part would import the others.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ class UnboundPointer:
 
 
 @dataclass
+class UnknownPointer:
+    """A pointer whose array is not known (read from memory, made from an integer): it may
+    be passed on, compared or set again, but an access through it is refused, naming why
+    (:meth:`kpl.frontend.access.AccessTranslation.pointer`)."""
+
+    name: str
+    why: str
+
+
+@dataclass
 class Alias:
     """A C++ reference bound to a memory element or a field of a local (``float &r = s[i];``,
     a ``T &`` parameter of an inlined function): reading or writing the name reads or writes
@@ -68,6 +79,9 @@ class ObjectBinding:
 
     record: str
     fields: dict[str, Binding] = field(default_factory=dict)
+    #: control depth where the object was made: a pointer member set deeper (in a branch or
+    #: loop) would name a different array on each path, which a binding cannot
+    depth: int = 0
 
 
 @dataclass(eq=False)
@@ -86,6 +100,18 @@ class DynPointer:
     off: K.Var
 
 
+@dataclass(eq=False)
+class PointerArray:
+    """A local array of pointers (``float *bufs[2] = {a, b}``): each element a pointer value
+    (:class:`DynPointer`) of its own, all sharing the array's set of bases (``ident``);
+    ``bufs[k]`` is a choice over the elements by ``k`` (:mod:`kpl.frontend.pointers`)."""
+
+    ident: str
+    name: str
+    pointee: K.CType
+    slots: list[DynPointer]
+
+
 @dataclass
 class PointsTo:
     """The points-to facts of one kernel, kept across translation attempts
@@ -97,6 +123,9 @@ class PointsTo:
     #: base number -> (memory name, byte view or None); 0 is null
     numbers: dict[tuple[str, K.CType | None], int] = field(default_factory=dict)
     memories: dict[str, K.Memory] = field(default_factory=dict)
+    #: local scalars (by declaration id) held in a one-cell private memory: a pointer to
+    #: them is set again or is a value, which an alias of the variable cannot follow
+    addressed: set[str] = field(default_factory=set)
 
     def number(self, mem: K.Memory, view: K.CType | None) -> int:
         self.memories.setdefault(mem.name, mem)
@@ -112,9 +141,11 @@ class PointsTo:
 @dataclass
 class LocalPointer:
     """A pointer to a thread-private scalar (``swap(&x, &y)``, ``float *p = &x``): ``*p``
-    reads and writes the variable itself."""
+    reads and writes the variable itself.  Set again, it makes the variable a one-cell
+    memory (:attr:`PointsTo.addressed`)."""
 
     var: K.Var
+    ident: str = ""  # the variable's declaration id
 
 
 @dataclass
@@ -150,8 +181,8 @@ class Split(Exception):
 
 
 #: What a declaration stands for in a scope.
-Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | Alias | ObjectBinding
-           | DynPointer | PointerRef | LocalPointer)
+Binding = (K.Var | K.Memory | PointerBinding | ScalarMemory | UnboundPointer | UnknownPointer | Alias
+           | ObjectBinding | DynPointer | PointerRef | LocalPointer | PointerArray)
 
 
 @dataclass

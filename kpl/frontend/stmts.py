@@ -218,8 +218,14 @@ class StmtsTranslation(AsmTranslation):
             if self.result_vars and self.result_vars[-1] is not None:
                 target = self.result_vars[-1]
                 assert target is not None
-                value = self.expr(inner[0], scope, pre)
-                pre.append(K.Assign(target, self.convert(value, target.type), label=self.label()))
+                if target.type.kind == "ptr" and self._is_pointerish(inner[0]):
+                    # a pointer returned as a value (the call is no pointer use): its address;
+                    # one with no known array leaves the result arbitrary
+                    value = self.address_value(inner[0], scope, pre, K.ULONG)
+                else:
+                    value = self.expr(inner[0], scope, pre)
+                if value is not None:
+                    pre.append(K.Assign(target, self.convert(value, target.type), label=self.label()))
                 value = None
             else:
                 pre.extend(self.effects(inner[0], scope))

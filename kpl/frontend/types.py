@@ -209,7 +209,8 @@ class TypeTable:
         name = strip_qualifiers(text).rstrip("&* ").strip()
         scoped = f"{self._names(record)[0]}::{name}"
         if name and "::" not in name and scoped in self.records:
-            return text.replace(name, scoped, 1)
+            # the name as a whole word: `struct t` of a `struct t` nested in `s` is `struct s::t`
+            return re.sub(rf"(?<![\w:]){re.escape(name)}(?![\w:])", lambda _: scoped, text, count=1)
         return text
 
     def _spelled(self, node: Node) -> str:
