@@ -183,7 +183,8 @@ _C_WORDS = {"int", "unsigned", "signed", "char", "short", "long", "float", "doub
 @cache
 def _declared(part: str) -> frozenset[str]:
     """The names prelude part ``part`` declares (a superset: functions, types, enumerators,
-    macros, and the functions its ``__AS_…(name)`` macros generate, with their ``f`` twins)."""
+    macros, and the functions its ``__AS_…(name)`` macros generate, with their ``f`` twins),
+    with those of the bundled headers it includes."""
     text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", _bundled_text(os.path.join(INCLUDE_DIR, part)), flags=re.S)
     names = {n for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)
              if n not in _NOT_NAMES and not n.startswith("__AS_")}
@@ -195,6 +196,8 @@ def _declared(part: str) -> frozenset[str]:
     names.update(re.findall(r"#\s*define\s+([A-Za-z_]\w*)", text))
     for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
         names.update(re.findall(r"[A-Za-z_]\w*", body))
+    for shared in re.findall(r'#\s*include\s+"(__autosync_\w+\.h)"', text):  # a piece two parts share
+        names.update(_declared(shared))
     return frozenset(n for n in names if len(n) > 1 and n not in _NOT_NAMES | _C_WORDS)
 
 

@@ -71,54 +71,7 @@ __AS_GVADD(short, __add_noovfl_short) __AS_GVADD(unsigned short, __add_noovfl_un
 __AS_GVADD(int, __add_noovfl_int) __AS_GVADD(unsigned int, __add_noovfl_unsigned_int)
 __AS_GVADD(long long, __add_noovfl_long) __AS_GVADD(unsigned long long, __add_noovfl_unsigned_long)
 #undef __AS_GVADD
-/* if-then-else as a value, and x modulo a power of two y (GPUVerify's definitions) */
-#define __ite(c, a, b) ((c) ? (a) : (b))
-#define __mod_pow2(x, y) ((x) & ((y) - 1))
-/* barrier invariants with their instantiations (GPUVerify's __barrier_invariant_N) */
-#define __barrier_invariant_1(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_2(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_3(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_4(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_5(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_6(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_7(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_8(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_9(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_10(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_11(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_12(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_13(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_14(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_15(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_16(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_17(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_18(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_19(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_20(e, ...) __barrier_invariant(e)
-#define __barrier_invariant_binary_1(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_2(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_3(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_4(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_5(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_6(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_7(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_8(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_9(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_10(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_11(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_12(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_13(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_14(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_15(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_16(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_17(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_18(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_19(e, ...) __barrier_invariant_binary(e)
-#define __barrier_invariant_binary_20(e, ...) __barrier_invariant_binary(e)
-
-/* what the instantiations of a barrier invariant may read (GPUVerify's access check of its
- * barrier invariants, which AutoSync does not make): no effect */
-#define __read_permission(T, x) ((void)0)
+#include "__autosync_gpuverify_macros.h"
 /* uninterpreted functions: no body, a value that depends only on the arguments */
 #define DECLARE_UF_UNARY(f, T1, R) __device__ R __uninterpreted_function_##f(T1); \
   __device__ inline R f(T1 a) { return __uninterpreted_function_##f(a); }
