@@ -740,3 +740,20 @@ def test_a_byte_that_is_not_utf8_in_a_launch_is_not_an_internal_error(tmp_path: 
     res = invoke("check", src)
     assert res.exit_code == 1, res.output
     assert "race on 's'" in res.output and "internal error" not in res.output
+
+
+def test_output_into_a_named_pipe_writes_into_it_and_leaves_it_a_pipe(tmp_path: Path) -> None:
+    """``-o /dev/null`` (or a pipe) is written into: replacing it atomically, as a regular
+    file is, would put a plain file where the device was."""
+    import threading
+
+    fifo = tmp_path / "out.pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    pipeline_io.write_file(str(fifo), "patched\n")
+    reader.join(timeout=10)
+    assert got == ["patched\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert not list(tmp_path.glob(".*autosync-tmp"))

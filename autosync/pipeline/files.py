@@ -106,9 +106,15 @@ def write_file(path: str, text: str) -> None:
       atomic only within one file system), then replaces the file.  That temp file exists
       only for the few milliseconds of this function: an exception removes it, and a stale
       one -- left by a ``kill -9`` inside that window -- is removed by the next run.
+    * A target that is no regular file (``/dev/null``, a named pipe) is written into, not
+      replaced: there is no file to keep whole.
     """
     target = os.path.realpath(path)
     mode = check_writable(path)
+    if os.path.exists(target) and not os.path.isfile(target):  # a device or a pipe: written into,
+        with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as out:
+            out.write(text)  # never replaced (``-o /dev/null`` must leave the device a device)
+        return
     tmp = temp_name(target)
     try:
         os.unlink(tmp)  # a stale one from a killed run

@@ -3,21 +3,17 @@
  * (written for AutoSync).  Each is an atomic read-modify-write of the element its pointer
  * names (kpl/frontend/opencl.py maps it to the atomic model of the CUDA atomics). */
 #pragma once
-#define __AS_CLATOMIC2(name) \
-  int __attribute__((overloadable)) name(volatile __global int *p, int v); \
-  uint __attribute__((overloadable)) name(volatile __global uint *p, uint v); \
-  int __attribute__((overloadable)) name(volatile __local int *p, int v); \
-  uint __attribute__((overloadable)) name(volatile __local uint *p, uint v);
-#define __AS_CLATOMIC1(name) \
-  int __attribute__((overloadable)) name(volatile __global int *p); \
-  uint __attribute__((overloadable)) name(volatile __global uint *p); \
-  int __attribute__((overloadable)) name(volatile __local int *p); \
-  uint __attribute__((overloadable)) name(volatile __local uint *p);
-#define __AS_CLATOMIC3(name) \
-  int __attribute__((overloadable)) name(volatile __global int *p, int c, int v); \
-  uint __attribute__((overloadable)) name(volatile __global uint *p, uint c, uint v); \
-  int __attribute__((overloadable)) name(volatile __local int *p, int c, int v); \
-  uint __attribute__((overloadable)) name(volatile __local uint *p, uint c, uint v);
+/* one function for a signed type S and its unsigned twin U, in global and local memory, with
+ * no, one or two operands beside the pointer */
+#define __AS_ARG(...) , __VA_ARGS__
+#define __AS_CLATOMIC_T(name, S, U, PS, PU) \
+  S __attribute__((overloadable)) name(volatile __global S *p PS); \
+  U __attribute__((overloadable)) name(volatile __global U *p PU); \
+  S __attribute__((overloadable)) name(volatile __local S *p PS); \
+  U __attribute__((overloadable)) name(volatile __local U *p PU);
+#define __AS_CLATOMIC1(name) __AS_CLATOMIC_T(name, int, uint, , )
+#define __AS_CLATOMIC2(name) __AS_CLATOMIC_T(name, int, uint, __AS_ARG(int v), __AS_ARG(uint v))
+#define __AS_CLATOMIC3(name) __AS_CLATOMIC_T(name, int, uint, __AS_ARG(int c, int v), __AS_ARG(uint c, uint v))
 __AS_CLATOMIC2(atomic_add)
 __AS_CLATOMIC2(atomic_sub)
 __AS_CLATOMIC2(atomic_xchg)
@@ -30,21 +26,10 @@ __AS_CLATOMIC1(atomic_inc)
 __AS_CLATOMIC1(atomic_dec)
 __AS_CLATOMIC3(atomic_cmpxchg)
 /* the 64-bit atom_* of cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics */
-#define __AS_CLATOM64_2(name) \
-  long __attribute__((overloadable)) name(volatile __global long *p, long v); \
-  ulong __attribute__((overloadable)) name(volatile __global ulong *p, ulong v); \
-  long __attribute__((overloadable)) name(volatile __local long *p, long v); \
-  ulong __attribute__((overloadable)) name(volatile __local ulong *p, ulong v);
-#define __AS_CLATOM64_1(name) \
-  long __attribute__((overloadable)) name(volatile __global long *p); \
-  ulong __attribute__((overloadable)) name(volatile __global ulong *p); \
-  long __attribute__((overloadable)) name(volatile __local long *p); \
-  ulong __attribute__((overloadable)) name(volatile __local ulong *p);
+#define __AS_CLATOM64_1(name) __AS_CLATOMIC_T(name, long, ulong, , )
+#define __AS_CLATOM64_2(name) __AS_CLATOMIC_T(name, long, ulong, __AS_ARG(long v), __AS_ARG(ulong v))
 #define __AS_CLATOM64_3(name) \
-  long __attribute__((overloadable)) name(volatile __global long *p, long c, long v); \
-  ulong __attribute__((overloadable)) name(volatile __global ulong *p, ulong c, ulong v); \
-  long __attribute__((overloadable)) name(volatile __local long *p, long c, long v); \
-  ulong __attribute__((overloadable)) name(volatile __local ulong *p, ulong c, ulong v);
+  __AS_CLATOMIC_T(name, long, ulong, __AS_ARG(long c, long v), __AS_ARG(ulong c, ulong v))
 __AS_CLATOM64_2(atom_add) __AS_CLATOM64_2(atom_sub) __AS_CLATOM64_2(atom_xchg)
 __AS_CLATOM64_2(atom_min) __AS_CLATOM64_2(atom_max) __AS_CLATOM64_2(atom_and)
 __AS_CLATOM64_2(atom_or) __AS_CLATOM64_2(atom_xor) __AS_CLATOM64_1(atom_inc)
@@ -80,5 +65,7 @@ __AS_CLFETCH(atomic_exchange)
 #undef __AS_CLFETCH
 #endif
 #undef __AS_CLATOMIC1
+#undef __AS_CLATOMIC_T
+#undef __AS_ARG
 #undef __AS_CLATOMIC2
 #undef __AS_CLATOMIC3
