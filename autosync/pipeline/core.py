@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -45,16 +46,22 @@ from autosync.pipeline.files import (
 )
 from autosync.pipeline.guard import (
     PROGRESS_AFTER_S,
+    RECHECK_SHARE,
+    SYNTHESIS_SHARE,
     CancelToken,
     current_token,
+    is_budget_unknown,
     nesting_depth,
     note_iteration,
     note_kernel,
+    oracle_deadline,
     run_guarded,
     watch,
 )
 from autosync.pipeline.options import KernelOptions, check_launch
 from autosync.pipeline.outcome import FixOutcome, KernelFix
+from autosync.pipeline.timings import clang_timed, stage
+from autosync.pipeline.timings import current as current_timings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -83,13 +90,22 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
+def load(opts: KernelOptions, text: str | None = None, *, what: str = "") -> list[Kernel]:
     """The kernels of ``opts.file`` (or of ``text`` parsed as that file): all of them, in file
-    order, or the one named by ``--kernel`` (unknown name -> KplError listing the names)."""
+    order, or the one named by ``--kernel`` (unknown name -> KplError listing the names).
+    ``what`` qualifies the stages' names in ``--timings`` (`` (re-parse)``)."""
     from autosync.pipeline import project  # the launch of each kernel: flags, header, config, host code
 
-    with collector_paused():
-        kernels = project.load(opts, text)
+    timings = current_timings()
+    t0 = time.perf_counter()
+    try:
+        with collector_paused(), clang_timed(timings):
+            kernels = project.load(opts, text)
+    finally:
+        if timings is not None:
+            clang = timings.take_clang()
+            timings.add(f"clang{what}", clang)
+            timings.add(f"translation to KPL{what}", time.perf_counter() - t0 - clang)
     source = kernels[0].source_text if kernels else (text or "")
     for k in kernels:
         check_launch(k, opts, source)
@@ -101,7 +117,9 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``;
     ``benign=False`` (``--no-benign``) makes two writes of one value a race;
     ``synthesis=False``: a verdict only, without the facts that guide synthesis (sdv's
-    ``same_warp`` and uniform-guard queries)."""
+    ``same_warp`` and uniform-guard queries).  In a guarded run with a ``--timeout``, every
+    call of the oracle ends by the run's deadline (:func:`autosync.pipeline.guard.oracle_deadline`)
+    with an "unknown" past it."""
     from oracle import registry
 
     chosen = name or ("named" if kernel.uses_named_barriers else "sdv")
@@ -113,8 +131,11 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
         except ImportError:
             chosen = "sdv"
     options: dict[str, Any] = {}
+    deadline = oracle_deadline()
     if timeout:
-        options["timeout"] = timeout
+        options["timeout"] = timeout if deadline is None else max(0.1, deadline - time.monotonic())
+    if deadline is not None and chosen == "sdv":
+        options["deadline"] = deadline
     if not benign:
         options["benign"] = False
     if not synthesis and chosen == "sdv":
@@ -181,9 +202,12 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     SYNTHESIZE ([AutoSync] Alg. 1) per kernel, the placement rendered into the ORIGINAL text,
     then the end-to-end check (re-parse the patched text, verify it with the same oracle, and
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
-    caller ever receives an unverified patch."""
-    from autosync.render.patch import apply_edits, plan_edits
-
+    caller ever receives an unverified patch.  Its oracle calls end by
+    :data:`~autosync.pipeline.guard.SYNTHESIS_SHARE` of ``--timeout``, the re-check's by
+    :data:`~autosync.pipeline.guard.RECHECK_SHARE`."""
+    token = current_token()
+    if token is not None:
+        token.budget(SYNTHESIS_SHARE)
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
     kernels, launches = _by_name(load(opts, original), opts.file, naive)
@@ -193,8 +217,13 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         # that suffices (autosync.algorithm.fences)
         target = "opencl"
     fixes: list[KernelFix] = []
+    timings = current_timings()
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
+        if timings is not None:
+            timings.phase = "synthesis"
+            timings.take_oracle()
+            t0 = time.perf_counter()
         name, orc = pick_oracle(oracle, k, timeout, opts.file, benign=opts.benign)
         if launches[k.name]:  # one placement verified under every launch of the kernel
             from autosync.algorithm.all_launches import AllLaunches
@@ -211,6 +240,9 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
                              warp_cost=warp_cost,
                              on_iteration=note_iteration)
         fixes.append(KernelFix(k, name, res))
+        if timings is not None:  # the synthesis less its oracle calls: MaxSAT, constraints, candidates
+            timings.add(f"MaxSAT and constraints ({k.name})", time.perf_counter() - t0 - timings.take_oracle())
+            timings.phase = "fences"
         if opencl and res.status == "fixed" and res.kernel is not None:
             from autosync.algorithm.fences import narrow_fences, widen_user_barriers
 
@@ -242,24 +274,10 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     todo = [f for f in fixes if f.result.status == "fixed"]
     if not todo:
         return outcome
-    from autosync.algorithm.macro_sites import macro_conflict
-
-    edits = []
-    for f in todo:
-        # a placement the user's text cannot express: say so (exit 1), never a broken patch
-        problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
-        if problem is None:
-            try:
-                f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name,
-                                     texts=fence_texts(f.result.fences) if opencl else None)
-                f.edits += widen_edits(f, opts.file, outcome.notes)
-            except ValueError as exc:
-                problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
-        if problem is not None:
-            outcome.status, outcome.reason = "unfixable", problem
-            return outcome
-        edits += f.edits
-    rendered = apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
+    with stage("rendering"):
+        rendered = _render(todo, raw, original, opts.file, target, opencl, outcome)
+    if rendered is None:
+        return outcome
     outcome.original = raw
     outcome.rendered = rendered
     outcome.patched = rendered.text
@@ -267,12 +285,16 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     said = len(opts.notes)  # the patched text's notes are the original's, lines shifted: not said again
     try:
         again: dict[str, list[Kernel]] = {}
-        for k in load(opts, to_lf(rendered.text)):
+        for k in load(opts, to_lf(rendered.text), what=" (re-parse)"):
             again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
     except Exception as exc:
         raise InternalError(f"the patched text does not parse: {exc}") from exc
     finally:
         del opts.notes[said:]
+    if token is not None:  # the re-check may use the part of the budget kept for it
+        token.budget(RECHECK_SHARE)
+    if timings is not None:
+        timings.phase = "re-check"
     for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
         if not again.get(f.kernel.name):
             raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
@@ -282,13 +304,21 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         if not verdict.verified_within_blocks and why:  # one template text: the union fails
             outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
             return outcome
+        if verdict.unknowns and all(is_budget_unknown(u.reason) for u in verdict.unknowns) \
+                and not (verdict.intra_block or verdict.divergences or verdict.findings):
+            # out of time, not a wrong patch: nothing unverified is written (exit 1)
+            outcome.status, outcome.patched, outcome.rendered = "unfixable", None, None
+            outcome.reason = (f"kernel '{f.kernel.name}': the patched kernel was not re-verified: "
+                              f"{verdict.unknowns[0].reason}")
+            return outcome
         if not verdict.verified_within_blocks:
             raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "
                                 f"({len(verdict.races)} races, {len(verdict.divergences)} divergences, "
                                 f"{len(verdict.unknowns)} unknowns)")
     outcome.reparsed_verified = True
     if target == "cuda":
-        ok, note = nvcc_check(opts, original, rendered.text)
+        with stage("nvcc"):
+            ok, note = nvcc_check(opts, original, rendered.text)
         outcome.nvcc = "ok" if ok else ("skipped" if ok is None else "failed")
         outcome.notes.append(note)
         if ok is False:
@@ -297,6 +327,31 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         outcome.notes.append(f"compile check skipped for target {target}")
     outcome.status = "fixed"
     return outcome
+
+
+def _render(todo: list[KernelFix], raw: str, original: str, file: str, target: str,
+            opencl: bool, outcome: FixOutcome) -> Any:
+    """The placements of ``todo`` as edits of the user's text (``raw``, its line endings kept);
+    None, with ``outcome`` unfixable, when the text cannot express one (a macro expansion)."""
+    from autosync.algorithm.macro_sites import macro_conflict
+    from autosync.render.patch import apply_edits, plan_edits
+
+    edits = []
+    for f in todo:
+        # a placement the user's text cannot express: say so (exit 1), never a broken patch
+        problem = macro_conflict(f.kernel, list(f.result.labels), file)
+        if problem is None:
+            try:
+                f.edits = plan_edits(f.kernel, f.result.placement, target=target, tag=f.kernel.name,
+                                     texts=fence_texts(f.result.fences) if opencl else None)
+                f.edits += widen_edits(f, file, outcome.notes)
+            except ValueError as exc:
+                problem = f"{file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
+        if problem is not None:
+            outcome.status, outcome.reason = "unfixable", problem
+            return None
+        edits += f.edits
+    return apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
 
 
 def _widenable(kernel: Kernel) -> Callable[[Barrier], bool]:

@@ -188,6 +188,12 @@ class QueryEngine:
         #: evaluated, ``MemoryAccesses.ev_Load``): they are added beside them
         self.beside = 0
 
+    def tick(self) -> None:
+        """Raise the time-out once the deadline has passed (between queries, which check it
+        themselves)."""
+        if self.deadline is not None and self._time() >= self.deadline:
+            raise OracleError("sdv: time limit reached", timeout=True)
+
     def add(self, f: z3.BoolRef) -> None:
         if not self.beside:
             self.release()
