@@ -288,7 +288,7 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
             return results
 
         results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit,
-                                       timings=table)
+                                       timings=table, share=pipeline.CHECK_SHARE)
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         for note in opts.notes:
@@ -445,7 +445,8 @@ def fix(
             lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
                                          use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
                                          warp_cost=warp_cost),
-            timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit, timings=table)
+            timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit, timings=table,
+            share=pipeline.SYNTHESIS_SHARE)
         outcome.seconds = time.perf_counter() - t0
         outcome.timings = table
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)

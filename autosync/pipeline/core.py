@@ -45,6 +45,7 @@ from autosync.pipeline.files import (
     write_file,
 )
 from autosync.pipeline.guard import (
+    CHECK_SHARE,
     PROGRESS_AFTER_S,
     RECHECK_SHARE,
     SYNTHESIS_SHARE,
@@ -206,7 +207,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     :data:`~autosync.pipeline.guard.SYNTHESIS_SHARE` of ``--timeout``, the re-check's by
     :data:`~autosync.pipeline.guard.RECHECK_SHARE`."""
     token = current_token()
-    if token is not None:
+    if token is not None and token.deadline is not None:  # a run with a time budget (check, fix)
         token.budget(SYNTHESIS_SHARE)
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
@@ -291,7 +292,7 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         raise InternalError(f"the patched text does not parse: {exc}") from exc
     finally:
         del opts.notes[said:]
-    if token is not None:  # the re-check may use the part of the budget kept for it
+    if token is not None and token.deadline is not None:  # the re-check may use the part of the budget kept for it
         token.budget(RECHECK_SHARE)
     if timings is not None:
         timings.phase = "re-check"
@@ -488,7 +489,7 @@ __all__ = [
     "BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
     "current_token", "note_kernel", "nesting_depth", "PROGRESS_AFTER_S", "read_source", "to_lf",
     "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name", "KernelOptions",
-    "KernelFix", "FixOutcome",
+    "KernelFix", "FixOutcome", "CHECK_SHARE", "SYNTHESIS_SHARE",
     # this module
     "load", "pick_oracle", "run_oracle", "lc_ic", "fix_kernels", "fix_once", "nvcc_check",
 ]

@@ -222,7 +222,7 @@ def _stop(worker: threading.Thread, abandon: bool) -> None:
 
 def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
                 progress: Any = None, text: str | None = None, abandon: bool = False,
-                timings: Timings | None = None, share: float = CHECK_SHARE) -> Any:
+                timings: Timings | None = None, share: float | None = None) -> Any:
     """``fn()`` in the worker thread (see above); returns its value or re-raises its exception.
     ``--timeout`` -> :class:`Timeout`, Ctrl-C -> :class:`Interrupted`, both within
     :data:`GRACE_S` even when the worker is stuck in native code (with ``abandon``, for a
@@ -232,11 +232,13 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
     whether to show anything).  ``text`` is the source when it is not ``file``'s (an editor
     buffer): it locates an :class:`Unsupported` nesting error.  ``timings``: the table the
     run's stages are recorded in (``--timings``); ``share``: the part of ``timeout`` its oracle
-    calls may use (:meth:`CancelToken.budget`)."""
+    calls may use (:meth:`CancelToken.budget`; ``check`` and ``fix`` give one, so that they
+    answer "unknown" within ``timeout``; None: none, the run only stops at ``timeout``)."""
     import time
 
     token = CancelToken(start=time.monotonic(), timeout=timeout, timings=timings)
-    token.budget(share)
+    if share is not None:
+        token.budget(share)
     box: dict[str, Any] = {}
 
     def work() -> None:
