@@ -333,7 +333,8 @@ class ThreadState:
             dead += _conjuncts(self.scope[name])
         if not dead or is_true(self.pred):
             return self.pred
-        kept = [c for c in _conjuncts(self.pred) if not any(c.eq(a) for a in dead)]
+        gone = {a.get_id() for a in dead}  # z3 terms are hash-consed: the same term, the same id
+        kept = [c for c in _conjuncts(self.pred) if c.get_id() not in gone]
         return mk_and(*kept)
 
 
