@@ -136,3 +136,32 @@ def test_no_timeout_no_budget() -> None:
     k = load_kernel(str(SAFE))
     assert run_guarded(lambda: core.pick_oracle(None, k, None, str(SAFE))[1].deadline, timeout=None) is None
     assert os.path.exists(RACY)
+
+
+# --------------------------------------------------------------------------- slow shapes, by work counts
+
+THREAD_BOUNDED_OK = KERNELS / "thread_bounded_ok.cu"
+THREAD_BOUNDED_RACY = KERNELS / "thread_bounded_racy.cu"
+
+
+def test_thread_bounded_loop_is_abstracted_at_once() -> None:
+    """``for (i = 0; i < threadIdx.x; i++)`` at 256 threads runs past ``max_unroll`` for most
+    threads: predicted by one query, not found after 64 unrolled iterations (143 queries
+    then, 17 now; the verdicts are the same)."""
+    ok = SDVOracle().check(load_kernel(str(THREAD_BOUNDED_OK)))
+    assert ok.verified and ok.queries <= 30
+    racy = SDVOracle().check(load_kernel(str(THREAD_BOUNDED_RACY)))
+    assert [r.array for r in racy.races] == ["row"] and not racy.unknowns and racy.queries <= 30
+
+
+@pytest.mark.parametrize(("kernel", "code"), [(THREAD_BOUNDED_OK, 0), (THREAD_BOUNDED_RACY, 1),
+                                              (SAFE, 0), (RACY, 1)])
+def test_slow_shapes_check_verdicts(kernel: Path, code: int) -> None:
+    assert cli("check", kernel, "--no-cache")[0] == code
+
+
+def test_thread_bounded_racy_is_fixed(tmp_path: Path) -> None:
+    src = copy(tmp_path, THREAD_BOUNDED_RACY)
+    code, out, _ = cli("fix", src, "--format", "json")
+    assert code == 0 and json.loads(out)["status"] == "fixed"
+    assert cli("check", src, "--no-cache")[0] == 0
