@@ -188,11 +188,16 @@ class QueryEngine:
         #: evaluated, ``MemoryAccesses.ev_Load``): they are added beside them
         self.beside = 0
 
+    def _out_of_time(self) -> OracleError:
+        exc = OracleError("sdv: time limit reached", timeout=True)
+        exc.queries = self.queries  # asked before the time-out, for the caller's report
+        return exc
+
     def tick(self) -> None:
         """Raise the time-out once the deadline has passed (between queries, which check it
         themselves)."""
         if self.deadline is not None and self._time() >= self.deadline:
-            raise OracleError("sdv: time limit reached", timeout=True)
+            raise self._out_of_time()
 
     def add(self, f: z3.BoolRef) -> None:
         if not self.beside:
@@ -242,7 +247,7 @@ class QueryEngine:
         if self.deadline is not None:
             left = self.deadline - self._time()
             if left <= 0:
-                raise OracleError("sdv: time limit reached", timeout=True)
+                raise self._out_of_time()
             ms = max(1, min(ms, int(left * 1000)))
         self.solver.set("timeout", ms)
         self.queries += 1
@@ -257,7 +262,7 @@ class QueryEngine:
         if rlimit is not None:
             self.solver.set("rlimit", self.rlimit or 0)
         if r == z3.unknown and self.deadline is not None and self._time() >= self.deadline:
-            raise OracleError("sdv: time limit reached", timeout=True)
+            raise self._out_of_time()
         return r, model
 
 

@@ -62,7 +62,6 @@ from oracle.base import (
     Divergence,
     Finding,
     OracleBase,
-    OracleError,
     Race,
     Unknown,
     Verdict,
@@ -106,20 +105,17 @@ class SDVOracle(OracleBase):
     """The bundled static verifier (``--oracle sdv``).
 
     ``timeout``: seconds for the whole check (z3 queries get the remaining time; reaching it
-    raises :class:`OracleError` with ``timeout=True``); option ``deadline``: a
-    ``time.monotonic()`` moment every check ends by, the same way (the run's time budget,
-    shared by the oracle calls of a fix: :mod:`autosync.pipeline.guard`).  ``max_unroll``: the most iterations
-    a loop is unrolled exactly before the loop abstraction is used.  Options:
-    ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
+    raises :class:`OracleError` with ``timeout=True``).  ``max_unroll``: the most iterations
+    a loop is unrolled exactly before the loop abstraction is used.  Options: ``deadline`` (a
+    ``monotonic()`` moment each check ends by, as ``timeout``: a run's budget, autosync's
+    guard), ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
     ``cross_cache`` (default True: the cross-block part and the Houdini results are reused by
     later checks of a kernel that differs only in barriers, :class:`HoudiniMemo`), ``warp_facts``."""
 
     name = "sdv"
 
-    def __init__(self, timeout: float | None = None, max_unroll: int = 64,
-                 **options: Any) -> None:
-        self.timeout = timeout
-        self.deadline: float | None = options.get("deadline")
+    def __init__(self, timeout: float | None = None, max_unroll: int = 64, **options: Any) -> None:
+        self.timeout, self.deadline = timeout, options.get("deadline")
         self.max_unroll = max_unroll
         self.query_ms = int(options.get("query_timeout_ms", 20000))
         self.rlimit = options.get("rlimit")
@@ -141,23 +137,11 @@ class SDVOracle(OracleBase):
     # ------------------------------------------------------------------ entry point
 
     def check(self, kernel: Kernel) -> Verdict:
-        engine: list[QueryEngine] = []
-        try:
-            return self._check(kernel, engine)
-        except OracleError as exc:
-            if exc.timeout and engine:  # the queries asked before the time-out, for the caller's report
-                exc.queries = engine[0].queries
-            raise
-
-    def _check(self, kernel: Kernel, engines: list[QueryEngine]) -> Verdict:
         start = time.monotonic()
-        ends = [t for t in (start + self.timeout if self.timeout is not None else None, self.deadline)
-                if t is not None]
-        deadline = min(ends) if ends else None
+        deadline = min((t for t in (self.timeout and start + self.timeout, self.deadline) if t), default=None)
         tree = LabelTree(kernel)
         verdict = Verdict()
         engine = QueryEngine(deadline, self.query_ms, self.rlimit)
-        engines.append(engine)
         found: dict[tuple[int, int, str], Race] = {}
 
         key = barrier_free_key(kernel, self.max_unroll, self.unroll_budget) \
