@@ -50,6 +50,7 @@ from autosync.pipeline.guard import (
     RECHECK_SHARE,
     SYNTHESIS_SHARE,
     CancelToken,
+    current_timings,
     current_token,
     is_budget_unknown,
     nesting_depth,
@@ -57,12 +58,12 @@ from autosync.pipeline.guard import (
     note_kernel,
     oracle_deadline,
     run_guarded,
+    stage,
     watch,
 )
 from autosync.pipeline.options import KernelOptions, check_launch
 from autosync.pipeline.outcome import FixOutcome, KernelFix
-from autosync.pipeline.timings import clang_timed, stage
-from autosync.pipeline.timings import current as current_timings
+from autosync.pipeline.timings import clang_timed
 
 if TYPE_CHECKING:
     from collections.abc import Callable

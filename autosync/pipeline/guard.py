@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from autosync.pipeline.errors import Interrupted, Timeout, Unsupported
 from autosync.pipeline.files import read_source
+from autosync.pipeline.timings import Timings
 
 if TYPE_CHECKING:
-    from autosync.pipeline.timings import Timings
     from oracle.base import Oracle
 
 # --------------------------------------------------------------------------- the guarded worker
@@ -93,6 +96,26 @@ def current_token() -> CancelToken | None:
     return getattr(_LOCAL, "token", None)
 
 
+def current_timings() -> Timings | None:
+    """The ``--timings`` table of the guarded run this thread works for (None when not asked)."""
+    token = current_token()
+    return token.timings if token is not None else None
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Time the block as one stage of the current run (nothing when no timings were asked)."""
+    timings = current_timings()
+    if timings is None:
+        yield
+        return
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings.add(name, time.perf_counter() - t0)
+
+
 def note_kernel(name: str, index: int, total: int) -> None:
     token = current_token()
     if token is not None:
@@ -129,8 +152,6 @@ class _WatchedOracle:
         self._token = token
 
     def check(self, *args: Any, **kwargs: Any) -> Any:
-        import time
-
         from oracle.base import OracleError, Unknown, Verdict
 
         self._token.check()
@@ -234,8 +255,6 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
     run's stages are recorded in (``--timings``); ``share``: the part of ``timeout`` its oracle
     calls may use (:meth:`CancelToken.budget`; ``check`` and ``fix`` give one, so that they
     answer "unknown" within ``timeout``; None: none, the run only stops at ``timeout``)."""
-    import time
-
     token = CancelToken(start=time.monotonic(), timeout=timeout, timings=timings)
     if share is not None:
         token.budget(share)
@@ -299,5 +318,5 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
 
 
 __all__ = ["CancelToken", "run_guarded", "current_token", "note_kernel", "note_iteration", "nesting_depth", "watch",
-           "oracle_deadline", "is_budget_unknown", "WORKER_STACK", "WORKER_RECURSION", "GRACE_S", "PROGRESS_AFTER_S",
+           "oracle_deadline", "is_budget_unknown", "current_timings", "stage", "WORKER_STACK", "WORKER_RECURSION", "GRACE_S", "PROGRESS_AFTER_S",
            "CHECK_SHARE", "SYNTHESIS_SHARE", "RECHECK_SHARE", "BUDGET_REASON"]

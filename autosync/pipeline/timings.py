@@ -1,11 +1,12 @@
 """Where a run's time went, stage by stage (``check --timings``, ``fix --timings``; issue 35).
 
 A run asked for its timings carries one :class:`Timings` on its guard's token
-(:class:`autosync.pipeline.guard.CancelToken`); the pipeline records each stage into it with
+(:class:`autosync.pipeline.guard.CancelToken`, whose module finds it: ``current_timings``,
+``stage``); the pipeline records each stage into it with
 ``time.perf_counter``: Python imports, clang (with the reading of its JSON AST), translation
 to KPL, each oracle call with its query count, MaxSAT (the synthesis less its oracle calls),
 rendering, the re-parse and re-check of the patched text, ``nvcc``.  Nothing is recorded
-when no one asked (:func:`current` is None), so a plain run pays one attribute look-up per
+when no one asked (``current_timings()`` is None), so a plain run pays one attribute look-up per
 stage.
 
 clang is timed by wrapping the front end's ``run_clang`` for the one load (:func:`clang_timed`)
@@ -86,28 +87,6 @@ class Timings:
                 "total": round(self.total, 4)}
 
 
-def current() -> Timings | None:
-    """The timings of the guarded run this thread works for (None when not asked)."""
-    from autosync.pipeline.guard import current_token
-
-    token = current_token()
-    return token.timings if token is not None else None
-
-
-@contextmanager
-def stage(name: str) -> Iterator[None]:
-    """Time the block as one stage of the current run (nothing when no timings were asked)."""
-    timings = current()
-    if timings is None:
-        yield
-        return
-    t0 = time.perf_counter()
-    try:
-        yield
-    finally:
-        timings.add(name, time.perf_counter() - t0)
-
-
 def imports(timings: Timings, modules: list[str]) -> None:
     """Record the command line's own imports (from the package's first import until now) and
     import ``modules`` -- those the command imports anyway, later -- as a stage of their own,
@@ -145,4 +124,4 @@ def clang_timed(timings: Timings | None) -> Iterator[None]:
             module.run_clang = original  # type: ignore[attr-defined]
 
 
-__all__ = ["Stage", "Timings", "current", "stage", "imports", "clang_timed"]
+__all__ = ["Stage", "Timings", "imports", "clang_timed"]

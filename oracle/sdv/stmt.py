@@ -96,7 +96,6 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
 
     def exec_stmt(self, s: K.Stmt) -> None:
         self.label = s.label
-        self.q.tick()  # the deadline between queries too: a long unrolling asks few
         try:
             self.visit(s)
         except Unsupported as exc:
