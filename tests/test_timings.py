@@ -165,3 +165,10 @@ def test_thread_bounded_racy_is_fixed(tmp_path: Path) -> None:
     code, out, _ = cli("fix", src, "--format", "json")
     assert code == 0 and json.loads(out)["status"] == "fixed"
     assert cli("check", src, "--no-cache")[0] == 0
+
+
+def test_timings_takes_one_file(tmp_path: Path) -> None:
+    copy(tmp_path, SAFE)
+    for command in ("check", "fix"):
+        code, _, err = cli(command, tmp_path, "--timings")
+        assert code == 2 and "--timings takes one file" in err

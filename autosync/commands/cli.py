@@ -214,6 +214,8 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         with guard(None):
+            if timings:
+                raise BadInput("--timings takes one file")
             code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache,
                                explain)
         raise typer.Exit(code)
@@ -417,8 +419,8 @@ def fix(
                  "--oracle-facts", oracle_facts.value, "--target", target]
         args += (["--naive"] if naive else []) + (["--diff"] if diff else []) + (["--check"] if check_only else [])
         with guard(None):
-            if output is not None:
-                raise BadInput("-o/--output takes one file")
+            if output is not None or timings:
+                raise BadInput(f"{'-o/--output' if output is not None else '--timings'} takes one file")
             code = batch_fix([file, *(more or [])], flags, args, fmt, jobs, exclude, shard, exit_non_zero_on_fix)
         raise typer.Exit(code)
     STATE.last_error = None
