@@ -289,8 +289,12 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                                       + " and ".join(sizes(r, k.language) for r in representative(k.launch)))
             return results
 
-        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit,
-                                       timings=table, share=pipeline.CHECK_SHARE)
+        try:
+            results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line,
+                                           abandon=STATE.hard_exit, timings=table, share=pipeline.CHECK_SHARE)
+        except BaseException:
+            _say_timings(table, finished=False)  # where the time went until it failed: the more useful then
+            raise
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         for note in opts.notes:
@@ -334,10 +338,11 @@ def _timings(asked: bool, modules: list[str]) -> Timings | None:
     return table
 
 
-def _say_timings(table: Timings | None) -> None:
-    """The ``--timings`` table on stderr."""
+def _say_timings(table: Timings | None, finished: bool = True) -> None:
+    """The ``--timings`` table on stderr (``finished=False``: the stages that ended before the
+    run failed or timed out)."""
     if table is not None:
-        for line in table.lines():
+        for line in table.lines() if finished else [*table.lines(), "  (the run did not finish)"]:
             err(line)
 
 
@@ -443,12 +448,16 @@ def fix(
             pipeline.check_writable(output or file)  # refuse now, not after minutes of work
         t0 = time.perf_counter()
         table = _timings(timings, FIX_IMPORTS)
-        outcome = pipeline.run_guarded(
-            lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
-                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
-                                         warp_cost=warp_cost),
-            timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit, timings=table,
-            share=pipeline.SYNTHESIS_SHARE)
+        try:
+            outcome = pipeline.run_guarded(
+                lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
+                                             use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
+                                             warp_cost=warp_cost),
+                timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit, timings=table,
+                share=pipeline.SYNTHESIS_SHARE)
+        except BaseException:
+            _say_timings(table, finished=False)
+            raise
         outcome.seconds = time.perf_counter() - t0
         outcome.timings = table
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)

@@ -45,9 +45,9 @@ PROGRESS_AFTER_S = 2.0
 #: the share of ``--timeout`` the oracle calls of a ``check`` may use, and those of a fix's
 #: synthesis (the rest is for rendering, the re-parse and re-check of the patched text,
 #: nvcc and the report); the re-check may run to :data:`RECHECK_SHARE`
-CHECK_SHARE = 0.9
-SYNTHESIS_SHARE = 0.75
-RECHECK_SHARE = 0.9
+CHECK_SHARE = 0.8
+SYNTHESIS_SHARE = 0.7
+RECHECK_SHARE = 0.85
 #: the reason of the "unknown" of an oracle call stopped by the run's time budget
 BUDGET_REASON = "not decided within the time budget"
 

@@ -203,7 +203,6 @@ class LoopExecutor(StmtExecutor):
         launch_only = bool(self.loop_info(loop).scales)
         while True:
             self.label = loop.label
-            self.q.tick()  # the deadline between queries too: a long unrolling asks few
             if loop.test_first or k > 0:
                 g = [to_bool(self.ev(loop.cond, t, la[t])) for t in range(2)]
                 if launch_only and any(not self.symbols(x) <= self.launch_syms for x in g):
@@ -289,7 +288,6 @@ class LoopExecutor(StmtExecutor):
     def run_iteration(self, loop: K.Loop, vs: list[dict[str, Val]], la: list[z3.BoolRef],
                       k: z3.ArithRef) -> tuple[list[z3.BoolRef], list[z3.BoolRef]]:
         """One loop iteration from head state (vs, la): returns (la after, active in body)."""
-        self.q.tick()  # Houdini runs iterations again and again, some without a query
         for t, th in enumerate(self.th):
             th.vars = dict(vs[t])
             th.brk = FALSE
