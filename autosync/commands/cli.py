@@ -334,7 +334,7 @@ def _timings(asked: bool, modules: list[str]) -> Timings | None:
     from autosync.pipeline import timings as timing
 
     table = timing.Timings()
-    timing.imports(table, modules)
+    timing.imports(table, modules, process=STATE.hard_exit)
     return table
 
 

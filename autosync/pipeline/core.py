@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -283,44 +284,20 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     outcome.original = raw
     outcome.rendered = rendered
     outcome.patched = rendered.text
-    # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle
-    said = len(opts.notes)  # the patched text's notes are the original's, lines shifted: not said again
+    # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle, while
+    # nvcc compiles it (a process of its own: the two overlap)
+    compiling = _Beside(lambda: nvcc_check(opts, original, rendered.text)) if target == "cuda" else None
     try:
-        again: dict[str, list[Kernel]] = {}
-        for k in load(opts, to_lf(rendered.text), what=" (re-parse)"):
-            again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
-    except Exception as exc:
-        raise InternalError(f"the patched text does not parse: {exc}") from exc
+        if not _recheck(opts, fixes, todo, rendered.text, timeout, outcome):
+            return outcome
     finally:
-        del opts.notes[said:]
-    if token is not None and token.deadline is not None:  # the re-check may use the part of the budget kept for it
-        token.budget(RECHECK_SHARE)
-    if timings is not None:
-        timings.phase = "re-check"
-    for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
-        if not again.get(f.kernel.name):
-            raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
-        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file, benign=opts.benign)
-        why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
-        # races between blocks stay (no barrier orders them): they are reported, not fixed
-        if not verdict.verified_within_blocks and why:  # one template text: the union fails
-            outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
-            return outcome
-        if verdict.unknowns and all(is_budget_unknown(u.reason) for u in verdict.unknowns) \
-                and not (verdict.intra_block or verdict.divergences or verdict.findings):
-            # out of time, not a wrong patch: nothing unverified is written (exit 1)
-            outcome.status, outcome.patched, outcome.rendered = "unfixable", None, None
-            outcome.reason = (f"kernel '{f.kernel.name}': the patched kernel was not re-verified: "
-                              f"{verdict.unknowns[0].reason}")
-            return outcome
-        if not verdict.verified_within_blocks:
-            raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "
-                                f"({len(verdict.races)} races, {len(verdict.divergences)} divergences, "
-                                f"{len(verdict.unknowns)} unknowns)")
+        if compiling is not None:
+            compiling.thread.join()
     outcome.reparsed_verified = True
-    if target == "cuda":
-        with stage("nvcc"):
-            ok, note = nvcc_check(opts, original, rendered.text)
+    if compiling is not None:
+        ok, note = compiling.result()
+        if timings is not None:
+            timings.add("nvcc (beside the re-parse and re-check)", compiling.seconds)
         outcome.nvcc = "ok" if ok else ("skipped" if ok is None else "failed")
         outcome.notes.append(note)
         if ok is False:
@@ -354,6 +331,74 @@ def _render(todo: list[KernelFix], raw: str, original: str, file: str, target: s
             return None
         edits += f.edits
     return apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
+
+
+def _recheck(opts: KernelOptions, fixes: list[KernelFix], todo: list[KernelFix], text: str, timeout: float | None,
+             outcome: FixOutcome) -> bool:
+    """The patched ``text`` re-parsed and its fixed kernels verified again with their oracle:
+    True when they verify; False with ``outcome`` unfixable (a shared template's union that
+    fails, a re-check out of time); :class:`InternalError` when the patch is wrong."""
+    said = len(opts.notes)  # the patched text's notes are the original's, lines shifted: not said again
+    try:
+        again: dict[str, list[Kernel]] = {}
+        for k in load(opts, to_lf(text), what=" (re-parse)"):
+            again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
+    except Exception as exc:
+        raise InternalError(f"the patched text does not parse: {exc}") from exc
+    finally:
+        del opts.notes[said:]
+    token, timings = current_token(), current_timings()
+    if token is not None and token.deadline is not None:  # the re-check may use the part of the budget kept for it
+        token.budget(RECHECK_SHARE)
+    if timings is not None:
+        timings.phase = "re-check"
+    for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
+        if not again.get(f.kernel.name):
+            raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
+        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file, benign=opts.benign)
+        why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
+        # races between blocks stay (no barrier orders them): they are reported, not fixed
+        if not verdict.verified_within_blocks and why:  # one template text: the union fails
+            outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
+            return False
+        if verdict.unknowns and all(is_budget_unknown(u.reason) for u in verdict.unknowns) \
+                and not (verdict.intra_block or verdict.divergences or verdict.findings):
+            # out of time, not a wrong patch: nothing unverified is written (exit 1)
+            outcome.status, outcome.patched, outcome.rendered = "unfixable", None, None
+            outcome.reason = (f"kernel '{f.kernel.name}': the patched kernel was not re-verified: "
+                              f"{verdict.unknowns[0].reason}")
+            return False
+        if not verdict.verified_within_blocks:
+            raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "
+                                f"({len(verdict.races)} races, {len(verdict.divergences)} divergences, "
+                                f"{len(verdict.unknowns)} unknowns)")
+    return True
+
+
+class _Beside:
+    """``fn()`` in a thread of its own, beside the run: ``nvcc`` compiles the patched text
+    while it is re-parsed and re-checked (a subprocess: the two do not share the GIL)."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.box: dict[str, Any] = {}
+        self.seconds = 0.0
+
+        def run() -> None:
+            t0 = time.perf_counter()
+            try:
+                self.box["value"] = fn()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+                self.box["error"] = exc
+            self.seconds = time.perf_counter() - t0
+
+        self.thread = threading.Thread(target=run, name="autosync-nvcc", daemon=True)
+        self.thread.start()
+
+    def result(self) -> Any:
+        self.thread.join()
+        if "error" in self.box:
+            raise self.box["error"]
+        return self.box["value"]
 
 
 def _widenable(kernel: Kernel) -> Callable[[Barrier], bool]:

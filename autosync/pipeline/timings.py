@@ -43,6 +43,9 @@ class Timings:
 
     stages: list[Stage] = field(default_factory=list)
     phase: str = "check"
+    #: where ``total`` counts from: the package's first import in a command-line process,
+    #: else (in-process: tests, a batch worker) the table's creation
+    origin: float = field(default_factory=time.perf_counter)
     #: seconds spent in clang since the last :meth:`take_clang`
     clang: float = 0.0
     #: oracle calls so far, and their seconds since the last :meth:`take_oracle`
@@ -67,7 +70,9 @@ class Timings:
 
     @property
     def total(self) -> float:
-        return sum(s.seconds for s in self.stages)
+        """Seconds since ``origin`` (stages ``beside`` others overlap them: the sum of the rows
+        is not the total)."""
+        return time.perf_counter() - self.origin
 
     def lines(self) -> list[str]:
         """The table as text (stderr of ``--timings``)."""
@@ -87,11 +92,13 @@ class Timings:
                 "total": round(self.total, 4)}
 
 
-def imports(timings: Timings, modules: list[str]) -> None:
-    """Record the command line's own imports (from the package's first import until now) and
-    import ``modules`` -- those the command imports anyway, later -- as a stage of their own,
-    so that no later stage carries an import."""
-    timings.add("imports (command line)", time.perf_counter() - STARTED)
+def imports(timings: Timings, modules: list[str], process: bool) -> None:
+    """Record the command line's own imports (``process``: this process runs one command;
+    from the package's first import until now) and import ``modules`` -- those the command
+    imports anyway, later -- as a stage of their own, so that no later stage carries an import."""
+    if process:
+        timings.origin = STARTED
+        timings.add("imports (command line)", time.perf_counter() - STARTED)
     t0 = time.perf_counter()
     for name in modules:
         importlib.import_module(name)
