@@ -335,6 +335,8 @@ class OracleError(Exception):
     def __init__(self, message: str, line: int | None = None, col: int | None = None,
                  timeout: bool = False) -> None:
         super().__init__(message)
+        #: solver queries asked before the oracle gave up (None: not counted)
+        self.queries: int | None = None
         self.line = line
         self.col = col
         self.timeout = timeout

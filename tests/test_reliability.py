@@ -146,14 +146,19 @@ def test_ctrl_c_during_a_slow_check_exits_130_and_writes_nothing(tmp_path: Path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.cu"]
 
 
-def test_timeout_is_one_stable_line_exit_3(tmp_path: Path) -> None:
+def test_timeout_of_check_is_an_unknown_within_it(tmp_path: Path) -> None:
+    """Issue 35: the oracle's calls end by a share of ``--timeout`` with an "unknown" and its
+    reason (exit 1, never a pass), not with the time-out (exit 3: a stuck front end still
+    gets it, see the big inputs below, as do ``compare`` and ``bench``)."""
     src = tmp_path / "slow.cu"
     src.write_text(slow_kernel(4))
     start = time.monotonic()
     proc = subprocess.run(script("check", "--timeout", "1", src), capture_output=True, text=True,
                           timeout=120, env=child_env())
-    assert proc.returncode == 3, proc.stderr
-    assert proc.stderr.strip().splitlines() == [f"{src}: error: timeout: no result within 1 s"]
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == ""
+    assert f"{src}: error: cannot verify: sdv: not decided within the time budget (0.8 s of --timeout 1 s)" \
+        in proc.stdout.splitlines()
     assert time.monotonic() - start < 30
 
 
@@ -444,14 +449,14 @@ def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
     finally:
         os.close(master)
     tty = b"".join(chunks).decode()
-    assert proc.returncode == 3
+    assert proc.returncode == 1  # the time budget's "unknown" (issue 35)
     assert "\r\x1b[Kautosync: slow (1/1): 0 oracle calls, 2." in tty  # overwritten in place
-    # cleared before the verdict line
-    assert tty.rstrip().endswith(f"\r\x1b[K{src}: error: timeout: no result within 5 s")
+    # cleared at the end (the verdict is on stdout)
+    assert tty.endswith("\r\x1b[K")
     # not a terminal: no progress line at all
     piped = subprocess.run(script("check", "--timeout", "5", src), capture_output=True, text=True, timeout=120,
                            env=child_env())
-    assert piped.returncode == 3 and "oracle calls" not in piped.stderr and "\r" not in piped.stderr
+    assert piped.returncode == 1 and "oracle calls" not in piped.stderr and "\r" not in piped.stderr
 
 
 def test_progress_line_names_kernel_iteration_and_oracle_calls(monkeypatch: pytest.MonkeyPatch) -> None:

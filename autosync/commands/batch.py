@@ -15,7 +15,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from typing import Any
@@ -161,6 +160,8 @@ def run(invoke: Invoke, files: list[str], args: list[str], *, jobs: int | None, 
     name), given by the caller: the batch sits below the CLI and does not import it."""
     if len(files) <= 1 or jobs == 1:
         return [_run_one(invoke, f, args, use_cache, include_dirs, version, command) for f in files]
+    from concurrent.futures import ProcessPoolExecutor  # a many-file run only: start-up time
+
     with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         futures = [pool.submit(_run_one, invoke, f, args, use_cache, include_dirs, version, command)
                    for f in files]

@@ -64,6 +64,7 @@ from autosync.commands.cli_common import (
     Solver,
     SolverOpt,
     TimeoutOpt,
+    TimingsOpt,
     WarpCostOpt,
     check_timeout,
     emit,
@@ -83,6 +84,12 @@ from autosync.pipeline.core import BadInput, FixOutcome, KernelOptions, write_fi
 
 if TYPE_CHECKING:  # imported lazily at run time: start-up time
     from autosync.commands.batch import FileResult
+    from autosync.pipeline.timings import Timings
+
+#: what ``--timings`` imports as a stage of its own (each command imports them anyway, later)
+CHECK_IMPORTS = ["kpl.frontend.kernels", "oracle.sdv", "autosync.report.verdicts"]
+FIX_IMPORTS = [*CHECK_IMPORTS, "autosync.algorithm.synthesis", "autosync.algorithm.maxsat", "autosync.render.patch",
+               "autosync.report.fix"]
 
 
 #: command name -> module defining ``register(app)``; imported on first use (see docstring)
@@ -199,7 +206,7 @@ def parse(file: FileArg, flags: KernelFlags, fmt: FormatOpt = Format.text) -> No
 def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: TimeoutOpt = DEFAULT_TIMEOUT,
           fmt: FormatOpt = Format.text, more: MorePathsArg = None, jobs: JobsOpt = None,
           exclude: ExcludeOpt = None, shard: ShardOpt = None, no_cache: NoCacheOpt = False,
-          explain: ExplainOpt = False) -> None:
+          explain: ExplainOpt = False, timings: TimingsOpt = False) -> None:
     """Report data races, barrier divergence and oracle unknowns (exit 0 verified, 1 not).
     Several files or folders: one summary line, the worst exit code (see autosync.commands.batch).
     Results are cached (autosync.commands.cache) unless --no-cache."""
@@ -207,12 +214,14 @@ def check(file: FileArg, flags: KernelFlags, oracle: OracleOpt = None, timeout: 
 
     if not batch.IN_WORKER and (more or os.path.isdir(file) or shard or exclude):
         with guard(None):
+            if timings:
+                raise BadInput("--timings takes one file")
             code = batch_check([file, *(more or [])], flags, oracle, timeout, fmt, jobs, exclude, shard, no_cache,
                                explain)
         raise typer.Exit(code)
-    if not batch.IN_WORKER and not no_cache and not STATE.debug and not cache.disabled():
+    if not batch.IN_WORKER and not no_cache and not STATE.debug and not timings and not cache.disabled():
         raise typer.Exit(_cached_check(file, flags, oracle, timeout, fmt, explain))
-    _check_file(file, flags, oracle, timeout, fmt, explain)
+    _check_file(file, flags, oracle, timeout, fmt, explain, timings)
 
 
 def _check_args(flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
@@ -250,8 +259,8 @@ def _cached_check(file: str, flags: KernelFlags, oracle: str | None, timeout: fl
 
 
 def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
-                explain: bool = False) -> None:
-    """``check`` of one file; raises ``typer.Exit`` with the exit code."""
+                explain: bool = False, timings: bool = False) -> None:
+    """``check`` of one file; raises ``typer.Exit`` with the exit code (``timings``: ``--timings``)."""
     from autosync.report import sarif as report_sarif
     from autosync.report import verdicts as report
     from kpl.locations import LabelLocator
@@ -262,6 +271,7 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
         opts = flags.options()
         check_timeout(timeout, file)
         t0 = time.perf_counter()
+        table = _timings(timings, CHECK_IMPORTS)
 
         def work() -> list[tuple[LabelLocator, Any, str]]:
             results = []
@@ -279,7 +289,12 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                                       + " and ".join(sizes(r, k.language) for r in representative(k.launch)))
             return results
 
-        results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
+        try:
+            results = pipeline.run_guarded(work, timeout=timeout, file=file, progress=progress_line,
+                                           abandon=STATE.hard_exit, timings=table, share=pipeline.CHECK_SHARE)
+        except BaseException:
+            _say_timings(table, finished=False)  # where the time went until it failed: the more useful then
+            raise
         seconds = time.perf_counter() - t0
         verified = all(v.verified for _, v, _ in results)
         for note in opts.notes:
@@ -291,6 +306,8 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
             if explain:
                 for entry, (loc, _, _) in zip(doc.get("kernels", []), results, strict=True):
                     entry["assumptions"] = assumptions(loc.kernel)
+            if table is not None:
+                doc["timings"] = table.json()
             emit(report.dumps(doc))
         elif fmt is Format.sarif:
             emit(report.dumps(report_sarif.check_sarif(results, file, version=version())))
@@ -306,7 +323,27 @@ def _check_file(file: str, flags: KernelFlags, oracle: str | None, timeout: floa
                 for line in report.check_lines(loc, v):
                     emit(line)
                 emit(report.summary_line(file, loc.kernel.name, v, name, launch_text(loc.kernel) if several else None))
+        _say_timings(table)
     raise typer.Exit(EXIT_OK if verified else EXIT_FAIL)
+
+
+def _timings(asked: bool, modules: list[str]) -> Timings | None:
+    """``--timings``: the table of the run, its imports already recorded (None: not asked)."""
+    if not asked:
+        return None
+    from autosync.pipeline import timings as timing
+
+    table = timing.Timings()
+    timing.imports(table, modules, process=STATE.hard_exit)
+    return table
+
+
+def _say_timings(table: Timings | None, finished: bool = True) -> None:
+    """The ``--timings`` table on stderr (``finished=False``: the stages that ended before the
+    run failed or timed out)."""
+    if table is not None:
+        for line in table.lines() if finished else [*table.lines(), "  (the run did not finish)"]:
+            err(line)
 
 
 def batch_check(paths: list[str], flags: KernelFlags, oracle: str | None, timeout: float | None, fmt: Format,
@@ -380,6 +417,7 @@ def fix(
     exit_non_zero_on_fix: Annotated[bool, typer.Option(
         "--exit-non-zero-on-fix", help="Exit 1 when a file was changed (for pre-commit, as ruff).")] = False,
     more: MorePathsArg = None, jobs: JobsOpt = None, exclude: ExcludeOpt = None, shard: ShardOpt = None,
+    timings: TimingsOpt = False,
 ) -> None:
     """Insert the least costly verified set of barriers (Algorithm 1); write after an end-to-end check.
     Several files or folders: each fixed in place, one summary line, the worst exit code."""
@@ -394,8 +432,8 @@ def fix(
         args += (["--naive"] if naive else []) + (["--diff"] if diff else []) + (["--check"] if check_only else [])
         args += (["--grid-sync"] if grid_sync else []) + (["--minimize"] if minimize else [])
         with guard(None):
-            if output is not None:
-                raise BadInput("-o/--output takes one file")
+            if output is not None or timings:
+                raise BadInput(f"{'-o/--output' if output is not None else '--timings'} takes one file")
             code = batch_fix([file, *(more or [])], flags, args, fmt, jobs, exclude, shard, exit_non_zero_on_fix)
         raise typer.Exit(code)
     STATE.last_error = None
@@ -417,13 +455,21 @@ def fix(
         if not (diff or check_only or output == "-"):
             pipeline.check_writable(output or file)  # refuse now, not after minutes of work
         t0 = time.perf_counter()
-        outcome = pipeline.run_guarded(
-            lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
-                                         use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
-                                         warp_cost=warp_cost, grid_sync=grid_sync, minimize=minimize),
-            timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit)
+        table = _timings(timings, FIX_IMPORTS)
+        try:
+            outcome = pipeline.run_guarded(
+                lambda: pipeline.fix_kernels(opts, oracle=oracle, timeout=timeout, solver=solver.value, lc=lc, ic=ic,
+                                             use_facts=oracle_facts is OnOff.on, naive=naive, target=target,
+                                             warp_cost=warp_cost, grid_sync=grid_sync, minimize=minimize),
+                timeout=timeout, file=file, progress=progress_line, abandon=STATE.hard_exit, timings=table,
+                share=pipeline.SYNTHESIS_SHARE)
+        except BaseException:
+            _say_timings(table, finished=False)
+            raise
         outcome.seconds = time.perf_counter() - t0
+        outcome.timings = table
         code = _finish_fix(outcome, opts, output=output, diff=diff, check_only=check_only, fmt=fmt, target=target)
+        _say_timings(table)
         changed = outcome.status == "fixed" and not (diff or check_only) and outcome.patched != outcome.original
     raise typer.Exit(EXIT_FAIL if exit_non_zero_on_fix and code == EXIT_OK and changed else code)
 
@@ -481,7 +527,10 @@ def _finish_fix(outcome: FixOutcome, opts: KernelOptions, *, output: str | None,
     locs = report_fix.locators(outcome, opts.file)
     rows = report_fix.barrier_rows(outcome, locs, "<stdout>" if to_stdout else (output or opts.file))
     if fmt is Format.json:
-        emit(report.dumps(report_fix.fix_json(outcome, locs, rows, written, diff_text, target)))
+        doc = report_fix.fix_json(outcome, locs, rows, written, diff_text, target)
+        if outcome.timings is not None:
+            doc["timings"] = outcome.timings.json()
+        emit(report.dumps(doc))
         return code
     if fmt is Format.sarif:
         ok = outcome.status in ("verified", "fixed") and not outcome.races_remain

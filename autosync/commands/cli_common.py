@@ -315,6 +315,9 @@ ExcludeOpt = Annotated[list[str] | None, typer.Option("--exclude", help="Skip pa
 ShardOpt = Annotated[str | None, typer.Option("--shard", help="Check only the K-th of N slices of the files.",
                                               metavar="K/N")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
+TimingsOpt = Annotated[bool, typer.Option(
+    "--timings", help="Print on stderr where the time went, stage by stage (imports, clang, translation, "
+                      "each oracle call with its queries, ...); JSON output gets a 'timings' object.")]
 ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Print every assumption each verdict rests on: the launch and where it came from, "
     "its relations to the parameters, non-aliasing pointers, no signed overflow.")]

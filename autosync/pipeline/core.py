@@ -29,6 +29,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -45,23 +47,31 @@ from autosync.pipeline.files import (
     write_file,
 )
 from autosync.pipeline.guard import (
+    CHECK_SHARE,
     PROGRESS_AFTER_S,
+    RECHECK_SHARE,
+    SYNTHESIS_SHARE,
     CancelToken,
+    current_timings,
     current_token,
+    is_budget_unknown,
     nesting_depth,
     note_iteration,
     note_kernel,
+    oracle_deadline,
     run_guarded,
+    stage,
     watch,
 )
 from autosync.pipeline.options import KernelOptions, check_launch
 from autosync.pipeline.outcome import FixOutcome, KernelFix
+from autosync.pipeline.patching import render_fixes, widenable
+from autosync.pipeline.timings import clang_timed
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from autosync.render.patch import Edit
-    from kpl.ast import Barrier, Kernel, Space
+    from kpl.ast import Kernel
     from oracle.base import Oracle, Verdict
 
 # --------------------------------------------------------------------------- kernels and oracles
@@ -84,13 +94,22 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load(opts: KernelOptions, text: str | None = None) -> list[Kernel]:
+def load(opts: KernelOptions, text: str | None = None, *, what: str = "") -> list[Kernel]:
     """The kernels of ``opts.file`` (or of ``text`` parsed as that file): all of them, in file
-    order, or the one named by ``--kernel`` (unknown name -> KplError listing the names)."""
+    order, or the one named by ``--kernel`` (unknown name -> KplError listing the names).
+    ``what`` qualifies the stages' names in ``--timings`` (`` (re-parse)``)."""
     from autosync.pipeline import project  # the launch of each kernel: flags, header, config, host code
 
-    with collector_paused():
-        kernels = project.load(opts, text)
+    timings = current_timings()
+    t0 = time.perf_counter()
+    try:
+        with collector_paused(), clang_timed(timings):
+            kernels = project.load(opts, text)
+    finally:
+        if timings is not None:
+            clang = timings.take_clang()
+            timings.add(f"clang{what}", clang)
+            timings.add(f"translation to KPL{what}", time.perf_counter() - t0 - clang)
     source = kernels[0].source_text if kernels else (text or "")
     for k in kernels:
         check_launch(k, opts, source)
@@ -102,7 +121,9 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
     """``--oracle NAME``, or ``named`` for kernels with named barriers, else ``sdv``;
     ``benign=False`` (``--no-benign``) makes two writes of one value a race;
     ``synthesis=False``: a verdict only, without the facts that guide synthesis (sdv's
-    ``same_warp`` and uniform-guard queries)."""
+    ``same_warp`` and uniform-guard queries).  In a guarded run with a ``--timeout``, every
+    call of the oracle ends by the run's deadline (:func:`autosync.pipeline.guard.oracle_deadline`)
+    with an "unknown" past it."""
     from oracle import registry
 
     chosen = name or ("named" if kernel.uses_named_barriers else "sdv")
@@ -114,8 +135,11 @@ def pick_oracle(name: str | None, kernel: Kernel, timeout: float | None, file: s
         except ImportError:
             chosen = "sdv"
     options: dict[str, Any] = {}
+    deadline = oracle_deadline()
     if timeout:
-        options["timeout"] = timeout
+        options["timeout"] = timeout if deadline is None else max(0.1, deadline - time.monotonic())
+    if deadline is not None and chosen == "sdv":
+        options["deadline"] = deadline
     if not benign or "--no-benign-tolerance" in kernel.options:  # the flag, or GPUVerify's header
         options["benign"] = False
     if not synthesis and chosen == "sdv":
@@ -211,11 +235,15 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     ``nvcc --ptx`` when installed).  Raises :class:`InternalError` when that check fails, so no
     caller ever receives an unverified patch.  Grid barriers (issue 37) are synthesized for a
     kernel :func:`autosync.pipeline.launch.grid_permit` allows (``grid_sync``: ``--grid-sync``);
-    ``minimize``: the developer's barriers are candidates too (:mod:`autosync.pipeline.minimize`)."""
+    ``minimize``: the developer's barriers are candidates too (:mod:`autosync.pipeline.minimize`).
+    Its oracle calls end by :data:`~autosync.pipeline.guard.SYNTHESIS_SHARE` of ``--timeout``, the
+    re-check's by :data:`~autosync.pipeline.guard.RECHECK_SHARE`."""
     from autosync.algorithm.cost import DEFAULT_GRID_COST
     from autosync.pipeline.launch import grid_permit
-    from autosync.render.patch import apply_edits, plan_edits
 
+    token = current_token()
+    if token is not None and token.deadline is not None:  # a run with a time budget (check, fix)
+        token.budget(SYNTHESIS_SHARE)
     raw = text if text is not None else read_source(opts.file)
     original = to_lf(raw)
     kernels, launches = _by_name(load(opts, original), opts.file, naive)
@@ -226,9 +254,14 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
         target = "opencl"
     fixes: list[KernelFix] = []
     outcome_notes: list[str] = []
+    timings = current_timings()
     for i, k in enumerate(kernels):
         note_kernel(k.name, i + 1, len(kernels))
         mini = None
+        if timings is not None:
+            timings.phase = "synthesis"
+            timings.take_oracle()
+            t0 = time.perf_counter()
         name, orc = pick_oracle(oracle, k, timeout, opts.file, benign=opts.benign)
         if launches[k.name]:  # one placement verified under every launch of the kernel
             from autosync.algorithm.all_launches import AllLaunches
@@ -254,12 +287,15 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
             res = mini.result if mini is not None else synth(k, [])
         fixes.append(KernelFix(k, name, res) if naive or mini is None
                      else KernelFix(k, name, res, insert=mini.insert, removed=mini.removed))
+        if timings is not None:  # the synthesis less its oracle calls: MaxSAT, constraints, candidates
+            timings.add(f"MaxSAT and constraints ({k.name})", time.perf_counter() - t0 - timings.take_oracle())
+            timings.phase = "fences"
         if opencl and res.status == "fixed" and res.kernel is not None:
             from autosync.algorithm.fences import narrow_fences, widen_user_barriers
 
             res.fences, calls = narrow_fences(res.kernel, res.barrier_map, orc)
             res.oracle_calls += calls
-            widen_user_barriers(res, orc, lc_ic(lc), lc_ic(ic), _widenable(res.kernel))
+            widen_user_barriers(res, orc, lc_ic(lc), lc_ic(ic), widenable(res.kernel))
     outcome = FixOutcome(opts.file, raw, "verified", fixes, solver="none" if naive else solver,
                          target="opencl" if opencl else None, notes=outcome_notes)
     for k in kernels:
@@ -285,57 +321,27 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     todo = [f for f in fixes if f.result.status == "fixed"]
     if not todo:
         return outcome
-    from autosync.algorithm.macro_sites import macro_conflict
-    from autosync.render.grid import grid_alias
-
-    edits = []
-    alias = grid_alias(original)
-    for f in todo:
-        # a placement the user's text cannot express: say so (exit 1), never a broken patch
-        problem = macro_conflict(f.kernel, list(f.result.labels), opts.file)
-        if problem is None:
-            try:
-                f.edits = plan_edits(f.kernel, f.result.placement if f.insert is None else f.insert,
-                                     remove=f.removed, target=target, tag=f.kernel.name,
-                                     texts=fence_texts(f.result.fences) if opencl else None, grid_ns=alias)
-                f.edits += widen_edits(f, opts.file, outcome.notes)
-            except ValueError as exc:
-                problem = f"{opts.file}: error: cannot patch kernel '{f.kernel.name}': {exc}"
-        if problem is not None:
-            outcome.status, outcome.reason = "unfixable", problem
-            return outcome
-        edits += f.edits
-    edits += grid_edits(todo, original, alias, outcome.notes)
-    rendered = apply_edits(raw, [keep_line_endings(raw, e) for e in apply_edits(original, edits).edits])
+    with stage("rendering"):
+        rendered = render_fixes(todo, raw, original, opts.file, target, opencl, outcome)
+    if rendered is None:
+        return outcome
     outcome.original = raw
     outcome.rendered = rendered
     outcome.patched = rendered.text
-    # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle
-    said = len(opts.notes)  # the patched text's notes are the original's, lines shifted: not said again
+    # ---- end-to-end check: re-parse the patched TEXT and verify it with the same oracle, while
+    # nvcc compiles it (a process of its own: the two overlap)
+    compiling = _Beside(lambda: nvcc_check(opts, original, rendered.text)) if target == "cuda" else None
     try:
-        again: dict[str, list[Kernel]] = {}
-        for k in load(opts, to_lf(rendered.text)):
-            again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
-    except Exception as exc:
-        raise InternalError(f"the patched text does not parse: {exc}") from exc
-    finally:
-        del opts.notes[said:]
-    for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
-        if not again.get(f.kernel.name):
-            raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
-        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file, benign=opts.benign)
-        why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
-        # races between blocks stay (no barrier orders them): they are reported, not fixed
-        if not verdict.verified_within_blocks and why:  # one template text: the union fails
-            outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
+        if not _recheck(opts, fixes, todo, rendered.text, timeout, outcome):
             return outcome
-        if not verdict.verified_within_blocks:
-            raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "
-                                f"({len(verdict.races)} races, {len(verdict.divergences)} divergences, "
-                                f"{len(verdict.unknowns)} unknowns)")
+    finally:
+        if compiling is not None:
+            compiling.thread.join()
     outcome.reparsed_verified = True
-    if target == "cuda":
-        ok, note = nvcc_check(opts, original, rendered.text)
+    if compiling is not None:
+        ok, note = compiling.result()
+        if timings is not None:
+            timings.add("nvcc (beside the re-parse and re-check)", compiling.seconds)
         outcome.nvcc = "ok" if ok else ("skipped" if ok is None else "failed")
         outcome.notes.append(note)
         if ok is False:
@@ -346,64 +352,72 @@ def fix_once(opts: KernelOptions, *, oracle: str | None, timeout: float | None, 
     return outcome
 
 
-def grid_edits(todo: list[KernelFix], original: str, alias: str, notes: list[str]) -> list[Edit]:
-    """The include and alias lines a grid barrier needs (:mod:`autosync.render.grid`), once
-    for the file, before the first kernel that gets one, with the note that its launch must
-    be cooperative and its grid co-resident; [] when no kernel gets a grid barrier."""
-    from autosync.pipeline.launch import GRID_REQUIREMENT
-    from autosync.render.grid import grid_prelude
-    from kpl.placement import BarrierKind
-
-    gridded = [f for f in todo if any(a.kind is BarrierKind.GRID for a in (
-        f.result.placement if f.insert is None else f.insert))]
-    if not gridded:
-        return []
-    starts = [f.kernel.body.span.start for f in gridded if f.kernel.body.span is not None
-              and f.kernel.body.span.start >= 0]
-    names = ", ".join(f"'{f.kernel.name}'" for f in gridded)
-    notes.append(f"grid barrier inserted in kernel {names}: {GRID_REQUIREMENT}")
-    return [grid_prelude(original, alias, min(starts, default=len(original)))]
-
-
-def _widenable(kernel: Kernel) -> Callable[[Barrier], bool]:
-    """Whether the renderer can widen a barrier of ``kernel`` in place (its call is in the text)."""
-    from autosync.render.patch import widen_edit
-
-    def can(bar: Barrier) -> bool:
-        try:
-            widen_edit(kernel, bar, "")
-        except ValueError:
+def _recheck(opts: KernelOptions, fixes: list[KernelFix], todo: list[KernelFix], text: str, timeout: float | None,
+             outcome: FixOutcome) -> bool:
+    """The patched ``text`` re-parsed and its fixed kernels verified again with their oracle:
+    True when they verify; False with ``outcome`` unfixable (a shared template's union that
+    fails, a re-check out of time); :class:`InternalError` when the patch is wrong."""
+    said = len(opts.notes)  # the patched text's notes are the original's, lines shifted: not said again
+    try:
+        again: dict[str, list[Kernel]] = {}
+        for k in load(opts, to_lf(text), what=" (re-parse)"):
+            again.setdefault(k.name, []).append(k)  # the kernel under each of its launches
+    except Exception as exc:
+        raise InternalError(f"the patched text does not parse: {exc}") from exc
+    finally:
+        del opts.notes[said:]
+    token, timings = current_token(), current_timings()
+    if token is not None and token.deadline is not None:  # the re-check may use the part of the budget kept for it
+        token.budget(RECHECK_SHARE)
+    if timings is not None:
+        timings.phase = "re-check"
+    for f in (g for g in fixes if g in todo or shared_template(g.kernel.name, [h.kernel.name for h in todo])):
+        if not again.get(f.kernel.name):
+            raise InternalError(f"kernel '{f.kernel.name}' is missing from the patched text")
+        verdict = _verify_all(again[f.kernel.name], f.oracle, timeout, opts.file, benign=opts.benign)
+        why = shared_template(f.kernel.name, [g.kernel.name for g in todo if g is not f])
+        # races between blocks stay (no barrier orders them): they are reported, not fixed
+        if not verdict.verified_within_blocks and why:  # one template text: the union fails
+            outcome.status, outcome.patched, outcome.rendered, outcome.reason = "unfixable", None, None, why
             return False
-        return True
-    return can
+        if verdict.unknowns and all(is_budget_unknown(u.reason) for u in verdict.unknowns) \
+                and not (verdict.intra_block or verdict.divergences or verdict.findings):
+            # out of time, not a wrong patch: nothing unverified is written (exit 1)
+            outcome.status, outcome.patched, outcome.rendered = "unfixable", None, None
+            outcome.reason = (f"kernel '{f.kernel.name}': the patched kernel was not re-verified: "
+                              f"{verdict.unknowns[0].reason}")
+            return False
+        if not verdict.verified_within_blocks:
+            raise InternalError(f"the patched kernel '{f.kernel.name}' does not verify with {f.oracle} "
+                                f"({len(verdict.races)} races, {len(verdict.divergences)} divergences, "
+                                f"{len(verdict.unknowns)} unknowns)")
+    return True
 
 
-def widen_edits(f: KernelFix, file: str, notes: list[str]) -> list[Edit]:
-    """The in-place edits of the user's barriers whose fences ``fix`` widened (the flags they
-    lack ORed into their first argument), with a note for each."""
-    from autosync.algorithm.fences import FLAG_NAMES
-    from autosync.render.patch import widen_edit
-    from kpl.ast import Barrier, walk_stmts
+class _Beside:
+    """``fn()`` in a thread of its own, beside the run: ``nvcc`` compiles the patched text
+    while it is re-parsed and re-checked (a subprocess: the two do not share the GIL)."""
 
-    res = f.result
-    out = []
-    for bar in walk_stmts(res.kernel.body if res.kernel else f.kernel.body):
-        if isinstance(bar, Barrier) and bar.label in res.widened:
-            old = next(b.fences for b in walk_stmts(f.kernel.body) if isinstance(b, Barrier) and b.label == bar.label)
-            added = " | ".join(FLAG_NAMES[s] for s in sorted(res.widened[bar.label] - old, key=lambda s: s.value))
-            out.append(widen_edit(f.kernel, bar, added, tag=f.kernel.name))
-            where = f"{file}:{bar.span.line}:{bar.span.col}" if bar.span else file
-            notes.append(f"{where}: note: kernel '{f.kernel.name}': this barrier now also orders "
-                         f"{added} (cheaper than a second barrier)")
-    return out
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.box: dict[str, Any] = {}
+        self.seconds = 0.0
 
+        def run() -> None:
+            t0 = time.perf_counter()
+            try:
+                self.box["value"] = fn()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+                self.box["error"] = exc
+            self.seconds = time.perf_counter() - t0
 
-def fence_texts(fences: dict[int, frozenset[Space]]) -> dict[int, str]:
-    """The OpenCL barrier text after each anchor, with the fences chosen for it."""
-    from autosync.algorithm.fences import fence_name
-    from autosync.render.patch import barrier_text
+        self.thread = threading.Thread(target=run, name="autosync-nvcc", daemon=True)
+        self.thread.start()
 
-    return {anchor: barrier_text("opencl", fences=fence_name(f)) for anchor, f in fences.items()}
+    def result(self) -> Any:
+        self.thread.join()
+        if "error" in self.box:
+            raise self.box["error"]
+        return self.box["value"]
 
 
 def _by_name(kernels: list[Kernel], file: str, naive: bool) -> tuple[list[Kernel], dict[str, list[Kernel]]]:
@@ -499,7 +513,7 @@ __all__ = [
     "BadInput", "Timeout", "InternalError", "Interrupted", "Unsupported", "CancelToken", "run_guarded",
     "current_token", "note_kernel", "nesting_depth", "PROGRESS_AFTER_S", "read_source", "to_lf",
     "keep_line_endings", "line_ending_at", "write_file", "check_writable", "temp_name", "KernelOptions",
-    "KernelFix", "FixOutcome",
+    "KernelFix", "FixOutcome", "CHECK_SHARE", "SYNTHESIS_SHARE",
     # this module
     "load", "pick_oracle", "run_oracle", "lc_ic", "fix_kernels", "fix_once", "nvcc_check",
 ]

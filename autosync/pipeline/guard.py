@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from autosync.pipeline.errors import Interrupted, Timeout, Unsupported
 from autosync.pipeline.files import read_source
+from autosync.pipeline.timings import Timings
 
 if TYPE_CHECKING:
     from oracle.base import Oracle
@@ -38,6 +42,14 @@ GRACE_S = 1.0
 IN_PROCESS_WAIT_S = 120.0
 #: a progress line appears on a terminal for runs longer than this
 PROGRESS_AFTER_S = 2.0
+#: the share of ``--timeout`` the oracle calls of a ``check`` may use, and those of a fix's
+#: synthesis (the rest is for rendering, the re-parse and re-check of the patched text,
+#: nvcc and the report); the re-check may run to :data:`RECHECK_SHARE`
+CHECK_SHARE = 0.8
+SYNTHESIS_SHARE = 0.7
+RECHECK_SHARE = 0.85
+#: the reason of the "unknown" of an oracle call stopped by the run's time budget
+BUDGET_REASON = "not decided within the time budget"
 
 
 @dataclass
@@ -54,6 +66,19 @@ class CancelToken:
     oracle_calls: int = 0
     #: CEGIS iterations of the kernel being fixed ([AutoSync] Alg. 1), 0 for ``check``
     iteration: int = 0
+    #: ``time.monotonic()`` when the run started, its ``--timeout`` (None: no limit), and the
+    #: moment by which an oracle call must have returned (an "unknown" after it:
+    #: :func:`oracle_deadline`, :class:`_WatchedOracle`)
+    start: float = 0.0
+    timeout: float | None = None
+    deadline: float | None = None
+    #: where the time went, when the run was asked for it (``--timings``)
+    timings: Timings | None = None
+
+    def budget(self, share: float) -> None:
+        """From now on, oracle calls end by ``share`` of the run's ``--timeout``."""
+        if self.timeout:
+            self.deadline = self.start + share * self.timeout
 
     def check(self) -> None:
         """Raise in the worker once the run is cancelled (called after every oracle call)."""
@@ -71,6 +96,26 @@ def current_token() -> CancelToken | None:
     return getattr(_LOCAL, "token", None)
 
 
+def current_timings() -> Timings | None:
+    """The ``--timings`` table of the guarded run this thread works for (None when not asked)."""
+    token = current_token()
+    return token.timings if token is not None else None
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Time the block as one stage of the current run (nothing when no timings were asked)."""
+    timings = current_timings()
+    if timings is None:
+        yield
+        return
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings.add(name, time.perf_counter() - t0)
+
+
 def note_kernel(name: str, index: int, total: int) -> None:
     token = current_token()
     if token is not None:
@@ -84,21 +129,51 @@ def note_iteration(_record: object = None) -> None:
         token.iteration += 1
 
 
+def oracle_deadline() -> float | None:
+    """The moment the current run's oracle calls must end by (None: no time limit)."""
+    token = current_token()
+    return token.deadline if token is not None else None
+
+
+def is_budget_unknown(reason: str) -> bool:
+    """Whether an unknown's reason is the time budget's (:data:`BUDGET_REASON`)."""
+    return BUDGET_REASON in reason
+
+
 class _WatchedOracle:
     """An oracle whose every ``check`` counts for the progress line and is followed by the
-    cancellation check; everything else is the wrapped oracle's."""
+    cancellation check; everything else is the wrapped oracle's.  A call the oracle gives up
+    on at the run's deadline (``OracleError`` with ``timeout``) is an "unknown" with the
+    reason (:data:`BUDGET_REASON`), so a run ends within its ``--timeout`` with an answer
+    (issue 35, item 3) -- never a pass: an unknown is not verified."""
 
     def __init__(self, inner: Oracle, token: CancelToken) -> None:
         self._inner = inner
         self._token = token
 
     def check(self, *args: Any, **kwargs: Any) -> Any:
+        from oracle.base import OracleError, Unknown, Verdict
+
         self._token.check()
+        t0 = time.perf_counter()
+        verdict = None
         try:
-            return self._inner.check(*args, **kwargs)
+            verdict = self._inner.check(*args, **kwargs)
+        except OracleError as exc:
+            if not (exc.timeout and self._token.deadline is not None):
+                raise
+            self._token.check()  # the run itself was cancelled: that, not an unknown
+            budget = self._token.deadline - self._token.start
+            verdict = Verdict(unknowns=[Unknown(f"{getattr(self._inner, 'name', 'oracle')}: {BUDGET_REASON} "
+                                                f"({budget:.1f} s of --timeout {self._token.timeout:g} s)",
+                                                line=exc.line)],
+                              queries=exc.queries or 0, seconds=time.perf_counter() - t0)
         finally:
             self._token.oracle_calls += 1
+            if self._token.timings is not None:
+                self._token.timings.add_oracle_call(time.perf_counter() - t0, getattr(verdict, "queries", None))
             self._token.check()
+        return verdict
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -167,7 +242,8 @@ def _stop(worker: threading.Thread, abandon: bool) -> None:
 
 
 def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
-                progress: Any = None, text: str | None = None, abandon: bool = False) -> Any:
+                progress: Any = None, text: str | None = None, abandon: bool = False,
+                timings: Timings | None = None, share: float | None = None) -> Any:
     """``fn()`` in the worker thread (see above); returns its value or re-raises its exception.
     ``--timeout`` -> :class:`Timeout`, Ctrl-C -> :class:`Interrupted`, both within
     :data:`GRACE_S` even when the worker is stuck in native code (with ``abandon``, for a
@@ -175,10 +251,13 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
     is abandoned: nothing it computes after the cancellation is used).  ``progress(token,
     seconds)`` is called about 10 times a second from the main thread (the caller decides
     whether to show anything).  ``text`` is the source when it is not ``file``'s (an editor
-    buffer): it locates an :class:`Unsupported` nesting error."""
-    import time
-
-    token = CancelToken()
+    buffer): it locates an :class:`Unsupported` nesting error.  ``timings``: the table the
+    run's stages are recorded in (``--timings``); ``share``: the part of ``timeout`` its oracle
+    calls may use (:meth:`CancelToken.budget`; ``check`` and ``fix`` give one, so that they
+    answer "unknown" within ``timeout``; None: none, the run only stops at ``timeout``)."""
+    token = CancelToken(start=time.monotonic(), timeout=timeout, timings=timings)
+    if share is not None:
+        token.budget(share)
     box: dict[str, Any] = {}
 
     def work() -> None:
@@ -199,7 +278,7 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
         worker.start()
     finally:
         threading.stack_size(old)
-    start = time.monotonic()
+    start = token.start
     end = start + timeout if timeout else None
     try:
         while worker.is_alive():
@@ -239,4 +318,5 @@ def run_guarded(fn: Any, *, timeout: float | None, file: str | None = None,
 
 
 __all__ = ["CancelToken", "run_guarded", "current_token", "note_kernel", "note_iteration", "nesting_depth", "watch",
-           "WORKER_STACK", "WORKER_RECURSION", "GRACE_S", "PROGRESS_AFTER_S"]
+           "oracle_deadline", "is_budget_unknown", "current_timings", "stage", "WORKER_STACK", "WORKER_RECURSION", "GRACE_S", "PROGRESS_AFTER_S",
+           "CHECK_SHARE", "SYNTHESIS_SHARE", "RECHECK_SHARE", "BUDGET_REASON"]

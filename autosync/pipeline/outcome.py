@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from autosync.algorithm.synthesis import SynthesisResult
+    from autosync.pipeline.timings import Timings
     from autosync.render.patch import Edit
     from kpl.ast import Barrier, Kernel
     from kpl.placement import Placement
@@ -54,6 +55,8 @@ class FixOutcome:
     target: str | None = None
     seconds: float = 0.0
     solver: str = "rc2"
+    #: where the time went (``--timings``), else None
+    timings: Timings | None = None
 
     @property
     def races_remain(self) -> bool:

@@ -45,6 +45,10 @@ from oracle.sdv.state import (
 )
 from oracle.sdv.stmt import StmtExecutor
 
+#: time bound of the query that predicts a loop bounded by the launch or the thread too long
+#: to unroll (:meth:`LoopExecutor._predict_too_long`); past it, the loop is unrolled as before
+PREDICT_MS = 2000
+
 
 class LoopExecutor(StmtExecutor):
     """Stage: loops, exact or abstracted.
@@ -58,6 +62,8 @@ class LoopExecutor(StmtExecutor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._loop_info: dict[int, LoopInfo] = {}  # static loop facts, by loop label
+        #: :meth:`symbols` of each term met, by z3 id
+        self._symbols: dict[int, tuple[z3.ExprRef, frozenset[str]]] = {}
 
     def visit_Loop(self, loop: K.Loop) -> None:
         """The statement dispatch's entry for a loop (:meth:`StmtExecutor.exec_stmt`): nothing
@@ -80,20 +86,34 @@ class LoopExecutor(StmtExecutor):
             self._skipped = skippable_loops(self.kernel)
         return self._skipped
 
-    def symbols(self, e: z3.ExprRef) -> set[str]:
-        out: set[str] = set()
-        seen: set[int] = set()
-        stack = [e]
+    def symbols(self, e: z3.ExprRef) -> frozenset[str]:
+        """The uninterpreted constants and functions ``e`` mentions.  Remembered per term for
+        the run: :meth:`try_exact` asks it of each iteration's guard, which is the previous
+        one and a little more, so a deep unrolling walks each shared term once, not once per
+        iteration (issue 35: ``symbols`` was most of a 25 s check of a 200-iteration loop)."""
+        memo = self._symbols
+        hit = memo.get(e.get_id())
+        if hit is not None:
+            return hit[1]
+        stack: list[tuple[z3.ExprRef, list[z3.ExprRef] | None]] = [(e, None)]
         while stack:
-            x = stack.pop()
+            x, kids = stack.pop()
             i = x.get_id()
-            if i in seen:
+            if i in memo:
                 continue
-            seen.add(i)
+            if kids is None:  # first visit: the children first (z3's ``children`` is dear: once)
+                kids = x.children()
+                stack.append((x, kids))
+                stack.extend((c, None) for c in kids if c.get_id() not in memo)
+                continue
+            found: frozenset[str] = frozenset()
+            for c in kids:
+                sub = memo[c.get_id()][1]
+                found = sub if not found else found | sub if sub - found else found
             if z3.is_app(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-                out.add(x.decl().name())
-            stack.extend(x.children())
-        return out
+                found = found | {x.decl().name()}
+            memo[i] = (x, found)  # the term kept alive: its id stays its own
+        return memo[e.get_id()][1]
 
     def predict_too_long(self, loop: K.Loop) -> bool:
         """Cheap look-ahead for counted loops (``for (v = c0; v < N; v += c)`` with constant
@@ -124,6 +144,14 @@ class LoopExecutor(StmtExecutor):
         return long
 
     def _predict_too_long(self, loop: K.Loop, lhs: K.Var, op: str, step_e: K.Expr) -> bool:
+        """True when the guard holds for ``max_unroll + 1`` steps of the counter from its
+        constant start: for both threads as constants, or -- a bound the launch or the thread
+        decides, ``i < get_global_id(0)`` -- for one thread, the solver says, where the
+        counter steps once per iteration, in the latch only, and nothing leaves the loop
+        early.  Then the exact unrolling could only fail at ``max_unroll`` (its ``la`` is not
+        false), after ``max_unroll`` iterations of work: the abstraction at once is the same
+        verdict (issue 35: 64 wasted iterations of a thread-bounded loop, twice)."""
+        symbolic: list[list[z3.BoolRef]] = [[], []]
         for t in range(2):
             vs = dict(self.th[t].vars)
             v = vs.get(lhs.name)
@@ -134,10 +162,26 @@ class LoopExecutor(StmtExecutor):
             for _ in range(self.max_unroll + 1):
                 vs[lhs.name] = v
                 g = simp(to_bool(self.eval_in(loop.cond, t, vs, TRUE)))
-                if not is_true(g):
+                if is_false(g):
                     return False
+                if not is_true(g):
+                    symbolic[t].append(g)
                 v = simp(v + step if op == "+" else v - step)
-        return True
+        if not (symbolic[0] or symbolic[1]):
+            return True
+        info = self.loop_info(loop)
+        if info.has_break or info.has_return or not self._latch_only_step(loop, lhs.name) \
+                or (expr_vars(loop.cond) - {lhs.name}) & set(info.modified):
+            return False
+        return any(self.q.check(mk_and(self.th[t].pred, *symbolic[t]), limit_ms=PREDICT_MS)[0] == z3.sat
+                   for t in range(2) if not is_false(self.th[t].pred))
+
+    @staticmethod
+    def _latch_only_step(loop: K.Loop, name: str) -> bool:
+        """``name`` is assigned in the loop's latch and nowhere in its body."""
+        def assigns(s: K.Stmt) -> bool:
+            return isinstance(s, K.Assign) and isinstance(s.target, K.Var) and s.target.name == name
+        return any(assigns(s) for s in loop.latch) and not any(assigns(s) for s in K.walk_stmts(loop.body))
 
     def try_exact(self, loop: K.Loop) -> bool:
         if self.predict_too_long(loop):

@@ -188,6 +188,17 @@ class QueryEngine:
         #: evaluated, ``MemoryAccesses.ev_Load``): they are added beside them
         self.beside = 0
 
+    def _out_of_time(self) -> OracleError:
+        exc = OracleError("sdv: time limit reached", timeout=True)
+        exc.queries = self.queries  # asked before the time-out, for the caller's report
+        return exc
+
+    def tick(self) -> None:
+        """Raise the time-out once the deadline has passed (between queries, which check it
+        themselves)."""
+        if self.deadline is not None and self._time() >= self.deadline:
+            raise self._out_of_time()
+
     def add(self, f: z3.BoolRef) -> None:
         if not self.beside:
             self.release()
@@ -236,7 +247,7 @@ class QueryEngine:
         if self.deadline is not None:
             left = self.deadline - self._time()
             if left <= 0:
-                raise OracleError("sdv: time limit reached", timeout=True)
+                raise self._out_of_time()
             ms = max(1, min(ms, int(left * 1000)))
         self.solver.set("timeout", ms)
         self.queries += 1
@@ -251,7 +262,7 @@ class QueryEngine:
         if rlimit is not None:
             self.solver.set("rlimit", self.rlimit or 0)
         if r == z3.unknown and self.deadline is not None and self._time() >= self.deadline:
-            raise OracleError("sdv: time limit reached", timeout=True)
+            raise self._out_of_time()
         return r, model
 
 
@@ -327,7 +338,8 @@ class ThreadState:
             dead += _conjuncts(self.scope[name])
         if not dead or is_true(self.pred):
             return self.pred
-        kept = [c for c in _conjuncts(self.pred) if not any(c.eq(a) for a in dead)]
+        gone = {a.get_id() for a in dead}  # z3 terms are hash-consed: the same term, the same id
+        kept = [c for c in _conjuncts(self.pred) if c.get_id() not in gone]
         return mk_and(*kept)
 
 

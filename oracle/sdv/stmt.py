@@ -83,10 +83,7 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
         del self.failed_asserts[n:]  # a speculative run's failures are not the kernel's
 
     def exec_block(self, block: K.Block) -> None:
-        for s in block.stmts:
-            if self.dead():
-                return
-            self.exec_stmt(s)
+        self.exec_stmts(block.stmts)
 
     def exec_stmts(self, stmts: list[K.Stmt]) -> None:
         for s in stmts:
@@ -96,6 +93,7 @@ class StmtExecutor(MemoryAccesses, K.NodeVisitor):
 
     def exec_stmt(self, s: K.Stmt) -> None:
         self.label = s.label
+        self.q.tick()  # the deadline between queries too: a long unrolling asks few
         try:
             self.visit(s)
         except Unsupported as exc:

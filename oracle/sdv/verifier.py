@@ -100,16 +100,16 @@ class SDVOracle(OracleBase):
 
     ``timeout``: seconds for the whole check (z3 queries get the remaining time; reaching it
     raises :class:`OracleError` with ``timeout=True``).  ``max_unroll``: the most iterations
-    a loop is unrolled exactly before the loop abstraction is used.  Options:
-    ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
+    a loop is unrolled exactly before the loop abstraction is used.  Options: ``deadline`` (a
+    ``monotonic()`` moment each check ends by, as ``timeout``: a run's budget, autosync's
+    guard), ``query_timeout_ms`` (default 20000), ``rlimit`` (z3 resource limit per query) and
     ``cross_cache`` (default True: the cross-block part and the Houdini results are reused by
     later checks of a kernel that differs only in barriers, :class:`HoudiniMemo`), ``warp_facts``."""
 
     name = "sdv"
 
-    def __init__(self, timeout: float | None = None, max_unroll: int = 64,
-                 **options: Any) -> None:
-        self.timeout = timeout
+    def __init__(self, timeout: float | None = None, max_unroll: int = 64, **options: Any) -> None:
+        self.timeout, self.deadline = timeout, options.get("deadline")
         self.max_unroll = max_unroll
         self.query_ms = int(options.get("query_timeout_ms", 20000))
         self.rlimit = options.get("rlimit")
@@ -132,7 +132,7 @@ class SDVOracle(OracleBase):
 
     def check(self, kernel: Kernel) -> Verdict:
         start = time.monotonic()
-        deadline = start + self.timeout if self.timeout is not None else None
+        deadline = min((t for t in (self.timeout and start + self.timeout, self.deadline) if t), default=None)
         tree = LabelTree(kernel)
         verdict = Verdict()
         engine = QueryEngine(deadline, self.query_ms, self.rlimit)
