@@ -11,17 +11,16 @@ between a condition and its statement.  A C statement with several accesses
 Labels are small integers unique within a kernel.  ``If``/``Loop``/``Switch``/``Inline`` labels
 double as the labels of their blocks (Sec. III-A); the ``else`` branch is a block of its own with
 a fresh label, placed right after the ``if`` in the label tree (the desugaring ``p := e; if p A;
-if !p B``).  Every block also has a start label (ℓ_s).
-
-Modelled on pycparser's ``c_ast`` (dataclasses, a class-name :class:`NodeVisitor`).  Why
-one piece of ~600 lines: the one vocabulary every stage shares; splitting it lengthens imports.
+if !p B``).  Every block also has a start label (ℓ_s).  Modelled on pycparser's ``c_ast``
+(dataclasses, a class-name :class:`NodeVisitor`).  Why one piece of ~600 lines: the one
+vocabulary every stage shares; splitting it lengthens imports.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from dataclasses import field as dc_field
+from dataclasses import field as dc_field  # for classes with a member named ``field``
 from enum import Enum
 from typing import Any
 
@@ -50,9 +49,9 @@ class CType:
     name: str = ""
     elem: CType | None = None
     fields: tuple[str, ...] = ()
-    parts: tuple[tuple[str, CType], ...] = dc_field(default=(), repr=False)
-    align: int = dc_field(default=0, repr=False)  # __align__(n) / alignas(n), 0: natural
-    union: bool = dc_field(default=False, repr=False)  # every member at offset 0
+    parts: tuple[tuple[str, CType], ...] = field(default=(), repr=False)
+    align: int = field(default=0, repr=False)  # __align__(n) / alignas(n), 0: natural
+    union: bool = field(default=False, repr=False)  # every member at offset 0
 
     def __str__(self) -> str:
         return self.name or self.kind
@@ -224,8 +223,7 @@ class Atomic:
     index: Expr
     args: tuple[Expr, ...]
     type: CType = INT
-    #: a byte view, as in :class:`Load`
-    view: CType | None = dc_field(default=None, repr=False)
+    view: CType | None = field(default=None, repr=False)  # a byte view, as in :class:`Load`
 
 
 @dataclass(frozen=True)
@@ -248,7 +246,8 @@ class VecInit:
 @dataclass(frozen=True)
 class Spec:
     """A GPUVerify specification function in an annotation: ``other`` (``__other_int``),
-    ``same_group``, ``enabled`` (``__enabled()`` of the other thread: its predicate), ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.frontend.annotations)."""
+    ``same_group``, ``enabled`` (``__enabled()`` of the other thread: its predicate),
+    ``read``/``write``, ``*_offset``, ``*_implies`` (kpl.frontend.annotations)."""
 
     name: str
     args: tuple[Expr, ...] = ()
@@ -282,8 +281,7 @@ class MemElem:
     mem: Memory
     index: Expr
     field: str | None = None
-    #: a byte view, as in :class:`Load`
-    view: CType | None = dc_field(default=None, repr=False)
+    view: CType | None = dc_field(default=None, repr=False)  # a byte view, as in :class:`Load`
 
 
 LValue = Var | VarField | MemElem
@@ -532,11 +530,9 @@ class Kernel:
     language: str = field(default="cuda", repr=False)  # or "opencl" (kpl.frontend.opencl)
     #: the launches of this kernel in the host code of its file (kpl.launchfacts.HostLaunch)
     host_launches: list[Any] = field(default_factory=list, repr=False)
-    #: the front end's ``file:line:col: note: …`` lines for this kernel's file (conventions applied)
-    notes: list[str] = field(default_factory=list, repr=False)
-    #: the file has GPUVerify's flags line, and its options' names (kpl.header.KernelHeader)
-    gpuverify_style: bool = field(default=False, repr=False)
-    options: frozenset[str] = field(default=frozenset(), repr=False)
+    notes: list[str] = field(default_factory=list, repr=False)  # the front end's ``note:`` lines for its file
+    gpuverify_style: bool = field(default=False, repr=False)  # GPUVerify's flags line (kpl.header)
+    options: frozenset[str] = field(default=frozenset(), repr=False)  # the names of its options
 
     def fresh_label(self) -> int:
         label = self.next_label
@@ -576,10 +572,9 @@ def walk_expr(expr: Expr) -> Iterator[Expr]:
 
 
 class NodeVisitor:
-    """Dispatches ``visit(node, *args)`` to ``visit_<ClassName>(node, *args)``, falling back
-    to ``generic_visit`` -- the shape of pycparser's ``c_ast.NodeVisitor``.  Extra arguments
-    (e.g. the interpreters' set of enabled threads) are passed through; the method found for
-    a (visitor class, node class) pair is cached, since interpreters dispatch per node."""
+    """Dispatches ``visit(node, *args)`` to ``visit_<ClassName>(node, *args)``, else
+    ``generic_visit`` (pycparser's ``c_ast.NodeVisitor``); extra arguments pass through, and
+    the method of a (visitor class, node class) pair is cached: interpreters dispatch per node."""
 
     _dispatch: dict[tuple[type, type], Callable[..., Any]] = {}
 

@@ -7,19 +7,18 @@ What the user does (the README's "What the user does"):
     autosync check kernel.cu     # races / barrier divergence, compiler-style messages
     autosync fix kernel.cu       # [AutoSync] Alg. 1: least-cost verified __syncthreads() placement
 
-This module is only the front door: the work is :mod:`autosync.pipeline` (loading, oracle
-choice, the fix pipeline), the wording :mod:`autosync.report` / :mod:`autosync.report.fix` /
-:mod:`autosync.report.sarif`, and the flags, exit codes and the one-line error guard
-:mod:`autosync.commands.cli_common` (shared with the lazily loaded commands).
+The wording is :mod:`autosync.report` / :mod:`autosync.report.fix` / :mod:`autosync.report.sarif`,
+the flags, exit codes and the one-line error guard :mod:`autosync.commands.cli_common` (shared
+with the lazily loaded commands).
 
 Heavy modules (the front end, z3, the MaxSAT back ends) are imported inside the commands, so
 ``autosync --version`` and ``--help`` stay fast.  A command module that defines
 ``register(app)`` is listed in :data:`LAZY_COMMANDS`: it is imported only when its command is
 run (or ``--help`` lists the commands), so e.g. pygls is not loaded for ``autosync check``.
 
-Why one module of ~500 lines: it is the typer front door of parse, check and fix -- option
-declarations, the hand-off to the pipeline and the choice of report -- and each command is
-short; the work itself lives in :mod:`autosync.pipeline` and the report modules.
+Why one module of ~600 lines: it is the typer front door of parse, check and fix -- option
+declarations, the hand-off to the pipeline and the choice of report; the work itself lives in
+:mod:`autosync.pipeline` and the report modules.
 """
 
 from __future__ import annotations
@@ -339,8 +338,7 @@ def _timings(asked: bool, modules: list[str]) -> Timings | None:
 
 
 def _say_timings(table: Timings | None, finished: bool = True) -> None:
-    """The ``--timings`` table on stderr (``finished=False``: the stages that ended before the
-    run failed or timed out)."""
+    """The ``--timings`` table on stderr (``finished=False``: the stages before a failure)."""
     if table is not None:
         for line in table.lines() if finished else [*table.lines(), "  (the run did not finish)"]:
             err(line)

@@ -524,16 +524,16 @@ class AccessTranslation(TranslatorBase):
         if ident is not None:
             found = scope.lookup(ident)
             if isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)):
-                return self._pointer_assignment(node, ident, found, scope)
+                return self.pointer_assignment(node, ident, found, scope)
             if isinstance(found, LocalPointer):  # `p = &a; p = &b`: a and b into memory
                 self.hold_in_memory(rhs, scope=scope, found=found)
         ref = self.referent(lhs, scope)
         if ref is not None:  # `*pp = q`: sets the pointer variable pp points to
             found = ref[0].lookup(ref[1])
             if isinstance(found, (PointerBinding, UnboundPointer, UnknownPointer, DynPointer)):
-                return self._pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
+                return self.pointer_assignment(node, ref[1], found, scope, ref[0], ref[2])
         if tree.kind(peel(lhs)) == "InitListExpr":  # OpenCL's ``v.wy = u.zy`` (opencl.normalize)
-            return self._swizzle_assignment(node, scope)
+            return self.swizzle_assignment(node, scope)
         if op == "=" and self._is_pointerish(lhs) and "[" not in tree.qual_type(peel(lhs)) \
                 and not self.types.is_function_pointer(tree.qual_type(peel(lhs))):
             return self.store_pointer(node, scope)
@@ -551,30 +551,15 @@ class AccessTranslation(TranslatorBase):
         out.append(K.Assign(target, value, label=self.label()))
         return out
 
-    def _swizzle_assignment(self, node: Node, scope: Scope) -> list[K.Stmt]:
-        """``v.wy = u.zy`` / ``v.xy += d``: the value once, then one store per component
-        named on the left, in order (a component named twice is clang's error)."""
-        out: list[K.Stmt] = []
-        lhs, rhs = tree.children(node)[:2]
-        op = str(node.get("opcode"))
-        parts = tree.children(peel(lhs))
-        value = self.expr(rhs, scope, out)
-        if value.type.kind == "vec":
-            if len(value.type.fields) != len(parts):
-                raise self.error("unsupported: a vector of another width assigned to components", node)
-            tmp = self.temp(value.type, "swizzle")
-            out.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
-        for i, part in enumerate(parts):
-            target = self.lvalue(part, scope, out)
-            elem = self.lvalue_type(target)
-            piece: K.Expr = K.Field(tmp, value.type.fields[i], value.type.elem or elem) \
-                if value.type.kind == "vec" else value
-            if op != "=":
-                piece = self.binary(op[:-1], self.read_lvalue(target), piece, part)
-            self.check_writable(target, node)
-            out.append(K.Assign(target, self.convert(piece, elem), label=self.label(),
-                                placeable=i == len(parts) - 1))  # one C statement
-        return out
+    def pointer_assignment(self, node: Node, ident: str,
+                           found: PointerBinding | UnboundPointer | UnknownPointer | DynPointer,
+                           scope: Scope, home: Scope | None = None, name: str | None = None) -> list[K.Stmt]:
+        """``p = q + k`` / ``p += k``: :mod:`kpl.frontend.pointers`."""
+        raise NotImplementedError
+
+    def swizzle_assignment(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """OpenCL's ``v.wy = u.zy``: :mod:`kpl.frontend.opencl_builtins`."""
+        raise NotImplementedError
 
     def store_pointer(self, node: Node, scope: Scope) -> list[K.Stmt]:
         """``m = p`` into memory holding a pointer: :mod:`kpl.frontend.pointers`."""
@@ -594,35 +579,3 @@ class AccessTranslation(TranslatorBase):
                                                                    K.Space.TEXTURE):
             raise self.error(f"write to {target.mem.space.value} memory '{target.mem.name}' "
                              "from device code (it is read-only for kernels)", node)
-
-    def _pointer_assignment(self, node: Node, ident: str,
-                            found: PointerBinding | UnboundPointer | UnknownPointer | DynPointer,
-                            scope: Scope, home: Scope | None = None,
-                            name: str | None = None) -> list[K.Stmt]:
-        """``p = q + k`` / ``p += k``: a static pointer is rebound where the binding is the
-        same on every path (straight-line code at the depth it was bound); set deeper inside
-        a loop or branch, or to a value, it is a value (:mod:`kpl.frontend.pointers`)."""
-        lhs, rhs = tree.children(node)[:2]
-        name = name or (peel(lhs).get("referencedDecl") or {}).get("name", "?")
-        op = node.get("opcode")
-        if isinstance(found, DynPointer):
-            return self.dyn_assignment(node, found, scope)
-        self.reassigned(ident, found, node, scope)
-        binding: PointerBinding | None
-        if op == "=":
-            binding = self.pointer(rhs, scope)
-        elif op in ("+=", "-=") and isinstance(found, PointerBinding):
-            binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=", tree.qual_type(peel(lhs)))
-        else:
-            binding = None
-        if binding is None and (op == "=" or isinstance(found, UnknownPointer)):
-            # no known array: refused where it is used to reach memory, if it is
-            self.hold_in_memory(rhs, scope=scope)
-            why = self.unbounded(rhs) if op == "=" else found.why  # type: ignore[union-attr]
-            (home or scope).rebind(ident, UnknownPointer(name, why))
-            return []
-        if binding is None:
-            raise self.error(f"unsupported: assignment to pointer '{name}'", node)
-        stable, stmts = self._stable(binding)
-        (home or scope).rebind(ident, stable)
-        return stmts

@@ -1,7 +1,9 @@
 """GPUVerify's annotation language: what each annotation call translates to.
 
 Why a module of its own: annotations are specifications, not code -- nvcc compiles them to
-nothing (``annotations.h``) -- so their translation follows other rules than calls do.  Our
+nothing (``annotations.h``) -- so their translation follows other rules than calls do; and one
+piece (over 400 lines): every annotation reads the same per-function contract state (its
+``__ensures``, ``__old_*`` snapshots, function-wide invariants), which only this layer holds.  Our
 headers ``__autosync_gpuverify.h`` / ``__autosync_opencl_c_gpuverify.h`` declare them (a
 kernel's own ``annotations.h`` may too; ``__ite``, ``__mod_pow2``, ``__barrier_invariant_N``,
 ``__read_permission`` and ``DECLARE_UF_*`` are macros there); :mod:`kpl.frontend.calls` routes

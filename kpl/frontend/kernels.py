@@ -98,7 +98,8 @@ class Translator(StmtsTranslation):
                              "branch condition, or a declaration)") from None
         for stmt in values:
             stmt.placeable, stmt.synthetic = False, True
-        values[:0] = [K.Decl(self.sync_epoch, K.Const(0, K.UINT), label=self.label())] if self.sync_epoch else []
+        values[:0] = [K.Decl(self.sync_epoch, K.Const(0, K.UINT), label=self.label(), placeable=False,
+                             synthetic=True)] if self.sync_epoch else []  # ours: no barrier goes after it
         body.stmts[:0] = values + self.kernel_args(header, params)
         body.stmts.extend(self.ensures_checks())  # the kernel's own __ensures, at its end
         for decl_id, binding in self.unit.globals.names.items():  # file-scope arrays count too

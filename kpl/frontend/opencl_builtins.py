@@ -11,7 +11,7 @@ import re
 
 from kpl import ast as K
 from kpl.frontend import tree
-from kpl.frontend.access import decl_id
+from kpl.frontend.access import decl_id, peel
 from kpl.frontend.dims import add, builtin_dim, linear_thread, mul
 from kpl.frontend.memops import MemOpsTranslation
 from kpl.frontend.opencl import fence_spaces
@@ -339,6 +339,31 @@ class OpenCLTranslation(MemOpsTranslation):
         pre.append(K.Assign(self.location(dst.mem, at[1], None, dst.view), value,
                             label=self.label(), async_copy=True))
         return K.Const(0, K.ULONG)
+
+    def swizzle_assignment(self, node: Node, scope: Scope) -> list[K.Stmt]:
+        """``v.wy = u.zy`` / ``v.xy += d``: the value once, then one store per component
+        named on the left, in order (a component named twice is clang's error)."""
+        out: list[K.Stmt] = []
+        lhs, rhs = tree.children(node)[:2]
+        op = str(node.get("opcode"))
+        parts = tree.children(peel(lhs))
+        value = self.expr(rhs, scope, out)
+        if value.type.kind == "vec":
+            if len(value.type.fields) != len(parts):
+                raise self.error("unsupported: a vector of another width assigned to components", node)
+            tmp = self.temp(value.type, "swizzle")
+            out.append(K.Decl(tmp, value, label=self.label(), placeable=False, synthetic=True))
+        for i, part in enumerate(parts):
+            target = self.lvalue(part, scope, out)
+            elem = self.lvalue_type(target)
+            piece: K.Expr = K.Field(tmp, value.type.fields[i], value.type.elem or elem) \
+                if value.type.kind == "vec" else value
+            if op != "=":
+                piece = self.binary(op[:-1], self.read_lvalue(target), piece, part)
+            self.check_writable(target, node)
+            out.append(K.Assign(target, self.convert(piece, elem), label=self.label(),
+                                placeable=i == len(parts) - 1))  # one C statement
+        return out
 
 
 def _b(name: str, dim: int) -> K.Expr:

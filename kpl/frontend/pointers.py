@@ -547,3 +547,35 @@ class PointersTranslation(AccessTranslation):
                                             placeable=False, synthetic=True, span=loop.span)
                                for f in facts]
 
+    def pointer_assignment(self, node: Node, ident: str,
+                           found: PointerBinding | UnboundPointer | UnknownPointer | DynPointer,
+                           scope: Scope, home: Scope | None = None,
+                           name: str | None = None) -> list[K.Stmt]:
+        """``p = q + k`` / ``p += k``: a static pointer is rebound where the binding is the
+        same on every path (straight-line code at the depth it was bound); set deeper inside
+        a loop or branch, or to a value, it is a value (:mod:`kpl.frontend.pointers`)."""
+        lhs, rhs = tree.children(node)[:2]
+        name = name or (peel(lhs).get("referencedDecl") or {}).get("name", "?")
+        op = node.get("opcode")
+        if isinstance(found, DynPointer):
+            return self.dyn_assignment(node, found, scope)
+        self.reassigned(ident, found, node, scope)
+        binding: PointerBinding | None
+        if op == "=":
+            binding = self.pointer(rhs, scope)
+        elif op in ("+=", "-=") and isinstance(found, PointerBinding):
+            binding = self._advance(found, self.expr_pure(rhs, scope), op == "-=", tree.qual_type(peel(lhs)))
+        else:
+            binding = None
+        if binding is None and (op == "=" or isinstance(found, UnknownPointer)):
+            # no known array: refused where it is used to reach memory, if it is
+            self.hold_in_memory(rhs, scope=scope)
+            why = self.unbounded(rhs) if op == "=" else found.why  # type: ignore[union-attr]
+            (home or scope).rebind(ident, UnknownPointer(name, why))
+            return []
+        if binding is None:
+            raise self.error(f"unsupported: assignment to pointer '{name}'", node)
+        stable, stmts = self._stable(binding)
+        (home or scope).rebind(ident, stable)
+        return stmts
+

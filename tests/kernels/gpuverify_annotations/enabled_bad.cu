@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=16 --gridDim=1
 // Without the other thread's __enabled(): once one thread has left the loop, the other
 // catches up with its counter: not distinct.

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=16 --gridDim=1
 // The other thread's __enabled(): while both threads run the loop, their counters differ.
 __global__ void walk(int *out, int n) {

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=32 --gridDim=1
 // An assertion written among a loop's condition is checked at the head of every iteration.
 __global__ void steps(int *out, int n) {

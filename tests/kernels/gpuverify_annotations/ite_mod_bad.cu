@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=64 --gridDim=1
 // A wrong equation between if-then-else and modulo a power of two, as annotation values.
 __global__ void lanes(int *out) {

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=64 --gridDim=1
 // If-then-else and modulo a power of two, as annotation values.
 __global__ void lanes(int *out) {

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=32 --gridDim=1
 // The predicate form as a precondition: three counts that sum without wrapping.
 __global__ void sum3(unsigned p, unsigned q, unsigned r, unsigned *out) {

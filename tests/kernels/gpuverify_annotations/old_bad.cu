@@ -1,3 +1,4 @@
+//xfail:NOT_ALL_VERIFIED
 //--blockDim=32 --gridDim=1
 // A wrong contract over the value a parameter had on entry.
 __device__ int doubled(int v) {

@@ -1,3 +1,4 @@
+//pass
 //--blockDim=32 --gridDim=1
 // A contract over the value a parameter had on entry.
 __device__ int doubled(int v) {
