@@ -133,13 +133,22 @@ def test_start_of_block_is_first_line_after_brace_with_first_statement_indent() 
     assert out == SIMPLE.replace("(int *A) {\n", "(int *A) {\n    __syncthreads();\n")
 
 
-def test_start_of_empty_block_uses_brace_indent_plus_four() -> None:
-    text = "__global__ void k() {\n  if (threadIdx.x) {\n  }\n}\n"
+@pytest.mark.parametrize("step", ["  ", "    ", "\t"])
+def test_start_of_empty_block_uses_brace_indent_plus_the_files_step(step: str) -> None:
+    text = f"/* a comment\n * block */\n__global__ void k() {{\n{step}if (threadIdx.x) {{\n{step}}}\n}}\n"
     b = Build(text)
-    branch = b.if_("if (threadIdx.x) {\n  }", [], b.brace("if (threadIdx.x) {"))
+    branch = b.if_(f"if (threadIdx.x) {{\n{step}}}", [], b.brace("if (threadIdx.x) {"))
     kernel = b.kernel([branch])
     out = render_patch(kernel, [branch.then.start_label])
-    assert out == "__global__ void k() {\n  if (threadIdx.x) {\n      __syncthreads();\n  }\n}\n"
+    assert out == text.replace(f"{step}if (threadIdx.x) {{\n", f"{step}if (threadIdx.x) {{\n{step}{step}__syncthreads();\n")
+
+
+def test_start_of_empty_block_in_a_file_with_no_step_indents_by_four() -> None:
+    text = "__global__ void k() { if (threadIdx.x) {\n} }\n"
+    b = Build(text)
+    branch = b.if_("if (threadIdx.x) {\n}", [], b.brace("if (threadIdx.x) {"))
+    out = render_patch(b.kernel([branch]), [branch.then.start_label])
+    assert out == "__global__ void k() { if (threadIdx.x) {\n    __syncthreads();\n} }\n"
 
 
 def test_after_compound_statement_uses_its_first_line_indentation() -> None:

@@ -54,7 +54,8 @@ from kpl.placement import BarrierKind, Placement, as_placement
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
-#: indentation added below a ``{`` when a block has no statement to copy it from
+#: indentation added below a ``{`` when a block has no statement to copy it from and the file
+#: shows no step of its own (:meth:`_Text.indent_unit`)
 INDENT_STEP = "    "
 
 
@@ -162,6 +163,23 @@ class _Text(LineIndex):
         while pos < len(self.text) and self.text[pos] in " \t":
             pos += 1
         return self.text[start:pos]
+
+    def indent_unit(self) -> str:
+        """The file's own indentation step: a tab, or the smallest number of spaces by which
+        a line is indented more than the line before it (:data:`INDENT_STEP` if none is)."""
+        steps: list[str] = []
+        before = ""
+        for line in self.text.splitlines():
+            if not line.strip() or line.lstrip().startswith("*"):  # blank, or inside a /* */ block
+                continue
+            indent = line[:len(line) - len(line.lstrip(" \t"))]
+            if len(indent) > len(before) and indent.startswith(before):
+                steps.append(indent[len(before):])
+            before = indent
+        if any("\t" in st for st in steps):
+            return "\t"
+        spaces = [st for st in steps if st.strip(" ") == ""]
+        return min(spaces, key=len) if spaces else INDENT_STEP
 
     def rest_is_blank(self, offset: int) -> bool:
         """Is the rest of the line from ``offset`` blank or a comment?"""
@@ -308,7 +326,7 @@ class _Planner:
             if self.src.line_start(span.start) != brace_line:
                 return self.src.indent_of(span.start)
             break
-        return self.src.indent_of(brace) + INDENT_STEP
+        return self.src.indent_of(brace) + self.src.indent_unit()
 
     # -- the three placements ------------------------------------------------------------
 
