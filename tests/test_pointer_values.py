@@ -333,3 +333,14 @@ __global__ void k(int *p, int *q) {{
 }}""", "alias.cu")
     verdict = SDVOracle().check(kernel)
     assert verdict.races and not verdict.verified
+
+
+@pytest.mark.parametrize("decl, holds", [("int *x = 0;", True), ("int *x;", False)])
+def test_a_pointer_compared_with_null_as_a_value(decl: str, holds: bool) -> None:
+    """``x == 0`` outside a condition reads as in one: null when declared null, unknown when
+    never set (GPUVerify's uninitialised pointer: the assertion may fail)."""
+    src = (f"//--blockDim=32 --gridDim=1\n__global__ void k(int *A) {{\n  {decl}\n"
+           "  bool b = (x == 0);\n  __assert(b);\n}\n")
+    verdict = SDVOracle().check(parse_kernel_text(src, "k.cu"))
+    assert verdict.verified == holds
+    assert holds or [f.kind for f in verdict.findings] == ["assertion"]

@@ -282,7 +282,7 @@ class DeclsTranslation(MembersTranslation):
             scope.names[ident] = self.new_dyn(ident, name, pointee, value, out)
             return out
         if init is None or self.is_null(init):  # `T *p = nullptr;`: bound where it is set
-            scope.names[ident] = UnboundPointer(name)
+            scope.names[ident] = UnboundPointer(name, null=init is not None)
             return []
         binding = self.pointer(init, scope)
         if binding is None:  # refused where it is used to reach memory, if it is

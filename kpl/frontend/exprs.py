@@ -69,6 +69,9 @@ class ExprsTranslation(HeldTranslation):
         found = scope.lookup(ident) if ident else None
         if isinstance(found, DynPointer):
             return self.dyn_null_test(found, negate)
+        if isinstance(found, UnboundPointer) and not found.null:  # `T *p;` never set: its value is
+            unset = K.Call(f"{K.ARBITRARY}uninitialised_{found.name}", (), K.BOOL)  # indeterminate
+            return K.Unary("!", unset, K.BOOL) if negate else unset
         if isinstance(found, UnboundPointer):  # `T *p = nullptr;` not set since: null
             return K.Unary("!", K.Const(0, K.BOOL), K.BOOL) if negate else K.Const(0, K.BOOL)
         mem = found if isinstance(found, K.Memory) else (
@@ -372,6 +375,9 @@ class ExprsTranslation(HeldTranslation):
             return K.Binary("-", a.offset, b.offset, K.LONG)
         if op in ("==", "!=", "<", ">", "<=", ">=") and self._is_pointerish(left_node) \
                 and self._is_pointerish(right_node):
+            null = self.null_test(node, scope) if op in ("==", "!=") else None
+            if null is not None:  # ``p == NULL`` as a value: as in a condition
+                return null
             compared = self.compare_pointers(op, left_node, right_node, scope, pre)
             if compared is not None:
                 return compared

@@ -47,9 +47,11 @@ class ScalarMemory:
 
 @dataclass
 class UnboundPointer:
-    """A pointer declared without initialiser: it gets its binding at its first assignment."""
+    """A pointer declared null or without initialiser: it gets its binding at its first
+    assignment.  ``null``: declared null (``= nullptr``); else uninitialised, its value unknown."""
 
     name: str
+    null: bool = True
 
 
 @dataclass
